@@ -1,0 +1,22 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.lectern/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': ['error', {
+        object: 'process', property: 'env',
+        message: 'Only src/config.ts reads process.env (pass config down instead).',
+      }],
+    },
+  },
+  {
+    files: ['src/config.ts', 'scripts/**', 'test/helpers/**', 'bench/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

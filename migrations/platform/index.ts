@@ -1,0 +1,5 @@
+import type { SchemaMigration } from '../../src/db/migration-source.js';
+import * as m001 from './001_platform.js';
+
+/** Platform migrations, in order. A test checks that every file in this folder is listed. */
+export const platformMigrations: readonly SchemaMigration[] = [m001];

@@ -1,0 +1,5 @@
+import type { SchemaMigration } from '../../src/db/migration-source.js';
+import * as m001 from './001_core.js';
+
+/** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
+export const tenantMigrations: readonly SchemaMigration[] = [m001];

@@ -1,0 +1,37 @@
+import Koa from 'koa';
+import compose from 'koa-compose';
+import { bodyParsing } from './http/body.js';
+import type { AppState } from './http/context.js';
+import { errorMapping } from './http/errors.js';
+import { platformRoutes } from './http/health.js';
+import { createMetrics } from './http/metrics.js';
+import { requestContext } from './http/request-id.js';
+import { resolveTenant } from './http/tenant.js';
+import { tenantInfoRoutes } from './modules/tenant-info/tenant-info.routes.js';
+import type { Runtime } from './runtime.js';
+
+/**
+ * The web application. Middleware is declared here, once, in order: request id and access log,
+ * error mapping, metrics, body limits; then host-independent platform routes; then everything
+ * else is a tenant route, resolved from the Host header.
+ */
+export function createApp(rt: Runtime): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: rt.config.env === 'production' });
+  const metrics = createMetrics(rt.queues);
+  const platform = platformRoutes(rt, metrics);
+  const tenantRouters = [tenantInfoRoutes(rt)];
+
+  app.use(requestContext(rt.log));
+  app.use(errorMapping());
+  app.use(metrics.middleware);
+  app.use(bodyParsing(rt.config.bodyLimit));
+  app.use(platform.routes());
+  app.use(platform.allowedMethods());
+  app.use(
+    compose([
+      resolveTenant(rt.registry, rt.config.baseDomain),
+      ...tenantRouters.flatMap((r) => [r.routes(), r.allowedMethods()]),
+    ]),
+  );
+  return app;
+}

@@ -1,0 +1,189 @@
+import { parseArgs } from 'node:util';
+import { DEMO, seedDemo } from '../seeds/demo.js';
+import { loadConfig, tenantBaseUrl, type Config } from './config.js';
+import { AppError } from './errors.js';
+import { createLogger } from './logger.js';
+import { requestTenantStats } from './modules/tenant-stats/tenant-stats.service.js';
+import { createUser } from './modules/users/users.service.js';
+import { createRuntime, type Runtime } from './runtime.js';
+import { migrateAll, migratePlatform } from './tenancy/migrate.js';
+import { createTenant } from './tenancy/provision.js';
+import { PLATFORM_SCHEMA } from './tenancy/tenant.js';
+import { withTenant } from './tenancy/with-tenant.js';
+
+/**
+ * Ops CLI: `npm run cli -- <command> [--flags]`. JSON on stdout, errors on stderr, non-zero exit
+ * on failure. Works against DATABASE_URL, or the embedded database (a running one, found through
+ * its state file, or one it starts for the duration of the command).
+ */
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+interface Command {
+  summary: string;
+  flags: Record<string, { required?: boolean; description: string }>;
+  run(rt: Runtime, flags: Flags): Promise<{ output: unknown; exitCode?: number }>;
+}
+
+function str(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+async function tenantBySlug(rt: Runtime, slug: string) {
+  const tenant = await rt.registry.bySlug(slug);
+  if (!tenant) throw new AppError(404, 'tenant_not_found', `No tenant '${slug}'`);
+  return tenant;
+}
+
+const restBaseUrl = (config: Config, slug: string) => `${tenantBaseUrl(config, slug)}/api/v2`;
+
+const COMMANDS: Record<string, Command> = {
+  'tenants:create': {
+    summary: 'Create a tenant with its own schema at the latest migration',
+    flags: { slug: { required: true, description: 'host label, e.g. acme' }, name: { required: true, description: 'display name' } },
+    async run(rt, flags) {
+      const t = await createTenant(rt.knex, { slug: str(flags, 'slug'), name: str(flags, 'name') });
+      return { output: { id: t.id, slug: t.slug, schema: t.schema, restBaseUrl: restBaseUrl(rt.config, t.slug) } };
+    },
+  },
+  'tenants:list': {
+    summary: 'List tenants with their schema, REST address and counters',
+    flags: {},
+    async run(rt) {
+      const rows = await rt.knex(`${PLATFORM_SCHEMA}.tenants`).orderBy('id');
+      return {
+        output: rows.map((r: { id: number; slug: string; name: string; schema_name: string; status: string; stats: unknown; created_at: Date }) => ({
+          id: r.id,
+          slug: r.slug,
+          name: r.name,
+          schema: r.schema_name,
+          status: r.status,
+          restBaseUrl: restBaseUrl(rt.config, r.slug),
+          stats: r.stats,
+          createdAt: r.created_at,
+        })),
+      };
+    },
+  },
+  'users:create': {
+    summary: "Create a tenant user with a role ('admin' has every permission)",
+    flags: {
+      tenant: { required: true, description: 'tenant slug' },
+      email: { required: true, description: 'login email' },
+      password: { required: true, description: 'at least 10 characters' },
+      role: { description: 'role name (default admin)' },
+    },
+    async run(rt, flags) {
+      const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
+      const role = typeof flags.role === 'string' ? flags.role : 'admin';
+      const user = await withTenant(
+        rt.knex,
+        tenant,
+        async (db) => {
+          const u = await createUser(db, { email: str(flags, 'email'), password: str(flags, 'password'), role });
+          await requestTenantStats(db, tenant.id);
+          return u;
+        },
+        { dispatcher: rt.dispatcher },
+      );
+      return { output: { id: user.id, email: user.email, tenant: tenant.slug, role: user.role } };
+    },
+  },
+  migrate: {
+    summary: 'Migrate the platform schema, then every tenant schema (bounded parallelism)',
+    flags: {},
+    async run(rt) {
+      const result = await migrateAll(rt.knex, {
+        concurrency: rt.config.migrateConcurrency,
+        onResult: (r) => process.stderr.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.slug} (${r.schema}) ${r.applied.length} applied in ${r.ms} ms${r.error ? `: ${r.error}` : ''}\n`),
+      });
+      if (result.failed.length) process.stderr.write(`error: migrations failed for tenant(s): ${result.failed.join(', ')}\n`);
+      return { output: result, exitCode: result.failed.length ? 1 : 0 };
+    },
+  },
+  'seed:demo': {
+    summary: `Create the '${DEMO.slug}' tenant with an admin user and sample data (no-op when it exists)`,
+    flags: {},
+    async run(rt) {
+      const tenant = await seedDemo(rt.knex);
+      return {
+        output: {
+          created: Boolean(tenant),
+          slug: DEMO.slug,
+          restBaseUrl: restBaseUrl(rt.config, DEMO.slug),
+          ...(tenant ? { email: DEMO.email, password: DEMO.password } : {}),
+        },
+      };
+    },
+  },
+};
+
+function usage(): string {
+  const lines = ['Usage: npm run cli -- <command> [--flags]', '', 'Commands:'];
+  for (const [name, cmd] of Object.entries(COMMANDS)) {
+    const flags = Object.entries(cmd.flags).map(([f, d]) => (d.required ? `--${f} <${d.description}>` : `[--${f} <${d.description}>]`));
+    lines.push(`  ${name.padEnd(14)} ${cmd.summary}`, ...(flags.length ? [`  ${' '.repeat(14)} ${flags.join(' ')}`] : []));
+  }
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`error: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  let flags: Flags;
+  try {
+    flags = parseArgs({
+      args: rest,
+      options: Object.fromEntries(Object.keys(cmd.flags).map((f) => [f, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }).values;
+    for (const [f, d] of Object.entries(cmd.flags)) if (d.required) str(flags, f);
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n\n${usage()}\n`);
+    return 2;
+  }
+
+  const config = loadConfig();
+  // Logs go to stderr so stdout stays pure JSON for scripts.
+  const log = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, 'cli', 2);
+  const rt = await createRuntime(config, 'cli', log);
+  try {
+    await migratePlatform(rt.knex);
+    const { output, exitCode = 0 } = await cmd.run(rt, flags);
+    process.stdout.write(JSON.stringify(output, null, 2) + '\n');
+    return exitCode;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof AppError && err.expose) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await rt.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

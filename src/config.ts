@@ -1,0 +1,138 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The one place that reads `process.env`. Everything else receives a {@link Config}.
+ * Validation happens at boot so a bad deployment stops with a message naming the variable,
+ * instead of failing later on the first request.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: intIn(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  BASE_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain name such as localhost or lectern.example.com')
+    .default('localhost'),
+  PUBLIC_SCHEME: z.enum(['http', 'https']).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  DATA_DIR: z.string().min(1).default('.lectern'),
+  DB_POOL_MAX: intIn(1, 200).default(10),
+  WORKER_CONCURRENCY: intIn(1, 100).default(5),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
+    .default('lectern'),
+  MIGRATE_CONCURRENCY: intIn(1, 64).default(4),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'must look like 512kb or 1mb')
+    .default('1mb'),
+  SHUTDOWN_TIMEOUT_MS: intIn(1000, 120000).default(25000),
+  OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
+  TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
+  SEED_DEMO: bool.optional(),
+});
+
+type Env = z.infer<typeof schema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  /** Unset means: use the embedded PostgreSQL under {@link Config.dataDir}. */
+  databaseUrl: string | undefined;
+  /** Unset means: BullMQ runs on its PostgreSQL backend in the same database. */
+  redisUrl: string | undefined;
+  baseDomain: string;
+  publicScheme: 'http' | 'https';
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  dbPoolMax: number;
+  workerConcurrency: number;
+  queuePrefix: string;
+  migrateConcurrency: number;
+  bodyLimit: string;
+  shutdownTimeoutMs: number;
+  outboxSweepMs: number;
+  tenantCacheTtlMs: number;
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment; throws {@link ConfigError} naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings are treated as unset: `DATABASE_URL= npm start` means "no database URL".
+  const cleaned = Object.fromEntries(
+    Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
+  );
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? 'environment');
+      return `  ${name}: ${i.message} (got ${JSON.stringify(cleaned[name] ?? null)})`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    baseDomain: e.BASE_DOMAIN.toLowerCase(),
+    publicScheme: e.PUBLIC_SCHEME ?? (e.NODE_ENV === 'production' ? 'https' : 'http'),
+    logLevel: e.LOG_LEVEL,
+    dataDir: path.resolve(e.DATA_DIR),
+    dbPoolMax: e.DB_POOL_MAX,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    queuePrefix: e.QUEUE_PREFIX,
+    migrateConcurrency: e.MIGRATE_CONCURRENCY,
+    bodyLimit: e.BODY_LIMIT,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    outboxSweepMs: e.OUTBOX_SWEEP_MS,
+    tenantCacheTtlMs: e.TENANT_CACHE_TTL_MS,
+    // The demo tenant is for local use: never seeded into a production database by default.
+    seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
+  };
+}
+
+/** The public base address of a tenant, e.g. `http://acme.localhost:3000`. */
+export function tenantBaseUrl(config: Config, slug: string): string {
+  const defaultPort = config.publicScheme === 'https' ? 443 : 80;
+  // Behind a platform router the public port is the scheme's default; locally it is PORT.
+  const port = config.env === 'production' || config.port === defaultPort ? '' : `:${config.port}`;
+  return `${config.publicScheme}://${slug}.${config.baseDomain}${port}`;
+}

@@ -1,0 +1,33 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type { Knex };
+/** A transaction (or the root knex) that service functions receive first. */
+export type Db = Knex | Knex.Transaction;
+
+// BIGINT (int8) and COUNT(*) come back as strings by default; ids here fit in a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+// NUMERIC stays a string in pg; money maths is done in SQL, and callers format explicitly.
+// DATE and TIMESTAMP (without zone) stay strings so no process time zone leaks into them.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, (v: string) => v.replace(' ', 'T'));
+
+export interface KnexOptions {
+  poolMax: number;
+  applicationName: string;
+}
+
+/** One pool per process. Never set `searchPath` here: tenancy is per transaction (see withTenant). */
+export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString: databaseUrl, application_name: opts.applicationName },
+    pool: { min: 0, max: opts.poolMax },
+    acquireConnectionTimeout: 10000,
+  });
+}
+
+/** Cheap liveness probe used by /readyz. */
+export async function pingDb(knex: Knex): Promise<void> {
+  await knex.raw('select 1');
+}

@@ -1,0 +1,62 @@
+/**
+ * One error family for the whole service. `status` maps to HTTP (and later to GraphQL
+ * errors and job retries); `code` is stable for clients; `expose` says whether the message
+ * may be shown to the caller. A 5xx never exposes its message.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly expose: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.expose = status < 500;
+    this.details = details;
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'bad_request') {
+    super(400, code, message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required', code = 'unauthorized') {
+    super(401, code, message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'You do not have permission to do this', code = 'forbidden') {
+    super(403, code, message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string, code = 'not_found', details?: Record<string, unknown>) {
+    super(404, code, message, details);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, message);
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>, status = 422, code = 'validation_failed') {
+    super(status, code, message, details);
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message = 'Service temporarily unavailable', code = 'unavailable') {
+    super(503, code, message);
+  }
+}

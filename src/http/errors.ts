@@ -1,0 +1,52 @@
+import { AppError } from '../errors.js';
+import type { AppMiddleware } from './context.js';
+
+/** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape). */
+function clientErrorFrom(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; expose?: unknown; message?: unknown };
+  const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  if (status === 413 || e.type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'Request body is too large');
+  if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
+  if (status === 415) return new AppError(415, 'unsupported_media_type', 'Unsupported request body type or charset');
+  if (status && status >= 400 && status < 500 && e.expose === true) {
+    return new AppError(status, 'bad_request', typeof e.message === 'string' ? e.message : 'Bad request');
+  }
+  return undefined;
+}
+
+/**
+ * The one mapping of errors to HTTP for the whole app. Body: `{"error": {"code", "message"}}`
+ * (plus `details` for client errors). 5xx bodies never carry the underlying message.
+ */
+export function errorMapping(): AppMiddleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { error: { code: 'route_not_found', message: `No route for ${ctx.method} ${ctx.path}` } };
+      }
+    } catch (err) {
+      const clientError = clientErrorFrom(err);
+      if (clientError) {
+        ctx.status = clientError.status;
+        ctx.body = {
+          error: { code: clientError.code, message: clientError.message, ...(clientError.details ? { details: clientError.details } : {}) },
+        };
+        if (clientError.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Basic realm="Lectern"');
+        return;
+      }
+      const status = err instanceof AppError ? err.status : 500;
+      ctx.state.log.error({ err }, 'request failed');
+      ctx.status = status;
+      ctx.body = {
+        error: {
+          code: err instanceof AppError ? err.code : 'internal_error',
+          message: status === 503 ? 'Service temporarily unavailable' : 'Internal server error',
+          requestId: ctx.state.requestId,
+        },
+      };
+    }
+  };
+}

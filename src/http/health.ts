@@ -1,0 +1,32 @@
+import Router from '@koa/router';
+import { pingDb } from '../db/knex.js';
+import type { Runtime } from '../runtime.js';
+import type { AppState } from './context.js';
+import type { Metrics } from './metrics.js';
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms).unref())]);
+}
+
+/** Host-independent operational routes: liveness, readiness and Prometheus metrics. */
+export function platformRoutes(rt: Runtime, metrics: Metrics): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const [database, queue] = await Promise.allSettled([withTimeout(pingDb(rt.knex), 2000), withTimeout(rt.queues.ping(), 2000)]);
+    const checks = {
+      database: database.status === 'fulfilled' ? 'ok' : 'unreachable',
+      queue: queue.status === 'fulfilled' ? 'ok' : 'unreachable',
+    };
+    const ready = checks.database === 'ok' && checks.queue === 'ok';
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks, queueBackend: rt.queues.kind };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  return router;
+}

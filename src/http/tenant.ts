@@ -1,0 +1,19 @@
+import { NotFoundError } from '../errors.js';
+import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
+import { isValidSlug } from '../tenancy/slug.js';
+import type { AppMiddleware } from './context.js';
+
+/** Resolves the tenant from the Host header (`<slug>.<BASE_DOMAIN>`); 404 when there is none. */
+export function resolveTenant(registry: TenantRegistry, baseDomain: string): AppMiddleware {
+  return async (ctx, next) => {
+    const host = ctx.get('host');
+    const slug = slugFromHost(host, baseDomain);
+    const tenant = slug && isValidSlug(slug) ? await registry.bySlug(slug) : undefined;
+    if (!tenant) {
+      throw new NotFoundError(`No tenant at host '${host}'. Tenants are addressed as <slug>.${baseDomain}`, 'tenant_not_found');
+    }
+    ctx.state.tenant = tenant;
+    ctx.state.log = ctx.state.log.child({ tenant: tenant.slug });
+    await next();
+  };
+}

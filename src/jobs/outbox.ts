@@ -1,0 +1,157 @@
+import type { Db, Knex } from '../db/knex.js';
+import type { Logger } from '../logger.js';
+import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
+
+/**
+ * Transactional outbox. A write that needs a follow-up inserts a row here in the same
+ * transaction; after commit the web process enqueues it at once, and the worker's relay
+ * sweeps whatever was left (Redis down, process killed). A rolled-back write leaves no row,
+ * so nothing is ever enqueued for it. Job ids are deterministic, so enqueuing a row twice
+ * (web and relay racing) is a no-op in BullMQ.
+ */
+
+export interface OutboxJob<Q extends QueueName = QueueName> {
+  queue: Q;
+  /** Job name inside the queue, e.g. `process-order`. */
+  name: string;
+  data: JobPayloads[Q];
+  /** Deterministic id without `:`; defaults to `<queue>-<tenantId>-o<outbox id>`. */
+  jobId?: string;
+}
+
+interface OutboxRow {
+  id: number;
+  tenant_id: number;
+  queue: QueueName;
+  job_name: string;
+  job_id: string | null;
+  payload: JobPayloads[QueueName];
+}
+
+const TABLE = 'platform.outbox';
+const pendingByTrx = new WeakMap<object, number[]>();
+
+/**
+ * Records a job to run after `db`'s transaction commits. Call it with the transaction the
+ * write runs in (not a nested savepoint), so the after-commit hook sees it.
+ */
+export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number, job: OutboxJob<Q>): Promise<number> {
+  if (job.jobId?.includes(':')) throw new Error(`job id must not contain ':' (${job.jobId})`);
+  const [row] = await db(TABLE)
+    .insert({ tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: JSON.stringify(job.data) })
+    .returning<{ id: number }[]>('id');
+  if (!row) throw new Error('outbox insert returned no id');
+  const list = pendingByTrx.get(db) ?? [];
+  list.push(row.id);
+  pendingByTrx.set(db, list);
+  return row.id;
+}
+
+/** Called by withTenant after commit: hands the transaction's outbox rows to the dispatcher. */
+export function afterCommitDispatch(trx: Knex.Transaction, dispatcher: OutboxDispatcher): void {
+  const ids = pendingByTrx.get(trx);
+  if (!ids?.length) return;
+  pendingByTrx.delete(trx);
+  // Never block or fail the response on the queue: the relay picks up anything that fails here.
+  void dispatcher.dispatch(ids);
+}
+
+function jobIdOf(row: OutboxRow): string {
+  return row.job_id ?? `${row.queue}-${row.tenant_id}-o${row.id}`;
+}
+
+export class OutboxDispatcher {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly queues: QueueBackend,
+    private readonly log: Logger,
+  ) {}
+
+  private async enqueue(row: OutboxRow): Promise<void> {
+    await this.queues.queue(row.queue).add(row.job_name, row.payload, { jobId: jobIdOf(row) });
+  }
+
+  /** Enqueues the given rows now (right after commit). Failures stay in the outbox for the relay. */
+  dispatch(ids: number[]): Promise<void> {
+    const p = this.dispatchNow(ids).finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+    return p;
+  }
+
+  /** Waits for after-commit enqueues still in flight (before closing the queues at shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async dispatchNow(ids: number[]): Promise<void> {
+    try {
+      const rows = await this.knex<OutboxRow>(TABLE).whereIn('id', ids).whereNull('enqueued_at');
+      for (const row of rows) {
+        await this.enqueue(row);
+        await this.knex(TABLE).where({ id: row.id }).update({ enqueued_at: this.knex.fn.now() });
+      }
+    } catch (err) {
+      this.log.warn({ err: { message: (err as Error).message }, outboxIds: ids }, 'enqueue after commit failed; the relay will retry');
+    }
+  }
+
+  /**
+   * Relay: enqueues rows older than `minAgeMs` that are still pending. Rows are locked with
+   * SKIP LOCKED so several workers can sweep at once without double work. Returns how many
+   * rows were enqueued; stops at the first enqueue failure (the queue is down).
+   */
+  async sweep(limit = 200, minAgeMs = 1000): Promise<number> {
+    return this.knex.transaction(async (trx) => {
+      const rows = await trx<OutboxRow>(TABLE)
+        .whereNull('enqueued_at')
+        .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [minAgeMs / 1000]))
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked();
+      let done = 0;
+      for (const row of rows) {
+        try {
+          await this.enqueue(row);
+        } catch (err) {
+          const message = String((err as Error).message).slice(0, 500);
+          await trx(TABLE).where({ id: row.id }).update({ attempts: trx.raw('attempts + 1'), last_error: message });
+          this.log.warn({ err: { message }, outboxId: row.id }, 'outbox relay could not enqueue; will retry');
+          break;
+        }
+        await trx(TABLE).where({ id: row.id }).update({ enqueued_at: trx.fn.now(), last_error: null });
+        done++;
+      }
+      return done;
+    });
+  }
+
+  /** Deletes rows enqueued more than `days` ago. */
+  async prune(days = 7): Promise<number> {
+    return this.knex(TABLE)
+      .whereNotNull('enqueued_at')
+      .where('enqueued_at', '<', this.knex.raw(`now() - make_interval(days => ?)`, [days]))
+      .delete();
+  }
+}
+
+/** Periodic relay loop used by the worker process. */
+export function startRelay(dispatcher: OutboxDispatcher, everyMs: number, log: Logger): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let ticks = 0;
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      const n = await dispatcher.sweep();
+      if (n > 0) log.info({ enqueued: n }, 'outbox relay enqueued pending jobs');
+      if (++ticks % 720 === 0) await dispatcher.prune();
+    }).catch((err: Error) => log.warn({ err: { message: err.message } }, 'outbox relay tick failed'));
+  }, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { Queue, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+
+/**
+ * The queues shared by web (producer) and workers (consumers), and the typed payload of each
+ * job kind. Payloads carry ids only, never personal data: a job is a pointer to rows that the
+ * processor reads inside its tenant's transaction.
+ */
+export interface JobPayloads {
+  /** Recompute a tenant's headline counters into the platform registry. */
+  'tenant-stats': { tenantId: number };
+}
+
+export type QueueName = keyof JobPayloads;
+export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats'];
+
+export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 5000 },
+  removeOnFail: { age: 14 * 24 * 3600 },
+};
+
+export type Processor<Q extends QueueName> = (job: Job<JobPayloads[Q]>) => Promise<unknown>;
+
+export interface QueueBackendOptions {
+  /** Redis for production; without it BullMQ runs on its PostgreSQL backend in `databaseUrl`. */
+  redisUrl: string | undefined;
+  databaseUrl: string;
+  /** Namespaces every queue: a Redis key prefix, or a PostgreSQL schema. */
+  prefix: string;
+}
+
+export interface QueueBackend {
+  readonly kind: 'redis' | 'postgres';
+  /** The producer handle of a queue (payload types are enforced by OutboxJob). */
+  queue(name: QueueName): Queue;
+  worker<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency'>): Worker;
+  /** Throws when the queue store does not answer (used by /readyz). */
+  ping(): Promise<void>;
+  /** Closes the producer side (queues). Workers are closed by their owner. */
+  close(): Promise<void>;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- bullmq's backend-generic classes are typed per backend; the two branches below hide that behind QueueBackend. */
+export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
+  const queues = new Map<QueueName, Queue>();
+  if (opts.redisUrl) {
+    const redisUrl = opts.redisUrl;
+    // Hash-tagged so every key of a queue lands in one Redis Cluster slot.
+    const prefix = `{${opts.prefix}}`;
+    // Producers fail fast when Redis is down (the outbox keeps the job); consumers wait.
+    const producer = { url: redisUrl, maxRetriesPerRequest: null, enableOfflineQueue: false };
+    let pinger: Redis | undefined;
+    return {
+      kind: 'redis',
+      queue(name) {
+        let q = queues.get(name);
+        if (!q) {
+          q = new Queue(name, { connection: producer, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, skipWaitingForReady: true });
+          q.on('error', () => undefined); // reported through the failing call instead
+          queues.set(name, q);
+        }
+        return q;
+      },
+      worker(name, processor, wopts) {
+        return new Worker(name, processor as any, {
+          connection: { url: redisUrl, maxRetriesPerRequest: null },
+          prefix,
+          concurrency: wopts.concurrency,
+        });
+      },
+      async ping() {
+        pinger ??= new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+        pinger.on('error', () => undefined);
+        const answer = await Promise.race([
+          pinger.ping(),
+          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('redis ping timeout')), 1500).unref()),
+        ]);
+        if (answer !== 'PONG') throw new Error('redis did not answer PONG');
+      },
+      async close() {
+        await Promise.allSettled([...queues.values()].map((q) => q.close()));
+        pinger?.disconnect();
+      },
+    };
+  }
+
+  const pgBackend = withBackend(createPostgresBackend);
+  const connection = { connectionString: opts.databaseUrl, schema: `bullmq_${opts.prefix}`, migrate: true, max: 4 };
+  return {
+    kind: 'postgres',
+    queue(name) {
+      let q = queues.get(name);
+      if (!q) {
+        q = new pgBackend.Queue(name, { connection, defaultJobOptions: DEFAULT_JOB_OPTIONS }) as unknown as Queue;
+        q.on('error', () => undefined);
+        queues.set(name, q);
+      }
+      return q;
+    },
+    worker(name, processor, wopts) {
+      return new pgBackend.Worker(name, processor as any, { connection, concurrency: wopts.concurrency }) as unknown as Worker;
+    },
+    async ping() {
+      // Same database as the app: a count proves the queue tables are reachable.
+      await this.queue('tenant-stats').getJobCounts('waiting');
+    },
+    async close() {
+      await Promise.allSettled([...queues.values()].map((q) => q.close()));
+    },
+  };
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */

@@ -1,0 +1,57 @@
+import type { Config } from './config.js';
+import { ensureEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { createKnex, type Knex } from './db/knex.js';
+import { OutboxDispatcher } from './jobs/outbox.js';
+import { createQueueBackend, type QueueBackend } from './jobs/queues.js';
+import { createLogger, type Logger } from './logger.js';
+import { TenantRegistry } from './tenancy/registry.js';
+
+/** The shared parts of a process (web, worker, CLI, all-in-one): pool, queues, registry, logger. */
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  databaseUrl: string;
+  knex: Knex;
+  registry: TenantRegistry;
+  queues: QueueBackend;
+  dispatcher: OutboxDispatcher;
+  embedded: EmbeddedDatabase | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (reusing a running
+ * one found through its state file, or starting it).
+ */
+export async function resolveDatabase(config: Config, log: Logger, database = 'lectern'): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const embedded = await ensureEmbeddedDatabase(config.dataDir, database, log);
+  return { url: embedded.url, embedded };
+}
+
+export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
+  const { url, embedded } = await resolveDatabase(config, log);
+  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}` });
+  const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: url, prefix: config.queuePrefix });
+  const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
+  const dispatcher = new OutboxDispatcher(knex, queues, log);
+  let closed = false;
+  return {
+    config,
+    log,
+    databaseUrl: url,
+    knex,
+    registry,
+    queues,
+    dispatcher,
+    embedded,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await dispatcher.drain();
+      await queues.close();
+      await knex.destroy();
+      if (embedded?.owned) await embedded.stop();
+    },
+  };
+}

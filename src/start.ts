@@ -1,0 +1,47 @@
+import { DEMO, seedDemo } from '../seeds/demo.js';
+import { startWorkers } from '../workers/runtime.js';
+import { createApp } from './app.js';
+import { loadConfig, tenantBaseUrl } from './config.js';
+import { startHttpServer } from './http/server.js';
+import { exitOnBootError, onShutdownSignal } from './process.js';
+import { createRuntime } from './runtime.js';
+import { migrateAll } from './tenancy/migrate.js';
+
+/**
+ * `npm start`: everything in one process for local use. Without DATABASE_URL it runs on the
+ * embedded PostgreSQL (BullMQ on its PostgreSQL backend unless REDIS_URL is set), migrates,
+ * seeds the demo tenant on first run, and serves web and worker together.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const rt = await createRuntime(config, 'lectern');
+  const migrated = await migrateAll(rt.knex, { concurrency: config.migrateConcurrency });
+  if (migrated.failed.length) throw new Error(`migrations failed for tenants: ${migrated.failed.join(', ')}`);
+  const seeded = config.seedDemo ? await seedDemo(rt.knex) : undefined;
+  const workers = startWorkers(rt);
+  const http = await startHttpServer(createApp(rt), config.port, config.host);
+
+  const demoReachable = config.seedDemo && (seeded || (await rt.registry.bySlug(DEMO.slug)));
+  const lines = [
+    '',
+    `Lectern is running: web and worker in one process (database: ${rt.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}, queues: ${rt.queues.kind})`,
+    `  Address:             http://localhost:${http.port}   (GET /healthz, /readyz, /metrics)`,
+    ...(demoReachable
+      ? [
+          `  Demo tenant REST:    ${tenantBaseUrl({ ...config, port: http.port }, DEMO.slug)}/api/v2`,
+          `  Demo credentials:    ${DEMO.email} / ${DEMO.password}`,
+        ]
+      : []),
+    '  Stop with Ctrl-C.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+
+  onShutdownSignal(rt.log, async () => {
+    await http.close(config.shutdownTimeoutMs);
+    await workers.close();
+    await rt.close();
+  });
+}
+
+main().catch(exitOnBootError);

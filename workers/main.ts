@@ -1,0 +1,18 @@
+import { loadConfig } from '../src/config.js';
+import { exitOnBootError, onShutdownSignal } from '../src/process.js';
+import { createRuntime } from '../src/runtime.js';
+import { startWorkers } from './runtime.js';
+
+/** The `worker` process: BullMQ workers and the outbox relay. Scaled separately from web. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const rt = await createRuntime(config, 'worker');
+  const running = startWorkers(rt);
+  rt.log.info({ queueBackend: rt.queues.kind, concurrency: config.workerConcurrency }, 'workers started');
+  onShutdownSignal(rt.log, async () => {
+    await running.close();
+    await rt.close();
+  });
+}
+
+main().catch(exitOnBootError);

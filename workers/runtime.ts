@@ -1,0 +1,29 @@
+import type { Worker } from 'bullmq';
+import { withRetryPolicy } from '../src/jobs/job-errors.js';
+import { startRelay } from '../src/jobs/outbox.js';
+import type { Runtime } from '../src/runtime.js';
+import { tenantStatsProcessor } from './processors/tenant-stats.processor.js';
+
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops the relay, then lets each worker finish its active jobs (or return them) and closes. */
+  close(): Promise<void>;
+}
+
+/** Starts one BullMQ worker per queue and the outbox relay. Never loads Koa. */
+export function startWorkers(rt: Runtime): RunningWorkers {
+  const concurrency = rt.config.workerConcurrency;
+  const workers: Worker[] = [rt.queues.worker('tenant-stats', withRetryPolicy(tenantStatsProcessor(rt)), { concurrency })];
+  for (const w of workers) {
+    w.on('failed', (job, err) => rt.log.warn({ queue: w.name, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
+    w.on('error', (err) => rt.log.warn({ queue: w.name, err: { message: err.message } }, 'worker error'));
+  }
+  const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
+  return {
+    workers,
+    async close() {
+      await relay.stop();
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
