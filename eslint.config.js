@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'scripts/**', 'test/helpers/**', 'bench/**'],
+    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

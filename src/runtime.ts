@@ -31,7 +31,7 @@ export async function resolveDatabase(config: Config, log: Logger, database = 'l
 
 export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
   const { url, embedded } = await resolveDatabase(config, log);
-  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}` });
+  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}`, log });
   const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: url, prefix: config.queuePrefix });
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
   const dispatcher = new OutboxDispatcher(knex, queues, log);

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from '../logger.js';
 
 export type { Knex };
 /** A transaction (or the root knex) that service functions receive first. */
@@ -15,6 +16,8 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, (v: string) => v.replace(' '
 export interface KnexOptions {
   poolMax: number;
   applicationName: string;
+  /** Where knex's own warnings go (the migrator prints to stdout otherwise). */
+  log?: Logger | undefined;
 }
 
 /** One pool per process. Never set `searchPath` here: tenancy is per transaction (see withTenant). */
@@ -24,6 +27,12 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
     connection: { connectionString: databaseUrl, application_name: opts.applicationName },
     pool: { min: 0, max: opts.poolMax },
     acquireConnectionTimeout: 10000,
+    log: {
+      warn: (m: unknown) => opts.log?.warn({ knex: m }, 'knex warning'),
+      error: (m: unknown) => opts.log?.error({ knex: m }, 'knex error'),
+      deprecate: (m: unknown) => opts.log?.debug({ knex: m }, 'knex deprecation'),
+      debug: (m: unknown) => opts.log?.debug({ knex: m }, 'knex debug'),
+    },
   });
 }
 

@@ -49,8 +49,9 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
     const redisUrl = opts.redisUrl;
     // Hash-tagged so every key of a queue lands in one Redis Cluster slot.
     const prefix = `{${opts.prefix}}`;
-    // Producers fail fast when Redis is down (the outbox keeps the job); consumers wait.
-    const producer = { url: redisUrl, maxRetriesPerRequest: null, enableOfflineQueue: false };
+    // Producers give up after one reconnect attempt when Redis is down (the outbox keeps the
+    // job for the relay); consumers (workers) wait for Redis indefinitely, as BullMQ requires.
+    const producer = { url: redisUrl, maxRetriesPerRequest: 1, connectTimeout: 2000 };
     let pinger: Redis | undefined;
     return {
       kind: 'redis',
@@ -71,8 +72,10 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
         });
       },
       async ping() {
-        pinger ??= new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-        pinger.on('error', () => undefined);
+        if (!pinger) {
+          pinger = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 1500 });
+          pinger.on('error', () => undefined);
+        }
         const answer = await Promise.race([
           pinger.ping(),
           new Promise<never>((_, rej) => setTimeout(() => rej(new Error('redis ping timeout')), 1500).unref()),

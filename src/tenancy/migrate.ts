@@ -6,8 +6,13 @@ import { SchemaMigrationSource } from '../db/migration-source.js';
 import { assertTenantSchema } from './slug.js';
 import { PLATFORM_SCHEMA } from './tenant.js';
 
-async function migrateSchema(knex: Knex, schema: string, migrations: typeof tenantMigrations): Promise<string[]> {
-  await knex.raw('create schema if not exists ??', [schema]);
+async function migrateSchema(knex: Knex, schema: string, migrations: typeof tenantMigrations, create: boolean): Promise<string[]> {
+  if (create) {
+    await knex.raw('create schema if not exists ??', [schema]);
+  } else if (!(await knex('information_schema.schemata').where({ schema_name: schema }).first())) {
+    // migrate-all never creates a schema: a missing one is a broken tenant, not a new one.
+    throw new Error(`schema ${schema} does not exist`);
+  }
   // Knex runs all pending migrations of one call in a single transaction: one schema, one
   // transaction, so a schema is never left half way between two versions.
   const [, applied] = (await knex.migrate.latest({
@@ -20,12 +25,12 @@ async function migrateSchema(knex: Knex, schema: string, migrations: typeof tena
 
 /** Brings the platform schema up to date. Returns the names of the migrations applied. */
 export function migratePlatform(knex: Knex): Promise<string[]> {
-  return migrateSchema(knex, PLATFORM_SCHEMA, platformMigrations);
+  return migrateSchema(knex, PLATFORM_SCHEMA, platformMigrations, true);
 }
 
-/** Brings one tenant schema up to date (creating it when new). */
-export function migrateTenantSchema(knex: Knex, schema: string): Promise<string[]> {
-  return migrateSchema(knex, assertTenantSchema(schema), tenantMigrations);
+/** Brings one tenant schema up to date; `create` is for provisioning a new tenant. */
+export function migrateTenantSchema(knex: Knex, schema: string, opts: { create: boolean }): Promise<string[]> {
+  return migrateSchema(knex, assertTenantSchema(schema), tenantMigrations, opts.create);
 }
 
 export interface TenantMigrationResult {
@@ -60,7 +65,7 @@ export async function migrateAll(
         const started = Date.now();
         let result: TenantMigrationResult;
         try {
-          const applied = await migrateTenantSchema(knex, t.schema_name);
+          const applied = await migrateTenantSchema(knex, t.schema_name, { create: false });
           result = { slug: t.slug, schema: t.schema_name, ok: true, applied, ms: Date.now() - started };
         } catch (err) {
           result = { slug: t.slug, schema: t.schema_name, ok: false, applied: [], ms: Date.now() - started, error: (err as Error).message };

@@ -18,7 +18,7 @@ export async function createTenant(knex: Knex, input: { slug: string; name: stri
   if (taken || schemaExists) throw new ConflictError(`Tenant '${input.slug}' already exists`, 'tenant_exists');
 
   try {
-    await migrateTenantSchema(knex, schema);
+    await migrateTenantSchema(knex, schema, { create: true });
     return await knex.transaction(async (trx) => {
       const [row] = await trx(`${PLATFORM_SCHEMA}.tenants`)
         .insert({ slug: input.slug, name, schema_name: schema })

@@ -1,0 +1,42 @@
+import test from 'ava';
+import { ConfigError, loadConfig, tenantBaseUrl } from '../src/config.js';
+import { runTs } from './helpers/harness.js';
+
+test('when nothing is set, then the defaults describe the embedded local setup', (t) => {
+  const c = loadConfig({});
+  t.is(c.port, 3000);
+  t.is(c.baseDomain, 'localhost');
+  t.is(c.databaseUrl, undefined);
+  t.is(c.redisUrl, undefined);
+  t.is(c.logLevel, 'info');
+  t.true(c.seedDemo);
+  t.is(tenantBaseUrl(c, 'acme'), 'http://acme.localhost:3000');
+});
+
+test('when NODE_ENV is production, then the demo is not seeded and public URLs are https without a port', (t) => {
+  const c = loadConfig({ NODE_ENV: 'production', BASE_DOMAIN: 'lectern.example.com', PORT: '8080' });
+  t.false(c.seedDemo);
+  t.is(tenantBaseUrl(c, 'acme'), 'https://acme.lectern.example.com');
+});
+
+test('when a variable is invalid, then the error names each bad variable', (t) => {
+  const err = t.throws(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://r', LOG_LEVEL: 'loud' }), {
+    instanceOf: ConfigError,
+  });
+  for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL']) t.regex(err!.message, new RegExp(`^  ${name}: `, 'm'));
+});
+
+test('when PORT is out of range, then it is refused', (t) => {
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: /PORT: must be between 0 and 65535/ });
+});
+
+test('when a variable is empty, then it counts as unset', (t) => {
+  t.is(loadConfig({ DATABASE_URL: '', PORT: '' }).databaseUrl, undefined);
+});
+
+test('when the web process boots with a bad variable, then it exits non-zero naming it', async (t) => {
+  const r = await runTs('src/web.ts', [], { PORT: 'not-a-port' });
+  t.is(r.code, 1);
+  t.regex(r.stderr, /PORT: must be a whole number/);
+  t.notRegex(r.stderr, /at .*\.ts:\d+/); // a message, not a stack trace
+});

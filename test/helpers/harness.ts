@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createTenant, dropTenant } from '../../src/tenancy/provision.js';
+import type { Tenant } from '../../src/tenancy/tenant.js';
+
+/**
+ * Test harness. Each test file gets its own tenants (random slugs) and its own queue namespace
+ * (QUEUE_PREFIX), so ava's parallel processes never see each other's data or jobs. The database
+ * and Redis come from DATABASE_URL / REDIS_URL, which `npm test` sets (embedded default when unset).
+ */
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export const hex = (n = 4) => crypto.randomBytes(n).toString('hex');
+
+export function testConfig(extra: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    ...process.env,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    QUEUE_PREFIX: `t${hex()}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    OUTBOX_SWEEP_MS: '200',
+    WORKER_CONCURRENCY: '4',
+    ...extra,
+  });
+}
+
+export interface TestContext {
+  rt: Runtime;
+  tenants: Tenant[];
+  freshTenant(label?: string): Promise<Tenant>;
+  /** Drops the tenants, the queue namespace and closes the runtime. */
+  cleanup(): Promise<void>;
+}
+
+export async function setupTestRuntime(extra: Record<string, string | undefined> = {}): Promise<TestContext> {
+  const config = testConfig(extra);
+  const rt = await createRuntime(config, 'test');
+  const tenants: Tenant[] = [];
+  return {
+    rt,
+    tenants,
+    async freshTenant(label = 't') {
+      const tenant = await createTenant(rt.knex, { slug: `t-${label}-${hex(3)}`, name: `Test ${label}` });
+      tenants.push(tenant);
+      return tenant;
+    },
+    async cleanup() {
+      for (const t of tenants) await dropTenant(rt.knex, t.slug).catch(() => undefined);
+      await rt.close();
+      await dropQueueNamespace(config);
+    },
+  };
+}
+
+/** Removes a test file's queues: its Redis keys, or its BullMQ PostgreSQL schema. */
+export async function dropQueueNamespace(config: Config): Promise<void> {
+  if (config.redisUrl) {
+    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `{${config.queuePrefix}}:*`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  } else {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`drop schema if exists ${client.escapeIdentifier(`bullmq_${config.queuePrefix}`)} cascade`).catch(() => undefined);
+    await client.end();
+  }
+}
+
+export async function startTestApp(rt: Runtime): Promise<{ port: number; close(): Promise<void> }> {
+  const server = await startHttpServer(createApp(rt), 0, '127.0.0.1');
+  return { port: server.port, close: () => server.close(1000) };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field in tests
+  json: any;
+}
+
+/** A real HTTP request with an explicit Host header (how tenants are addressed). */
+export function request(
+  port: number,
+  opts: { method?: string; path?: string; host?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer },
+): Promise<HttpResult> {
+  const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const headers: Record<string, string> = {
+    host: opts.host ?? `localhost:${port}`,
+    ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...opts.headers,
+  };
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 20000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface ProcResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts a TypeScript entry point (`src/cli.ts`, `src/web.ts`...) as a real child process. */
+export function spawnTs(script: string, args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<ProcResult>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+export function runTs(script: string, args: string[], env: Record<string, string | undefined> = {}): Promise<ProcResult> {
+  return spawnTs(script, args, env).done;
+}

@@ -1,0 +1,51 @@
+import net from 'node:net';
+import test from 'ava';
+import { hex, request, spawnTs, waitFor } from '../helpers/harness.js';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
+  const port = await freePort();
+  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}` });
+  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+
+  // A request in flight: headers and half the body sent, the rest after SIGTERM.
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  const body = JSON.stringify({ hello: 'world' });
+  socket.write(`POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(body.slice(0, 5));
+  let response = '';
+  socket.on('data', (c: Buffer) => (response += c.toString()));
+  const ended = new Promise((r) => socket.once('close', r));
+  await new Promise((r) => setTimeout(r, 200));
+
+  const stoppedAt = Date.now();
+  web.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  await t.throwsAsync(request(port, { path: '/healthz' }), undefined, 'new connections are refused');
+
+  socket.write(body.slice(5));
+  await ended;
+  t.regex(response, /^HTTP\/1\.1 404 [\s\S]*\{"error":/, 'the in-flight request got its full answer');
+  const result = await web.done;
+  t.is(result.code, 0);
+  t.true(Date.now() - stoppedAt < 30000, 'within Heroku\'s 30 s');
+});
+
+test('when the worker process gets SIGTERM, then it closes its workers and exits 0', async (t) => {
+  const worker = spawnTs('workers/main.ts', [], { QUEUE_PREFIX: `t${hex()}`, LOG_LEVEL: 'info' });
+  await waitFor(async () => /workers started/.test(worker.output().stdout), 'worker to start', 30000, 200);
+  const stoppedAt = Date.now();
+  worker.child.kill('SIGTERM');
+  const result = await worker.done;
+  t.is(result.code, 0);
+  t.regex(result.stdout, /shutting down/);
+  t.true(Date.now() - stoppedAt < 30000);
+});
