@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { createLogger } from '../../src/logger.js';
+
+/**
+ * A fresh database of the bench's own (`lectern_bench_<name>`) on DATABASE_URL's server, or on
+ * the embedded PostgreSQL when DATABASE_URL is unset. Dropped and recreated on each run.
+ */
+export async function benchDatabase(name: string): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  const database = `lectern_bench_${name}`;
+  let adminUrl = process.env.DATABASE_URL;
+  let embedded: EmbeddedDatabase | undefined;
+  if (!adminUrl) {
+    embedded = await ensureEmbeddedDatabase(path.resolve(process.env.DATA_DIR || '.lectern'), 'postgres', createLogger({ logLevel: 'warn' }, 'bench', 2));
+    adminUrl = embedded.url;
+  }
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${database} with (force)`);
+  await admin.query(`create database ${database}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return { url: url.toString(), ...(embedded ? { embedded } : {}) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/**
+ * Starts a compiled Lectern entry point (`dist/src/web.js`...) as its own process, as in
+ * production, and waits for /healthz. bench/run.ts builds first.
+ */
+export async function startProcess(script: string, env: Record<string, string | undefined>, port?: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_SCHEME: 'http', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (port) {
+    for (let i = 0; i < 150; i++) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false);
+      if (ok) return child;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill('SIGKILL');
+    throw new Error(`${script} did not answer /healthz`);
+  }
+  return child;
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}

@@ -1,0 +1,79 @@
+import http from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+/**
+ * A closed-loop load generator: `concurrency` clients on keep-alive connections, each sending
+ * the next request as soon as the previous answers, for `seconds`. `next(i)` chooses the
+ * request (so requests can rotate across tenant hosts).
+ */
+export async function runLoad(opts: {
+  port: number;
+  concurrency: number;
+  seconds: number;
+  next: (i: number) => { method?: string; path: string; host: string; headers?: Record<string, string>; body?: string };
+  expectStatus?: number;
+}): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  let counter = 0;
+  const deadline = Date.now() + opts.seconds * 1000;
+  const started = process.hrtime.bigint();
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const r = opts.next(counter++);
+      const t0 = process.hrtime.bigint();
+      const req = http.request(
+        { host: '127.0.0.1', port: opts.port, method: r.method ?? 'GET', path: r.path, agent, headers: { host: r.host, ...r.headers } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+            if (res.statusCode !== (opts.expectStatus ?? 200)) errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      if (r.body) req.write(r.body);
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (Date.now() < deadline) await one();
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return {
+    requests: latencies.length,
+    errors,
+    seconds: round(seconds),
+    rps: round(latencies.length / seconds),
+    p50ms: round(pct(50)),
+    p99ms: round(pct(99)),
+  };
+}
+
+export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+export async function rssMb(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return round(kb / 1024, 1);
+}
