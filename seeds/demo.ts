@@ -1,4 +1,4 @@
-import type { Knex } from '../src/db/knex.js';
+import type { Db, Knex } from '../src/db/knex.js';
 import { requestTenantStats } from '../src/modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createTenant } from '../src/tenancy/provision.js';
@@ -24,6 +24,40 @@ const CONTACTS = [
   ['Chloe', 'Nguyen', 'Trainer', null],
 ] as const;
 
+/** Categories, a campaign, course templates with score mappings, events and delegates. */
+async function seedEvents(db: Db, companyIds: number[]): Promise<void> {
+  const [hs, lead] = await db('categories')
+    .insert([
+      { name: 'Health & Safety', priority: 1, introduction: 'Courses that keep people safe at work.' },
+      { name: 'Leadership', priority: 2, introduction: 'Management and leadership skills.' },
+    ])
+    .returning<{ id: number }[]>('id');
+  await db('categories').insert({ name: 'First Aid', priority: 1, parent_id: hs!.id });
+  const [campaign] = await db('campaigns')
+    .insert({ name: 'Spring 2027 courses', description: 'Promote the spring public schedule', currency: 'GBP', start_date: '2027-01-15', end_date: '2027-04-30', target_contacts: 500 })
+    .returning<{ id: number }[]>('id');
+  await db('marketing_activities').insert({ name: 'March newsletter', description: 'Newsletter to past delegates', campaign_id: campaign!.id, currency: 'GBP', cost: 250, date: '2027-03-01' });
+  const [faw, teams] = await db('course_templates')
+    .insert([
+      { code: 'FAW', title: 'First Aid at Work', course_text1: '<p>Three days of practical first aid.</p>', lifecycle_state: 'published', category_id: hs!.id },
+      { code: 'LT1', title: 'Leading Teams', course_text1: '<p>Two days for new managers.</p>', lifecycle_state: 'published', category_id: lead!.id },
+    ])
+    .returning<{ id: number }[]>('id');
+  await db('score_mappings').insert([
+    { course_template_id: faw!.id, label: 'Assessment date', type_id: 2, position: 1 },
+    { course_template_id: faw!.id, label: 'Practical passed', type_id: 3, position: 2 },
+    { course_template_id: faw!.id, label: 'Theory score', type_id: 4, position: 3 },
+  ]);
+  const [fawEvent] = await db('events')
+    .insert([
+      { course_template_id: faw!.id, code: 'FAW-LON-2703', title: 'First Aid at Work', location: 'London', start_date: '2027-03-10', end_date: '2027-03-12', start_time: '09:00', end_time: '17:00', price: 395, currency_code: 'GBP', delegates_max: 12 },
+      { course_template_id: teams!.id, code: 'LT1-MAN-2704', title: 'Leading Teams', location: 'Manchester', start_date: '2027-04-20', end_date: '2027-04-21', start_time: '09:30', end_time: '16:30', price: 650, currency_code: 'GBP', delegates_max: 10, company_id: companyIds[1] },
+    ])
+    .returning<{ id: number }[]>('id');
+  const people = await db('contacts').orderBy('id').limit(2).pluck('id');
+  await db('delegates').insert([...people.map((contact_id: number) => ({ event_id: fawEvent!.id, contact_id })), { event_id: fawEvent!.id, num_places: 2 }]);
+}
+
 /**
  * Creates the `demo` tenant with an admin user, companies and contacts. Returns undefined when
  * the tenant already exists (a second `npm start` keeps the data it has).
@@ -46,6 +80,7 @@ export async function seedDemo(knex: Knex): Promise<Tenant | undefined> {
         is_staff: company === null,
       })),
     );
+    await seedEvents(db, companyIds.map((c) => c.id));
     await createUser(db, { email: DEMO.email, password: DEMO.password, role: 'admin' });
     await requestTenantStats(db, tenant.id);
   });

@@ -7,7 +7,9 @@ import { platformRoutes } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
 import { requestContext } from './http/request-id.js';
 import { resolveTenant } from './http/tenant.js';
+import { restDeprecation } from './http/deprecation.js';
 import { tenantInfoRoutes } from './modules/tenant-info/tenant-info.routes.js';
+import { legacyRestRoutes } from './rest/routes.js';
 import type { Runtime } from './runtime.js';
 
 /**
@@ -19,11 +21,15 @@ export function createApp(rt: Runtime): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: rt.config.env === 'production' });
   const metrics = createMetrics(rt.queues);
   const platform = platformRoutes(rt, metrics);
-  const tenantRouters = [tenantInfoRoutes(rt)];
+  const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];
+  rt.legacyUsage.start();
+  const deprecation = restDeprecation({ enabled: rt.config.legacyRestApi, graphqlUrl: (host) => `${rt.config.publicScheme}://${host}/graphql` });
 
   app.use(requestContext(rt.log));
   app.use(errorMapping());
   app.use(metrics.middleware);
+  // Every /api/v2 response, errors and unknown tenants included, carries the deprecation headers.
+  app.use((ctx, next) => (ctx.path === '/api/v2' || ctx.path.startsWith('/api/v2/') ? deprecation(ctx, next) : next()));
   app.use(bodyParsing(rt.config.bodyLimit));
   app.use(platform.routes());
   app.use(platform.allowedMethods());

@@ -93,6 +93,31 @@ const COMMANDS: Record<string, Command> = {
       return { output: { id: user.id, email: user.email, tenant: tenant.slug, role: user.role } };
     },
   },
+  'legacy-usage': {
+    summary: 'Who still calls the retired REST API: calls per day, endpoint and user',
+    flags: { tenant: { required: true, description: 'tenant slug' }, days: { description: 'how many days back (default 30)' } },
+    async run(rt, flags) {
+      const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
+      const days = typeof flags.days === 'string' ? Number(flags.days) : 30;
+      if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UsageError('--days must be a whole number from 1 to 3660');
+      const rows = await rt.knex(`${PLATFORM_SCHEMA}.legacy_usage`)
+        .where({ tenant_id: tenant.id })
+        .where('day', '>=', rt.knex.raw(`current_date - ?::int`, [days]))
+        .orderBy([{ column: 'day', order: 'desc' }, { column: 'calls', order: 'desc' }]);
+      const emails = await withTenant(rt.knex, tenant, (db) => db('users').whereIn('id', rows.map((r: { user_id: number }) => r.user_id)).select('id', 'email'));
+      const emailOf = new Map(emails.map((u: { id: number; email: string }) => [u.id, u.email]));
+      return {
+        output: rows.map((r: { day: string; endpoint: string; user_id: number; calls: number; last_called_at: Date }) => ({
+          day: r.day,
+          endpoint: r.endpoint,
+          userId: r.user_id || null,
+          email: emailOf.get(r.user_id) ?? null,
+          calls: r.calls,
+          lastCalledAt: r.last_called_at,
+        })),
+      };
+    },
+  },
   migrate: {
     summary: 'Migrate the platform schema, then every tenant schema (bounded parallelism)',
     flags: {},

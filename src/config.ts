@@ -57,6 +57,7 @@ const schema = z.object({
   OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
   TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
   SEED_DEMO: bool.optional(),
+  LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
 });
 
 type Env = z.infer<typeof schema>;
@@ -82,6 +83,8 @@ export interface Config {
   outboxSweepMs: number;
   tenantCacheTtlMs: number;
   seedDemo: boolean;
+  /** The legacy REST API answers (on) or, after its sunset, answers 410 Gone (off). */
+  legacyRestApi: boolean;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenantCacheTtlMs: e.TENANT_CACHE_TTL_MS,
     // The demo tenant is for local use: never seeded into a production database by default.
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
+    legacyRestApi: e.LEGACY_REST_API === 'on',
   };
 }
 

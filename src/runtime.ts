@@ -4,6 +4,7 @@ import { createKnex, type Knex } from './db/knex.js';
 import { OutboxDispatcher } from './jobs/outbox.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queues.js';
 import { createLogger, type Logger } from './logger.js';
+import { LegacyUsageRecorder } from './rest/usage.js';
 import { TenantRegistry } from './tenancy/registry.js';
 
 /** The shared parts of a process (web, worker, CLI, all-in-one): pool, queues, registry, logger. */
@@ -15,6 +16,8 @@ export interface Runtime {
   registry: TenantRegistry;
   queues: QueueBackend;
   dispatcher: OutboxDispatcher;
+  /** Legacy REST call counts (web only; flushed on close). */
+  legacyUsage: LegacyUsageRecorder;
   embedded: EmbeddedDatabase | undefined;
   close(): Promise<void>;
 }
@@ -35,6 +38,7 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: url, prefix: config.queuePrefix });
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
   const dispatcher = new OutboxDispatcher(knex, queues, log);
+  const legacyUsage = new LegacyUsageRecorder(knex, log);
   let closed = false;
   return {
     config,
@@ -44,10 +48,12 @@ export async function createRuntime(config: Config, name: string, log = createLo
     registry,
     queues,
     dispatcher,
+    legacyUsage,
     embedded,
     async close() {
       if (closed) return;
       closed = true;
+      await legacyUsage.stop();
       await dispatcher.drain();
       await queues.close();
       await knex.destroy();

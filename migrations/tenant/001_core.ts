@@ -33,7 +33,7 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.text('address_postcode');
     t.text('address_country_id');
     t.text('external_id');
-    t.timestamp('created_on').notNullable().defaultTo(knex.raw(`(now() at time zone 'utc')`));
+    t.timestamp('created_on', { useTz: false }).notNullable().defaultTo(knex.raw(`(now() at time zone 'utc')`));
   });
   await s().createTable('contacts', (t) => {
     t.increments('id');
@@ -43,7 +43,7 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     for (const c of ['email', 'tel', 'mobile', 'fax']) t.text(c);
     for (const c of ['address_unit', 'address_street', 'address_locality', 'address_town', 'address_region', 'address_postcode', 'address_country_id']) t.text(c);
     for (const c of ['membership_number', 'contract_notes']) t.text(c);
-    t.timestamp('created_on').notNullable().defaultTo(knex.raw(`(now() at time zone 'utc')`));
+    t.timestamp('created_on', { useTz: false }).notNullable().defaultTo(knex.raw(`(now() at time zone 'utc')`));
     t.integer('created_by_id');
     for (const c of ['import_ref', 'external_id']) t.text(c);
     t.integer('marketing_activity_id');

@@ -1,5 +1,6 @@
 import type { SchemaMigration } from '../../src/db/migration-source.js';
 import * as m001 from './001_core.js';
+import * as m002 from './002_events_crm.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002];

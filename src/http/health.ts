@@ -3,6 +3,9 @@ import { pingDb } from '../db/knex.js';
 import type { Runtime } from '../runtime.js';
 import type { AppState } from './context.js';
 import type { Metrics } from './metrics.js';
+import { migrationGuideHtml, MIGRATION_MAP } from '../rest/migration-guide.js';
+import { openApiDocument } from '../rest/openapi.js';
+import { EXTRA_OPENAPI_PATHS, RESOURCES } from '../rest/routes.js';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms).unref())]);
@@ -23,6 +26,18 @@ export function platformRoutes(rt: Runtime, metrics: Metrics): Router<AppState> 
     const ready = checks.database === 'ok' && checks.queue === 'ok';
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks, queueBackend: rt.queues.kind };
+  });
+  // Public documents of the legacy REST API: same on every host, no credentials needed.
+  const openapi = openApiDocument(RESOURCES, EXTRA_OPENAPI_PATHS);
+  router.get('/api/v2/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  router.get('/api/v2/migration', (ctx) => {
+    if (ctx.accepts('html', 'json') === 'json') ctx.body = MIGRATION_MAP;
+    else {
+      ctx.type = 'html';
+      ctx.body = migrationGuideHtml();
+    }
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

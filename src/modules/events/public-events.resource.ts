@@ -1,0 +1,121 @@
+import type { Db } from '../../db/knex.js';
+import { recordsById } from '../../rest/embed.js';
+import { defineResource, type RestRecord, type Row } from '../../rest/resource.js';
+import { eventTemplates } from './event-templates.resource.js';
+
+const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
+
+/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
+export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
+  if (!eventIds.length) return new Map();
+  const rows = await db('delegates')
+    .whereIn('event_id', eventIds)
+    .whereNull('cancelled_date')
+    .groupBy('event_id')
+    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
+  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
+}
+
+/**
+ * An event (REST "public event", GraphQL Event), with every field of the contract's embedded
+ * event. `course` is the event template; computed fields come from its delegates.
+ */
+export const publicEvents = defineResource({
+  name: 'Event',
+  path: 'event/public_events',
+  aliases: ['event/public_event'],
+  table: 'events',
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  fields: {
+    id: { type: 'integer', column: 'id', nullable: false },
+    event_template_id: { type: 'integer', column: 'course_template_id', references: { table: 'course_templates', label: 'event template' } },
+    course_id: { type: 'integer', column: 'course_template_id', writable: false },
+    course: { type: 'object', description: 'the event template: id, code, title' },
+    code: { type: 'string', column: 'code', maxLength: 64 },
+    title: { type: 'string', column: 'title', nullable: false, maxLength: 255, description: 'defaults to the template title' },
+    type: { type: 'string', column: 'type', nullable: false },
+    company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
+    region_id: { type: 'integer', column: 'region_id' },
+    region: { type: 'object' },
+    account_id: { type: 'integer', column: 'account_id' },
+    account: { type: 'object' },
+    account_venue: { type: 'object' },
+    venue_id: { type: 'integer', column: 'venue_id' },
+    venue: { type: 'object' },
+    location: { type: 'string', column: 'location' },
+    tag_id: { type: 'integer', column: 'tag_id' },
+    tag: { type: 'object' },
+    tax_type_id: { type: 'integer', column: 'tax_type_id' },
+    tax_type: { type: 'object' },
+    personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: { table: 'contacts', label: 'contact' } },
+    personnel_administrator: { type: 'object' },
+    personnel_tutor_id: { type: 'integer', column: 'personnel_tutor_id', references: { table: 'contacts', label: 'contact' } },
+    personnel_tutor: { type: 'object' },
+    personnel: { type: 'array' },
+    prices: { type: 'array' },
+    price: { type: 'number', column: 'price' },
+    currency_code: { type: 'string', column: 'currency_code', maxLength: 3 },
+    start_date: { type: 'date', column: 'start_date' },
+    end_date: { type: 'date', column: 'end_date' },
+    start_time: { type: 'time', column: 'start_time' },
+    end_time: { type: 'time', column: 'end_time' },
+    classroom_start: { type: 'datetime', column: 'classroom_start' },
+    classroom_end: { type: 'datetime', column: 'classroom_end' },
+    registration_deadline: { type: 'date', column: 'registration_deadline' },
+    non_working_days: { type: 'array', column: 'non_working_days', nullable: false },
+    disposition: { type: 'string', column: 'disposition' },
+    notes: { type: 'string', column: 'notes', maxLength: 10000 },
+    notes2: { type: 'string', column: 'notes2', maxLength: 10000 },
+    overall_attendance: { type: 'number', column: 'overall_attendance' },
+    delegates_max: { type: 'integer', column: 'delegates_max' },
+    delegates_reserved: { type: 'number' },
+    delegates_booked: { type: 'number' },
+    delegates_actual: { type: 'integer' },
+    is_sold_out: { type: 'boolean' },
+    is_online: { type: 'boolean', column: 'is_online', nullable: false },
+    is_cancelled: { type: 'boolean', column: 'is_cancelled', nullable: false },
+    is_provisional: { type: 'boolean', column: 'is_provisional', nullable: false },
+    is_lms: { type: 'boolean', column: 'is_lms', nullable: false },
+  },
+  async check(db, values, existing) {
+    const errors: Record<string, string> = {};
+    const templateId = values.course_template_id ?? existing?.course_template_id;
+    if (!existing && (values.title === undefined || values.title === null)) {
+      // Title defaults to the template's, as events inherit it.
+      const template = templateId ? await db('course_templates').where({ id: templateId }).first('title') : undefined;
+      if (template) values.title = template.title;
+      else errors.title = 'is required when no event_template_id is given';
+    }
+    if (values.delegates_max !== undefined && values.delegates_max !== null && (values.delegates_max as number) < 0) errors.delegates_max = 'must not be negative';
+    const start = values.start_date ?? existing?.start_date;
+    const end = values.end_date ?? existing?.end_date;
+    if (start && end && String(end) < String(start)) errors.end_date = 'must not be before start_date';
+    return errors;
+  },
+  async enrich(db, rows, records) {
+    const [templates, booked, people] = await Promise.all([
+      recordsById(db, eventTemplates, rows.map((r) => r.course_template_id)),
+      placesBooked(db, rows.map((r) => r.id as number)),
+      db('contacts')
+        .whereIn('id', rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'))
+        .select('id', 'first_name', 'last_name', 'email'),
+    ]);
+    const personById = new Map(people.map((p: { id: number }) => [p.id, p]));
+    rows.forEach((row: Row, i) => {
+      const rec: RestRecord = records[i]!;
+      const t = templates.get(row.course_template_id as number);
+      rec.course = t ? { id: t.id, code: t.code, title: t.title } : null;
+      rec.region = idName(row.region_id, row.region);
+      rec.venue = idName(row.venue_id, row.venue);
+      rec.personnel_administrator = personById.get(row.personnel_administrator_id as number) ?? null;
+      rec.personnel_tutor = personById.get(row.personnel_tutor_id as number) ?? null;
+      rec.personnel = [rec.personnel_administrator, rec.personnel_tutor].filter(Boolean);
+      rec.prices = row.price === null ? [] : [{ price: Number(row.price), currency_code: row.currency_code ?? null }];
+      const n = booked.get(row.id as number) ?? 0;
+      rec.delegates_booked = n;
+      rec.delegates_reserved = 0;
+      rec.delegates_actual = null;
+      rec.is_sold_out = row.delegates_max !== null && n >= (row.delegates_max as number);
+    });
+  },
+});

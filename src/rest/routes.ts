@@ -1,0 +1,109 @@
+import Router from '@koa/router';
+import { basicAuth } from '../http/basic-auth.js';
+import { tenantOf, type AppContext, type AppState } from '../http/context.js';
+import { NotFoundError } from '../errors.js';
+import { companies } from '../modules/crm/companies.resource.js';
+import { campaigns } from '../modules/crm/campaigns.resource.js';
+import { contacts } from '../modules/crm/contacts.resource.js';
+import { marketingActivities } from '../modules/crm/marketing-activities.resource.js';
+import { categories } from '../modules/events/categories.resource.js';
+import { customTemplates } from '../modules/events/custom-templates.resource.js';
+import { delegates } from '../modules/events/delegates.resource.js';
+import { addMapping, getScores, nameDelegate, setScores } from '../modules/events/delegates.service.js';
+import { eventTemplates } from '../modules/events/event-templates.resource.js';
+import { publicEvents } from '../modules/events/public-events.resource.js';
+import type { Db } from '../db/knex.js';
+import type { Runtime } from '../runtime.js';
+import { withTenant } from '../tenancy/with-tenant.js';
+import type { Resource } from './resource.js';
+import type { LegacyUsageRecorder } from './usage.js';
+
+/** Every REST resource, in the order the OpenAPI document lists them. */
+export const RESOURCES: readonly Resource[] = [
+  marketingActivities, campaigns, contacts, companies, categories, delegates, publicEvents, eventTemplates, customTemplates,
+];
+
+/** `:id` is an integer path segment; anything else names no entity. */
+function idParam(ctx: AppContext, name = 'id'): number {
+  const raw = (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647) throw new NotFoundError(`No entity with id '${raw}'`);
+  return Number(raw);
+}
+
+/**
+ * The legacy REST API v2 on a tenant's host: HTTP Basic auth of a tenant user, usage counting,
+ * then one generic handler per operation of each resource, plus the delegate and custom
+ * template sub-resources.
+ */
+export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/api/v2' });
+  const inTenant = <T>(ctx: AppContext, fn: (db: Db) => Promise<T>) => withTenant(rt.knex, tenantOf(ctx), fn, { dispatcher: rt.dispatcher });
+
+  router.use(basicAuth(rt.knex));
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+      usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${typeof route === 'string' ? route : ctx.path}`);
+    }
+  });
+
+  for (const res of RESOURCES) {
+    for (const path of [res.path, ...(res.aliases ?? [])]) {
+      const base = `/${path}`;
+      if (res.operations.includes('list')) router.get(base, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.list(db, ctx.query))));
+      if (res.operations.includes('get')) router.get(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.get(db, idParam(ctx)))));
+      if (res.operations.includes('create')) router.post(base, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.create(db, ctx.request.body))));
+      if (res.operations.includes('update')) router.put(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.update(db, idParam(ctx), ctx.request.body))));
+      if (res.operations.includes('delete')) router.delete(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.remove(db, idParam(ctx)))));
+    }
+  }
+
+  router.post('/event/delegates/:id/name', async (ctx) => (ctx.body = await inTenant(ctx, (db) => nameDelegate(db, idParam(ctx), ctx.request.body))));
+  router.get('/event/delegates/:id/scores', async (ctx) => (ctx.body = await inTenant(ctx, (db) => getScores(db, idParam(ctx)))));
+  router.post('/event/delegates/:id/scores', async (ctx) => (ctx.body = await inTenant(ctx, (db) => setScores(db, idParam(ctx), ctx.request.body))));
+  for (const path of [customTemplates.path, ...(customTemplates.aliases ?? [])]) {
+    router.post(`/${path}/:id/mappings`, async (ctx) => {
+      const id = idParam(ctx);
+      ctx.body = await inTenant(ctx, async (db) => {
+        await addMapping(db, id, ctx.request.body);
+        return customTemplates.get(db, id);
+      });
+    });
+  }
+  return router;
+}
+
+/** OpenAPI entries of the sub-resources mounted above (the generic operations are generated). */
+export const EXTRA_OPENAPI_PATHS: Record<string, unknown> = {
+  '/api/v2/event/delegates/{id}/name': {
+    post: {
+      tags: ['event'], deprecated: true, summary: 'Name one place of an unnamed delegate row',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['contact_id'], properties: { contact_id: { type: 'integer' } } } } } },
+      responses: { '200': { description: 'The new named delegate (reduced event, contact with user_id)' }, '400': { description: 'contact_id not supplied' }, '404': { description: 'Delegate or contact does not exist' } },
+    },
+  },
+  '/api/v2/event/delegates/{id}/scores': {
+    get: {
+      tags: ['event'], deprecated: true, summary: "A delegate's score entries",
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      responses: { '200': { description: 'Score entries', content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } } }, '404': { description: 'Delegate does not exist' } },
+    },
+    post: {
+      tags: ['event'], deprecated: true, summary: 'Set scores: keys are mapping ids, values strings',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } },
+      responses: { '200': { description: 'Score entries after the update', content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } } }, '400': { description: 'Unknown mapping or invalid value; nothing written' }, '404': { description: 'Delegate does not exist' } },
+    },
+  },
+  '/api/v2/system/custom_templates/{id}/mappings': {
+    post: {
+      tags: ['system'], deprecated: true, summary: 'Add a score mapping (label, type_id) to a custom template',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['label', 'type_id'], properties: { label: { type: 'string' }, type_id: { type: 'integer', enum: [1, 2, 3, 4] } } } } } },
+      responses: { '200': { description: 'The custom template with its mappings' }, '404': { description: 'Template does not exist, or the mapping could not be created' } },
+    },
+  },
+};
