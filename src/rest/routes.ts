@@ -39,15 +39,18 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   const router = new Router<AppState>({ prefix: '/api/v2' });
   const inTenant = <T>(ctx: AppContext, fn: (db: Db) => Promise<T>) => withTenant(rt.knex, tenantOf(ctx), fn, { dispatcher: rt.dispatcher });
 
-  router.use(basicAuth(rt.knex));
+  // Counted before authentication, so failing integrations show up too (as user 0).
   router.use(async (ctx, next) => {
     try {
       await next();
     } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
-      usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${typeof route === 'string' ? route : ctx.path}`);
+      // The route template (`/api/v2/crm/contacts/:id`), also when authentication stopped the
+      // request before the route ran; unknown paths share one key so counts stay bounded.
+      const layer = router.match(ctx.path, ctx.method).pathAndMethod.at(-1);
+      usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${layer?.path ?? '(unknown path)'}`);
     }
   });
+  router.use(basicAuth(rt.knex));
 
   for (const res of RESOURCES) {
     for (const path of [res.path, ...(res.aliases ?? [])]) {

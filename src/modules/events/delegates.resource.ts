@@ -29,10 +29,9 @@ export const delegates = defineResource({
     contact: { type: 'object' },
   },
   async enrich(db, rows, records) {
-    const [events, people] = await Promise.all([
-      recordsById(db, publicEvents, rows.map((r) => r.event_id)),
-      recordsById(db, contacts, rows.flatMap((r) => [r.contact_id, r.comms_contact_id])),
-    ]);
+    // Sequential on purpose: a transaction is one connection, which runs one query at a time.
+    const events = await recordsById(db, publicEvents, rows.map((r) => r.event_id));
+    const people = await recordsById(db, contacts, rows.flatMap((r) => [r.contact_id, r.comms_contact_id]));
     rows.forEach((row, i) => {
       const rec = records[i]!;
       const unnamed = row.contact_id === null;

@@ -93,13 +93,12 @@ export const publicEvents = defineResource({
     return errors;
   },
   async enrich(db, rows, records) {
-    const [templates, booked, people] = await Promise.all([
-      recordsById(db, eventTemplates, rows.map((r) => r.course_template_id)),
-      placesBooked(db, rows.map((r) => r.id as number)),
-      db('contacts')
-        .whereIn('id', rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'))
-        .select('id', 'first_name', 'last_name', 'email'),
-    ]);
+    // Sequential on purpose: a transaction is one connection, which runs one query at a time.
+    const templates = await recordsById(db, eventTemplates, rows.map((r) => r.course_template_id));
+    const booked = await placesBooked(db, rows.map((r) => r.id as number));
+    const people = await db('contacts')
+      .whereIn('id', rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'))
+      .select('id', 'first_name', 'last_name', 'email');
     const personById = new Map(people.map((p: { id: number }) => [p.id, p]));
     rows.forEach((row: Row, i) => {
       const rec: RestRecord = records[i]!;
