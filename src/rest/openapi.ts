@@ -65,9 +65,12 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
       // num_places is only on unnamed delegate rows, so it is the one optional output field.
       required: readable.map(([n]) => n).filter((n) => n !== 'num_places'),
       properties: Object.fromEntries(readable.map(([n, f]) => [n, schemaOf(f)])),
+      // Records have exactly the fields listed: a client can rely on the shape.
+      additionalProperties: false,
     };
     const input = (create: boolean) => ({
       type: 'object',
+      additionalProperties: false,
       ...(create ? { required: writable.filter(([, f]) => f.required).map(([n]) => n) } : {}),
       properties: Object.fromEntries(writable.map(([n, f]) => [n, schemaOf(f)])),
     });

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { request } from '../helpers/harness.js';
 import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';
 import { runTs } from '../helpers/harness.js';
@@ -14,7 +14,7 @@ test.after.always(async () => {
   await b?.close();
 });
 
-function assertDeprecation(t: import('ava').ExecutionContext, headers: Record<string, unknown>) {
+function assertDeprecation(t: ExecutionContext, headers: Record<string, unknown>) {
   t.regex(String(headers.deprecation), /^@\d+$/, 'RFC 9745 Deprecation: a structured date');
   t.is(headers.sunset, 'Tue, 12 May 2026 00:00:00 GMT');
   t.regex(String(headers.link), /<\/api\/v2\/migration>; rel="deprecation"/);
