@@ -144,7 +144,8 @@ export function defineResource(input: ResourceDef): Resource {
       try {
         await db(def.table).where({ id }).delete();
       } catch (err) {
-        if (pgCode(err) === '23503') throw new ConflictError(`${def.name} ${id} is still in use by other records and cannot be deleted`, 'in_use');
+        // 23503 foreign_key_violation; PostgreSQL 18 reports ON DELETE RESTRICT as 23001 restrict_violation.
+        if (pgCode(err) === '23503' || pgCode(err) === '23001') throw new ConflictError(`${def.name} ${id} is still in use by other records and cannot be deleted`, 'in_use');
         throw err;
       }
       return record!;
