@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import type { Knex } from '../db/knex.js';
 import { UnauthorizedError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../modules/users/password.js';
-import { withTenant } from '../tenancy/with-tenant.js';
 import { tenantOf, type AppMiddleware } from './context.js';
+import { dbOf } from './tenant-transaction.js';
 
 export interface AuthenticatedUser {
   id: number;
@@ -64,10 +63,11 @@ function parseBasic(header: string): { email: string; password: string } | undef
 }
 
 /**
- * HTTP Basic authentication of a user of the request's tenant (legacy REST API). Missing or
+ * HTTP Basic authentication of a user of the request's tenant (legacy REST API), read in the
+ * request's transaction. Missing or
  * wrong credentials, or credentials of another tenant, get 401 with `WWW-Authenticate: Basic`.
  */
-export function basicAuth(knex: Knex, cacheTtlMs = 5 * 60_000): AppMiddleware {
+export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
   const verified = new VerifiedCredentials(cacheTtlMs);
   return async (ctx, next) => {
     const tenant = tenantOf(ctx);
@@ -77,13 +77,11 @@ export function basicAuth(knex: Knex, cacheTtlMs = 5 * 60_000): AppMiddleware {
       return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
     };
     if (!creds) throw fail();
-    const user = await withTenant(knex, tenant, (db) =>
-      db('users')
-        .join('roles', 'roles.id', 'users.role_id')
-        .whereRaw('lower(users.email) = ?', [creds.email])
-        .where('users.is_active', true)
-        .first<UserRow | undefined>('users.id', 'users.email', 'users.password_hash', 'users.company_id', 'roles.permissions'),
-    );
+    const user = await dbOf(ctx)('users')
+      .join('roles', 'roles.id', 'users.role_id')
+      .whereRaw('lower(users.email) = ?', [creds.email])
+      .where('users.is_active', true)
+      .first<UserRow | undefined>('users.id', 'users.email', 'users.password_hash', 'users.company_id', 'roles.permissions');
     if (!user?.password_hash) {
       // Same cost as a wrong password, so response time does not reveal which emails exist.
       dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { basicAuth } from '../http/basic-auth.js';
 import { tenantOf, type AppContext, type AppState } from '../http/context.js';
+import { dbOf, tenantTransaction } from '../http/tenant-transaction.js';
 import { NotFoundError } from '../errors.js';
 import { companies } from '../modules/crm/companies.resource.js';
 import { campaigns } from '../modules/crm/campaigns.resource.js';
@@ -12,9 +13,7 @@ import { delegates } from '../modules/events/delegates.resource.js';
 import { addMapping, getScores, nameDelegate, setScores } from '../modules/events/delegates.service.js';
 import { eventTemplates } from '../modules/events/event-templates.resource.js';
 import { publicEvents } from '../modules/events/public-events.resource.js';
-import type { Db } from '../db/knex.js';
 import type { Runtime } from '../runtime.js';
-import { withTenant } from '../tenancy/with-tenant.js';
 import type { Resource } from './resource.js';
 import type { LegacyUsageRecorder } from './usage.js';
 
@@ -37,7 +36,6 @@ function idParam(ctx: AppContext, name = 'id'): number {
  */
 export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/v2' });
-  const inTenant = <T>(ctx: AppContext, fn: (db: Db) => Promise<T>) => withTenant(rt.knex, tenantOf(ctx), fn, { dispatcher: rt.dispatcher });
 
   // Counted before authentication, so failing integrations show up too (as user 0).
   router.use(async (ctx, next) => {
@@ -50,29 +48,28 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
       usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${layer?.path ?? '(unknown path)'}`);
     }
   });
-  router.use(basicAuth(rt.knex));
+  router.use(tenantTransaction(rt.knex, rt.dispatcher));
+  router.use(basicAuth());
 
   for (const res of RESOURCES) {
     for (const path of [res.path, ...(res.aliases ?? [])]) {
       const base = `/${path}`;
-      if (res.operations.includes('list')) router.get(base, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.list(db, ctx.query))));
-      if (res.operations.includes('get')) router.get(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.get(db, idParam(ctx)))));
-      if (res.operations.includes('create')) router.post(base, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.create(db, ctx.request.body))));
-      if (res.operations.includes('update')) router.put(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.update(db, idParam(ctx), ctx.request.body))));
-      if (res.operations.includes('delete')) router.delete(`${base}/:id`, async (ctx) => (ctx.body = await inTenant(ctx, (db) => res.remove(db, idParam(ctx)))));
+      if (res.operations.includes('list')) router.get(base, async (ctx) => (ctx.body = await res.list(dbOf(ctx), ctx.query)));
+      if (res.operations.includes('get')) router.get(`${base}/:id`, async (ctx) => (ctx.body = await res.get(dbOf(ctx), idParam(ctx))));
+      if (res.operations.includes('create')) router.post(base, async (ctx) => (ctx.body = await res.create(dbOf(ctx), ctx.request.body)));
+      if (res.operations.includes('update')) router.put(`${base}/:id`, async (ctx) => (ctx.body = await res.update(dbOf(ctx), idParam(ctx), ctx.request.body)));
+      if (res.operations.includes('delete')) router.delete(`${base}/:id`, async (ctx) => (ctx.body = await res.remove(dbOf(ctx), idParam(ctx))));
     }
   }
 
-  router.post('/event/delegates/:id/name', async (ctx) => (ctx.body = await inTenant(ctx, (db) => nameDelegate(db, idParam(ctx), ctx.request.body))));
-  router.get('/event/delegates/:id/scores', async (ctx) => (ctx.body = await inTenant(ctx, (db) => getScores(db, idParam(ctx)))));
-  router.post('/event/delegates/:id/scores', async (ctx) => (ctx.body = await inTenant(ctx, (db) => setScores(db, idParam(ctx), ctx.request.body))));
+  router.post('/event/delegates/:id/name', async (ctx) => (ctx.body = await nameDelegate(dbOf(ctx), idParam(ctx), ctx.request.body)));
+  router.get('/event/delegates/:id/scores', async (ctx) => (ctx.body = await getScores(dbOf(ctx), idParam(ctx))));
+  router.post('/event/delegates/:id/scores', async (ctx) => (ctx.body = await setScores(dbOf(ctx), idParam(ctx), ctx.request.body)));
   for (const path of [customTemplates.path, ...(customTemplates.aliases ?? [])]) {
     router.post(`/${path}/:id/mappings`, async (ctx) => {
       const id = idParam(ctx);
-      ctx.body = await inTenant(ctx, async (db) => {
-        await addMapping(db, id, ctx.request.body);
-        return customTemplates.get(db, id);
-      });
+      await addMapping(dbOf(ctx), id, ctx.request.body);
+      ctx.body = await customTemplates.get(dbOf(ctx), id);
     });
   }
   return router;

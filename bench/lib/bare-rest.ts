@@ -1,0 +1,45 @@
+import http from 'node:http';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import pg from 'pg';
+
+/**
+ * The baseline of `npm run bench -- rest`: a bare Koa + pg server doing the same SQL as Lectern
+ * for the same requests (a transaction with the tenant's search_path, the user lookup, the
+ * query), with no framework of ours: no auth cache, validation, serialisation or logging.
+ */
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const schema = process.env.BENCH_SCHEMA!;
+const app = new Koa();
+app.use(bodyParser());
+
+async function inTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('begin');
+    await c.query(`select set_config('search_path', $1, true)`, [schema]);
+    const auth = await c.query('select id from users where lower(email) = $1', ['bench@bench.test']);
+    if (!auth.rowCount) throw new Error('no user');
+    const r = await fn(c);
+    await c.query('commit');
+    return r;
+  } catch (e) {
+    await c.query('rollback');
+    throw e;
+  } finally {
+    c.release();
+  }
+}
+
+app.use(async (ctx) => {
+  const m = /^\/api\/v2\/crm\/contacts(?:\/(\d+))?$/.exec(ctx.path);
+  if (!m) return;
+  if (ctx.method === 'GET' && m[1]) ctx.body = await inTx(async (c) => (await c.query('select * from contacts where id = $1', [Number(m[1])])).rows[0]);
+  else if (ctx.method === 'GET') ctx.body = await inTx(async (c) => (await c.query('select * from contacts order by id asc limit 100')).rows);
+  else if (ctx.method === 'POST') {
+    const b = ctx.request.body as { first_name: string; last_name: string; email: string };
+    ctx.body = await inTx(async (c) => (await c.query('insert into contacts (first_name, last_name, email) values ($1, $2, $3) returning *', [b.first_name, b.last_name, b.email])).rows[0]);
+  }
+});
+
+http.createServer(app.callback()).listen(Number(process.env.PORT), '127.0.0.1');
