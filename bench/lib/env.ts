@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
@@ -27,14 +26,7 @@ export async function benchDatabase(name: string): Promise<{ url: string; embedd
   return { url: url.toString(), ...(embedded ? { embedded } : {}) };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
+export { freePort } from '../../src/util/net.js';
 
 /**
  * Starts a compiled Lectern entry point (`dist/src/web.js`...) as its own process, as in

@@ -93,7 +93,7 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
       verified.remember(tenant.schema, creds.email, creds.password, user.password_hash);
     }
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
-    ctx.state.log = ctx.state.log.child({ userId: user.id });
+    ctx.state.log.setBindings({ userId: user.id });
     await next();
   };
 }

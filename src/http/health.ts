@@ -1,15 +1,12 @@
 import Router from '@koa/router';
 import { pingDb } from '../db/knex.js';
+import { withTimeout } from '../util/net.js';
 import type { Runtime } from '../runtime.js';
 import type { AppState } from './context.js';
 import type { Metrics } from './metrics.js';
 import { migrationGuideHtml, MIGRATION_MAP } from '../rest/migration-guide.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { EXTRA_OPENAPI_PATHS, RESOURCES } from '../rest/routes.js';
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms).unref())]);
-}
 
 /** Host-independent operational routes: liveness, readiness and Prometheus metrics. */
 export function platformRoutes(rt: Runtime, metrics: Metrics): Router<AppState> {

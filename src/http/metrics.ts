@@ -1,6 +1,7 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUEUE_NAMES, type QueueBackend } from '../jobs/queues.js';
 import type { AppContext, AppMiddleware } from './context.js';
+import { withTimeout } from '../util/net.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
 
@@ -28,10 +29,7 @@ export function createMetrics(queues: QueueBackend): Metrics {
     async collect() {
       for (const name of QUEUE_NAMES) {
         try {
-          const counts = await Promise.race([
-            queues.queue(name).getJobCounts(...QUEUE_STATES),
-            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-          ]);
+          const counts = await withTimeout(queues.queue(name).getJobCounts(...QUEUE_STATES), 1000, 'queue counts');
           for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
         } catch {
           // Queue store unreachable: leave the series out rather than report zeros.

@@ -13,7 +13,7 @@ export function resolveTenant(registry: TenantRegistry, baseDomain: string): App
       throw new NotFoundError(`No tenant at host '${host}'. Tenants are addressed as <slug>.${baseDomain}`, 'tenant_not_found');
     }
     ctx.state.tenant = tenant;
-    ctx.state.log = ctx.state.log.child({ tenant: tenant.slug });
+    ctx.state.log.setBindings({ tenant: tenant.slug }); // the request's own child logger
     await next();
   };
 }

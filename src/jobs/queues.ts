@@ -1,5 +1,6 @@
 import { Queue, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { withTimeout } from '../util/net.js';
 
 /**
  * The queues shared by web (producer) and workers (consumers), and the typed payload of each
@@ -76,10 +77,7 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
           pinger = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 1500 });
           pinger.on('error', () => undefined);
         }
-        const answer = await Promise.race([
-          pinger.ping(),
-          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('redis ping timeout')), 1500).unref()),
-        ]);
+        const answer = await withTimeout(pinger.ping(), 1500, 'redis ping');
         if (answer !== 'PONG') throw new Error('redis did not answer PONG');
       },
       async close() {

@@ -1,14 +1,7 @@
 import net from 'node:net';
 import test from 'ava';
+import { freePort } from '../../src/util/net.js';
 import { hex, request, spawnTs, waitFor } from '../helpers/harness.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 
 test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
   const port = await freePort();
