@@ -1,0 +1,65 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import pg from 'pg';
+import { freePort } from '../../src/util/net.js';
+import { hex, request, ROOT, runTs, spawnTs, waitFor } from '../helpers/harness.js';
+
+// The zero-config path, whatever DATABASE_URL the suite runs with: a data folder of its own.
+const dataDir = path.join(ROOT, '.lectern', `start-test-${hex()}`);
+const env = { DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', QUEUE_PREFIX: `t${hex()}` };
+
+test.after.always(async () => {
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+async function embeddedAnswers(): Promise<boolean> {
+  const state = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8'));
+  const client = new pg.Client({ host: '127.0.0.1', port: state.port, user: 'postgres', password: state.password, database: 'postgres', connectionTimeoutMillis: 1000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+test('npm start runs on the embedded default, the CLI finds it, Ctrl-C stops everything, and the next start and CLI reuse the data', async (t) => {
+  const port = await freePort();
+  const start = spawnTs('src/start.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'warn' });
+  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'npm start to answer', 60000, 250);
+  t.regex(start.output().stdout, /Demo tenant REST: +http:\/\/demo\.localhost:\d+\/api\/v2/);
+  t.regex(start.output().stdout, /Demo credentials: +admin@demo\.test \/ lectern-demo/);
+  t.is((await request(port, { host: `demo.localhost:${port}` })).json.tenant, 'demo');
+
+  // While it runs, the CLI uses the same database (it does not start a second cluster).
+  const listed = await runTs('src/cli.ts', ['tenants:list'], env);
+  t.is(listed.code, 0, listed.stderr);
+  t.deepEqual(JSON.parse(listed.stdout).map((x: { slug: string }) => x.slug), ['demo']);
+  const created = await runTs('src/cli.ts', ['tenants:create', '--slug', 'acme', '--name', 'Acme Training'], env);
+  t.is(created.code, 0, created.stderr);
+  await waitFor(async () => (await request(port, { host: `acme.localhost:${port}` })).status === 200, 'the new tenant to be served', 10000);
+
+  // Ctrl-C: web, worker and the embedded PostgreSQL stop.
+  start.child.kill('SIGINT');
+  const stopped = await start.done;
+  t.is(stopped.code, 0);
+  t.false(await embeddedAnswers(), 'embedded PostgreSQL is stopped');
+
+  // Nothing runs now: the CLI starts the embedded database itself, finds the data, and stops it again.
+  const again = await runTs('src/cli.ts', ['tenants:list'], env);
+  t.is(again.code, 0, again.stderr);
+  t.deepEqual(JSON.parse(again.stdout).map((x: { slug: string }) => x.slug), ['demo', 'acme']);
+  t.false(await embeddedAnswers(), 'the CLI stopped the cluster it started');
+
+  // A second npm start reuses the data (the demo is not seeded twice, acme is still there).
+  const port2 = await freePort();
+  const second = spawnTs('src/start.ts', [], { ...env, PORT: String(port2), LOG_LEVEL: 'warn' });
+  await waitFor(async () => (await request(port2, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'second start', 60000, 250);
+  t.is((await request(port2, { host: `acme.localhost:${port2}` })).json.name, 'Acme Training');
+  second.child.kill('SIGTERM');
+  t.is((await second.done).code, 0);
+});
