@@ -71,7 +71,7 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw('create unique index users_email_lower_idx on ??.users (lower(email))', [schema]);
-  // Every tenant starts with the two roles the permission model defines (see roles.service.ts).
+  // Every tenant starts with the two roles the permission model defines (see src/modules/users/permissions.ts).
   await knex(`${schema}.roles`).insert([
     { name: 'admin', permissions: ['*'] },
     { name: 'viewer', permissions: ['*_VIEW'] },

@@ -38,18 +38,19 @@ class VerifiedCredentials {
     private readonly max = 10000,
   ) {}
 
-  private id(schema: string, email: string, password: string): string {
+  /** The cache key of a set of credentials: never the password itself. */
+  keyOf(schema: string, email: string, password: string): string {
     return crypto.createHmac('sha256', this.key).update(`${schema}\0${email}\0${password}`).digest('base64url');
   }
 
-  has(schema: string, email: string, password: string, passwordHash: string): boolean {
-    const e = this.entries.get(this.id(schema, email, password));
+  has(key: string, passwordHash: string): boolean {
+    const e = this.entries.get(key);
     return Boolean(e && e.expires > Date.now() && e.passwordHash === passwordHash);
   }
 
-  remember(schema: string, email: string, password: string, passwordHash: string): void {
+  remember(key: string, passwordHash: string): void {
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(this.id(schema, email, password), { passwordHash, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { passwordHash, expires: Date.now() + this.ttlMs });
   }
 }
 
@@ -88,9 +89,10 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
       await verifyPassword(await dummyHash, creds.password);
       throw fail();
     }
-    if (!verified.has(tenant.schema, creds.email, creds.password, user.password_hash)) {
+    const key = verified.keyOf(tenant.schema, creds.email, creds.password);
+    if (!verified.has(key, user.password_hash)) {
       if (!(await verifyPassword(user.password_hash, creds.password))) throw fail();
-      verified.remember(tenant.schema, creds.email, creds.password, user.password_hash);
+      verified.remember(key, user.password_hash);
     }
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
     ctx.state.log.setBindings({ userId: user.id });

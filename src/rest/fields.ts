@@ -27,12 +27,6 @@ export interface FieldDef {
 
 export type Fields = Record<string, FieldDef>;
 
-export const col = (type: FieldType, extra: Omit<FieldDef, 'type' | 'column'> & { column?: string } = {}, name?: string): FieldDef => ({
-  type,
-  column: extra.column ?? name,
-  ...extra,
-});
-
 /** Resolves defaults, so the rest of the engine reads plain booleans. */
 export function normaliseFields(fields: Fields): Fields {
   return Object.fromEntries(

@@ -26,8 +26,6 @@ export interface ResourceDef {
   enrich?: (db: Db, rows: Row[], records: RestRecord[]) => Promise<void>;
   /** Checks beyond field types (cross-field rules); returns field errors. */
   check?: (db: Db, values: Row, existing: Row | undefined) => Promise<Record<string, string>>;
-  /** Columns set on create that the client does not send. */
-  defaults?: () => Row;
 }
 
 export interface Resource extends ResourceDef {
@@ -37,7 +35,6 @@ export interface Resource extends ResourceDef {
   update(db: Db, id: number, body: unknown): Promise<RestRecord>;
   remove(db: Db, id: number): Promise<RestRecord>;
   serialise(db: Db, rows: Row[]): Promise<RestRecord[]>;
-  findRow(db: Db, id: number, lock?: boolean): Promise<Row | undefined>;
 }
 
 const pgCode = (err: unknown) => (err as { code?: string }).code;
@@ -108,7 +105,6 @@ export function defineResource(input: ResourceDef): Resource {
   return {
     ...def,
     serialise,
-    findRow,
     async list(db, query) {
       const q = parseListQuery(query, fields);
       const rows = (await applyListQuery(db(def.table).select(`${def.table}.*`), def.table, q)) as Row[];
@@ -122,7 +118,7 @@ export function defineResource(input: ResourceDef): Resource {
     async create(db, body) {
       const values = await validate(db, body, 'create');
       try {
-        const [row] = (await db(def.table).insert({ ...def.defaults?.(), ...values }).returning('*')) as Row[];
+        const [row] = (await db(def.table).insert(values).returning('*')) as Row[];
         return (await serialise(db, [row!]))[0]!;
       } catch (err) {
         if (pgCode(err) === '23503') throw new AppError(404, 'could_not_create', `${def.name} could not be created: a referenced record does not exist`);

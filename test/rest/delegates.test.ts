@@ -143,3 +143,14 @@ test('when a category is created with priority, then priority is stored but neve
   t.is(noPriority.status, 404);
   t.deepEqual(noPriority.json.error.details.fields, { priority: 'is required' });
 });
+
+test('when a public event is updated, then only the sent fields change; dates out of order are refused with nothing written', async (t) => {
+  const ev = (await f.api('POST', 'event/public_events', { event_template_id: templateId, start_date: '2027-05-01', end_date: '2027-05-02' })).json;
+  const r = await f.api('PUT', `event/public_events/${ev.id}`, { title: 'First Aid at Work (evening)', location: 'Leeds' });
+  t.is(r.status, 200);
+  t.deepEqual(r.json, { ...ev, title: 'First Aid at Work (evening)', location: 'Leeds' });
+  const bad = await f.api('PUT', `event/public_events/${ev.id}`, { end_date: '2027-04-01' });
+  t.is(bad.status, 400);
+  t.deepEqual(bad.json.error.details.fields, { end_date: 'must not be before start_date' });
+  t.is((await f.api('GET', `event/public_event/${ev.id}`)).json.end_date, '2027-05-02');
+});

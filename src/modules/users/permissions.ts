@@ -6,9 +6,3 @@
 export function hasPermission(granted: readonly string[], permission: string): boolean {
   return granted.includes(permission) || granted.includes('*') || (permission.endsWith('_VIEW') && granted.includes('*_VIEW'));
 }
-
-const PERMISSION = /^(\*|\*_VIEW|[A-Z][A-Z_]*_(VIEW|EDIT|[A-Z]+))$/;
-
-export function isPermissionName(p: string): boolean {
-  return PERMISSION.test(p);
-}
