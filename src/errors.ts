@@ -55,6 +55,18 @@ export class ValidationError extends AppError {
   }
 }
 
+/**
+ * A PostgreSQL "data exception" (SQLSTATE class 22: a value out of range, an impossible date,
+ * a NUL byte...) raised while running a caller's request comes from the caller's input. Input
+ * is validated before it reaches SQL; this is the net under that validation, so a case it
+ * misses is still a 400 and never a 500. The message stays generic: no SQL in responses.
+ */
+export function dataExceptionOf(err: unknown): AppError | undefined {
+  const e = err as { code?: unknown; severity?: unknown };
+  if (typeof e?.code !== 'string' || typeof e.severity !== 'string' || !/^22[0-9A-Z]{3}$/.test(e.code)) return undefined;
+  return new AppError(400, 'invalid_value', 'A value in the request is out of range or malformed');
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Service temporarily unavailable', code = 'unavailable') {
     super(503, code, message);

@@ -1,6 +1,7 @@
 import type { SchemaMigration } from '../../src/db/migration-source.js';
 import * as m001 from './001_core.js';
 import * as m002 from './002_events_crm.js';
+import * as m003 from './003_event_delete_restrict.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003];

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, dataExceptionOf } from '../errors.js';
 import type { AppMiddleware } from './context.js';
 
 /** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape). */
@@ -7,7 +7,15 @@ function clientErrorFrom(err: unknown): AppError | undefined {
   const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; expose?: unknown; message?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   if (status === 413 || e.type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'Request body is too large');
+  // co-body's strict mode refuses valid JSON that is not an object or array (`null`, `42`).
+  if (e instanceof SyntaxError && /only supports object and array/.test(String(e.message))) {
+    return new AppError(400, 'invalid_body', 'Request body must be a JSON object');
+  }
   if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
+  // A body sent with Content-Encoding gzip/deflate/br that does not decompress.
+  if (typeof (e as { code?: unknown }).code === 'string' && /^Z_|^ERR_(BROTLI|ZLIB)/.test((e as { code: string }).code)) {
+    return new AppError(400, 'invalid_body', 'Request body could not be decompressed (check Content-Encoding)');
+  }
   if (status === 415) return new AppError(415, 'unsupported_media_type', 'Unsupported request body type or charset');
   if (status && status >= 400 && status < 500 && e.expose === true) {
     return new AppError(status, 'bad_request', typeof e.message === 'string' ? e.message : 'Bad request');
@@ -26,9 +34,16 @@ export function errorMapping(): AppMiddleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { error: { code: 'route_not_found', message: `No route for ${ctx.method} ${ctx.path}` } };
+      } else if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        // The router's answer to a known path with another method; it has set `Allow`.
+        const code = ctx.status === 405 ? 'method_not_allowed' : 'not_implemented';
+        ctx.body = { error: { code, message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})` } };
       }
     } catch (err) {
-      const clientError = clientErrorFrom(err);
+      const dataError = dataExceptionOf(err);
+      // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
+      if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
+      const clientError = dataError ?? clientErrorFrom(err);
       if (clientError) {
         ctx.status = clientError.status;
         ctx.body = {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../errors.js';
-import { parseFilterValue, type Fields } from './fields.js';
+import { hasNul, parseFilterValue, type Fields } from './fields.js';
 
 /**
  * The REST list query language real clients use: `field__op=value` (a bare `field=value` is
@@ -22,7 +22,7 @@ export interface Filter {
 
 export interface ListQuery {
   filters: Filter[];
-  order: { column: string; direction: 'asc' | 'desc' }[];
+  order: { column: string; direction: 'asc' | 'desc'; nullable: boolean }[];
   limit: number;
 }
 
@@ -51,9 +51,9 @@ export function parseListQuery(query: Record<string, string | string[] | undefin
         .map((item) => {
           const desc = item.startsWith('-');
           const name = desc ? item.slice(1) : item;
-          const f = fields[name];
+          const f = Object.hasOwn(fields, name) ? fields[name] : undefined;
           if (!f?.filterable || !f.column) bad(`Cannot order by unknown field '${name}'`, param);
-          return { column: f.column, direction: desc ? ('desc' as const) : ('asc' as const) };
+          return { column: f.column, direction: desc ? ('desc' as const) : ('asc' as const), nullable: f.nullable !== false };
         });
       continue;
     }
@@ -61,7 +61,7 @@ export function parseListQuery(query: Record<string, string | string[] | undefin
     const sep = param.lastIndexOf('__');
     const name = sep > 0 ? param.slice(0, sep) : param;
     const opName = sep > 0 ? param.slice(sep + 2) : 'eq';
-    const f = fields[name];
+    const f = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!f?.filterable || !f.column) bad(`Unknown filter field '${name}'`, param);
     if (!(OPS as readonly string[]).includes(opName)) bad(`Unknown filter operator '${opName}' (use one of ${OPS.join(', ')})`, param);
     const op = opName as Op;
@@ -75,6 +75,9 @@ export function parseListQuery(query: Record<string, string | string[] | undefin
         filters.push({ column: f.column, op, value: list });
       } else if (op === 'like') {
         if (f.type !== 'string') bad(`__like applies to text fields; '${name}' is ${f.type}`, param);
+        if (hasNul(raw)) bad(`The pattern for ${name} must not contain NUL characters`, param);
+        // PostgreSQL's LIKE escapes with a backslash; a pattern ending in an unpaired one is malformed.
+        if (/(^|[^\\])(\\\\)*\\$/.test(raw)) bad(`The pattern for ${name} ends with an unescaped backslash (write \\\\ for a literal one)`, param);
         filters.push({ column: f.column, op, value: raw });
       } else {
         const v = raw === 'null' && (op === 'eq' || op === 'ne') ? null : parseFilterValue(f, raw);
@@ -97,7 +100,12 @@ export function applyListQuery(qb: Knex.QueryBuilder, table: string, q: ListQuer
     else if (f.value === null) qb.whereNotNull(column);
     else qb.where(column, SQL_OP[f.op], f.value as Knex.Value);
   }
-  for (const o of q.order) qb.orderBy(`${table}.${o.column}`, o.direction);
+  // Records without a value come last either way, so `-field` starts with real values. (Only
+  // for nullable columns: `NULLS LAST` on a descending id would stop PostgreSQL using its index.)
+  for (const o of q.order) {
+    if (o.nullable) qb.orderBy(`${table}.${o.column}`, o.direction, 'last');
+    else qb.orderBy(`${table}.${o.column}`, o.direction);
+  }
   // A stable order always, so keyset paging (`id__gt=<last>&_order=id`) is reliable.
   if (!q.order.some((o) => o.column === 'id')) qb.orderBy(`${table}.id`, 'asc');
   qb.limit(q.limit);

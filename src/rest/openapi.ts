@@ -19,9 +19,16 @@ const JSON_TYPE: Record<FieldDef['type'], Record<string, unknown>> = {
 };
 
 function schemaOf(f: FieldDef): Record<string, unknown> {
-  const base: Record<string, unknown> = { ...JSON_TYPE[f.type], ...(f.description ? { description: f.description } : {}), ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
+  const base: Record<string, unknown> = {
+    ...JSON_TYPE[f.type],
+    ...(f.description ? { description: f.description } : {}),
+    ...(f.maxLength ? { maxLength: f.maxLength } : {}),
+    ...(f.min !== undefined ? { minimum: f.min } : {}),
+    ...(f.max !== undefined ? { maximum: f.max } : {}),
+  };
   const t = base.type as string;
-  return f.nullable === false ? base : { ...base, type: [t, 'null'] };
+  if (f.nullable === false) return f.enum ? { ...base, enum: [...f.enum] } : base;
+  return { ...base, type: [t, 'null'], ...(f.enum ? { enum: [...f.enum, null] } : {}) };
 }
 
 const schemaName = (r: Resource) => r.name.replace(/(^|\s)(\w)/g, (_, _s, c: string) => c.toUpperCase());

@@ -39,6 +39,18 @@ export interface Resource extends ResourceDef {
 
 const pgCode = (err: unknown) => (err as { code?: string }).code;
 
+/** A column's value once an update is applied: the new value when the body sets it (even to null), else the stored one. */
+export function afterWrite(values: Row, existing: Row | undefined, column: string): unknown {
+  return Object.hasOwn(values, column) ? values[column] : existing?.[column];
+}
+
+/** Field errors when the end date would fall before the start date (either may come from the stored row). */
+export function checkDateOrder(values: Row, existing: Row | undefined, start: string, end: string): Record<string, string> {
+  const from = afterWrite(values, existing, start);
+  const to = afterWrite(values, existing, end);
+  return from && to && String(to) < String(from) ? { [end]: `must not be before ${start}` } : {};
+}
+
 export function defineResource(input: ResourceDef): Resource {
   const fields = normaliseFields(input.fields);
   const def: ResourceDef = { ...input, fields };
@@ -69,7 +81,8 @@ export function defineResource(input: ResourceDef): Resource {
     const errors: Record<string, string> = {};
     const values: Row = {};
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-      const f = fields[name];
+      // Own keys only: a body key like `constructor` must not find Object.prototype's.
+      const f = Object.hasOwn(fields, name) ? fields[name] : undefined;
       if (!f) {
         errors[name] = 'unknown field';
         continue;

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { basicAuth } from '../http/basic-auth.js';
+import { bodyErrors } from '../http/body.js';
 import { tenantOf, type AppContext, type AppState } from '../http/context.js';
 import { dbOf, tenantTransaction } from '../http/tenant-transaction.js';
 import { NotFoundError } from '../errors.js';
@@ -50,6 +51,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   });
   router.use(tenantTransaction(rt.knex, rt.dispatcher));
   router.use(basicAuth());
+  router.use(bodyErrors());
 
   for (const res of RESOURCES) {
     for (const path of [res.path, ...(res.aliases ?? [])]) {

@@ -1,6 +1,9 @@
 import test from 'ava';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
 import type { Tenant } from '../../src/tenancy/tenant.js';
+import { createUser } from '../../src/modules/users/users.service.js';
+import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { basic } from '../helpers/rest.js';
 
 let ctx: TestContext;
 let port: number;
@@ -10,6 +13,7 @@ let tenant: Tenant;
 test.serial.before(async () => {
   ctx = await setupTestRuntime({ BODY_LIMIT: '2kb' });
   tenant = await ctx.freshTenant('plumb');
+  await withTenant(ctx.rt.knex, tenant, (db) => createUser(db, { email: 'plumb@x.test', password: 'plumbing-secret-1', role: 'admin' }));
   ({ port, close } = await startTestApp(ctx.rt));
 });
 test.after.always(async () => {
@@ -18,6 +22,8 @@ test.after.always(async () => {
 });
 
 const host = () => `${tenant.slug}.localhost`;
+// Body errors surface on routes that read bodies, after authentication (see src/http/body.ts).
+const auth = () => ({ authorization: basic('plumb@x.test', 'plumbing-secret-1') });
 
 test('when a request has no X-Request-Id, then one is made and echoed; a well-formed one is kept', async (t) => {
   const made = await request(port, { path: '/healthz' });
@@ -29,13 +35,13 @@ test('when a request has no X-Request-Id, then one is made and echoed; a well-fo
 });
 
 test('when the body is not valid JSON, then 400 invalid_json', async (t) => {
-  const r = await request(port, { method: 'POST', host: host(), path: '/', rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+  const r = await request(port, { method: 'POST', host: host(), path: '/api/v2/crm/contacts', rawBody: '{"name": ', headers: { 'content-type': 'application/json', ...auth() } });
   t.is(r.status, 400);
   t.deepEqual(r.json, { error: { code: 'invalid_json', message: 'Request body is not valid JSON' } });
 });
 
 test('when the body is over the limit, then 413 with a clear error', async (t) => {
-  const r = await request(port, { method: 'POST', host: host(), path: '/', body: { notes: 'x'.repeat(4000) } });
+  const r = await request(port, { method: 'POST', host: host(), path: '/api/v2/crm/contacts', body: { notes: 'x'.repeat(4000) }, headers: auth() });
   t.is(r.status, 413);
   t.is(r.json.error.code, 'payload_too_large');
 });

@@ -1,5 +1,5 @@
 import type { Fields } from '../../rest/fields.js';
-import { defineResource } from '../../rest/resource.js';
+import { checkDateOrder, defineResource } from '../../rest/resource.js';
 
 /** The campaign record (also embedded in marketing activities). */
 export const CAMPAIGN_FIELDS: Fields = {
@@ -15,7 +15,7 @@ export const CAMPAIGN_FIELDS: Fields = {
   target_contacts: { type: 'integer', column: 'target_contacts' },
   target_conversions: { type: 'integer', column: 'target_conversions' },
   target_submissions: { type: 'integer', column: 'target_submissions' },
-  target_sales: { type: 'number', column: 'target_sales' },
+  target_sales: { type: 'number', column: 'target_sales', min: 0 },
   actual_contacts: { type: 'integer', column: 'actual_contacts', nullable: false },
   actual_conversions: { type: 'integer', column: 'actual_conversions', nullable: false },
   actual_submissions: { type: 'integer', column: 'actual_submissions', nullable: false },
@@ -29,4 +29,5 @@ export const campaigns = defineResource({
   table: 'campaigns',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CAMPAIGN_FIELDS,
+  check: async (_db, values, existing) => checkDateOrder(values, existing, 'start_date', 'end_date'),
 });

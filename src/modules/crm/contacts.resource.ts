@@ -1,5 +1,5 @@
 import type { FieldDef, Fields } from '../../rest/fields.js';
-import { defineResource } from '../../rest/resource.js';
+import { afterWrite, defineResource } from '../../rest/resource.js';
 
 const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { type: 'string', column: name, maxLength }];
 
@@ -42,7 +42,7 @@ export const contacts = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CONTACT_FIELDS,
   async check(_db, values, existing): Promise<Record<string, string>> {
-    const named = ['first_name', 'last_name', 'email'].some((c) => (values[c] ?? existing?.[c] ?? '') !== '');
+    const named = ['first_name', 'last_name', 'email'].some((c) => (afterWrite(values, existing, c) ?? '') !== '');
     return named ? {} : { last_name: 'a contact needs a first name, a last name or an email' };
   },
 });

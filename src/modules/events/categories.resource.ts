@@ -16,9 +16,19 @@ export const categories = defineResource({
     parent_id: { type: 'integer', column: 'parent_id', readable: false, references: { table: 'categories', label: 'category' } },
     sub_categories: { type: 'array', description: 'categories whose parent is this one: id, name, introduction' },
   },
-  async check(_db, values, existing): Promise<Record<string, string>> {
-    if (existing && values.parent_id === existing.id) return { parent_id: 'a category cannot be its own parent' };
-    return {};
+  async check(db, values, existing): Promise<Record<string, string>> {
+    const parentId = values.parent_id;
+    if (!existing || parentId === undefined || parentId === null) return {};
+    // The new parent must not be this category or one of its descendants: that would make a cycle.
+    const { rows } = await db.raw<{ rows: { id: number }[] }>(
+      `with recursive up(id, parent_id) as (
+         select id, parent_id from categories where id = ?
+         union all select c.id, c.parent_id from categories c join up on c.id = up.parent_id
+       ) cycle id set is_cycle using path
+       select id from up where id = ?`,
+      [parentId as number, existing.id as number],
+    );
+    return rows.length ? { parent_id: 'would make the category its own ancestor' } : {};
   },
   async enrich(db, rows, records) {
     const children = await db('categories')

@@ -1,8 +1,12 @@
 import type { Db } from '../../db/knex.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
+import { hasNul } from '../../rest/fields.js';
 import type { RestRecord, Row } from '../../rest/resource.js';
 import { delegates } from './delegates.resource.js';
 import { MAPPING_TYPES, mappingRecord, mappingsOf, type MappingRow } from './score-mappings.js';
+
+/** A value that can be a row id (a PostgreSQL integer above zero). */
+const isId = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 2147483647;
 
 /** Fields of the embedded event that the naming response leaves out (contract). */
 const NOT_IN_NAMING_EVENT = [
@@ -18,11 +22,11 @@ const NOT_IN_NAMING_EVENT = [
 export async function nameDelegate(db: Db, delegateId: number, body: unknown): Promise<RestRecord> {
   const contactId = (body as { contact_id?: unknown } | null)?.contact_id;
   if (contactId === undefined || contactId === null) throw new BadRequestError('contact_id is required', { fields: { contact_id: 'is required' } }, 'contact_id_required');
-  if (!Number.isInteger(contactId)) throw new BadRequestError('contact_id must be an integer', { fields: { contact_id: 'must be an integer' } }, 'invalid_fields');
   const unnamed = (await db('delegates').where({ id: delegateId }).forUpdate().first()) as Row | undefined;
   if (!unnamed) throw new NotFoundError(`Delegate ${delegateId} does not exist`);
   if (unnamed.contact_id !== null) throw new NotFoundError(`Delegate ${delegateId} is already named: it has no unnamed places`, 'no_unnamed_places');
-  const contact = await db('contacts').where({ id: contactId }).first('id');
+  // The contract allows 400 only for a missing contact_id; any other value that names no contact is a 404.
+  const contact = isId(contactId) ? await db('contacts').where({ id: contactId }).first('id') : undefined;
   if (!contact) throw new NotFoundError(`Contact ${String(contactId)} does not exist`, 'contact_not_found');
 
   const [named] = (await db('delegates')
@@ -78,6 +82,7 @@ export async function setScores(db: Db, delegateId: number, body: unknown) {
     const m = byId.get(key);
     if (!m) errors[key] = "is not a score mapping of this delegate's event template";
     else if (typeof value !== 'string') errors[key] = 'value must be a string';
+    else if (hasNul(value) || value.length > 10000) errors[key] = 'value must be text of at most 10000 characters without NUL';
     else if (!MAPPING_TYPES[m.type_id]?.valid(value)) errors[key] = `value must be ${MAPPING_TYPES[m.type_id]?.hint ?? 'valid'} for ${m.label}`;
     else writes.push({ delegate_id: delegateId, mapping_id: m.id, value });
   }
@@ -95,6 +100,7 @@ export async function addMapping(db: Db, templateId: number, body: unknown): Pro
   const b = (body ?? {}) as { label?: unknown; type_id?: unknown };
   const errors: Record<string, string> = {};
   if (typeof b.label !== 'string' || !b.label.trim()) errors.label = 'is required';
+  else if (b.label.length > 255 || hasNul(b.label)) errors.label = 'must be at most 255 characters without NUL';
   if (!Number.isInteger(b.type_id) || !MAPPING_TYPES[b.type_id as number]) {
     errors.type_id = `must be one of ${Object.entries(MAPPING_TYPES).map(([id, t]) => `${id} (${t.name})`).join(', ')}`;
   }

@@ -1,7 +1,10 @@
 import type { Db } from '../../db/knex.js';
 import { recordsById } from '../../rest/embed.js';
-import { defineResource, type RestRecord, type Row } from '../../rest/resource.js';
+import { afterWrite, checkDateOrder, defineResource, type RestRecord, type Row } from '../../rest/resource.js';
 import { eventTemplates } from './event-templates.resource.js';
+
+/** Event types: public events are open to anyone, private ones are run for one customer. */
+export const EVENT_TYPES = ['public', 'private'] as const;
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
 
@@ -33,7 +36,7 @@ export const publicEvents = defineResource({
     course: { type: 'object', description: 'the event template: id, code, title' },
     code: { type: 'string', column: 'code', maxLength: 64 },
     title: { type: 'string', column: 'title', nullable: false, maxLength: 255, description: 'defaults to the template title' },
-    type: { type: 'string', column: 'type', nullable: false },
+    type: { type: 'string', column: 'type', nullable: false, enum: EVENT_TYPES },
     company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
     region_id: { type: 'integer', column: 'region_id' },
     region: { type: 'object' },
@@ -53,7 +56,7 @@ export const publicEvents = defineResource({
     personnel_tutor: { type: 'object' },
     personnel: { type: 'array' },
     prices: { type: 'array' },
-    price: { type: 'number', column: 'price' },
+    price: { type: 'number', column: 'price', min: 0 },
     currency_code: { type: 'string', column: 'currency_code', maxLength: 3 },
     start_date: { type: 'date', column: 'start_date' },
     end_date: { type: 'date', column: 'end_date' },
@@ -66,8 +69,8 @@ export const publicEvents = defineResource({
     disposition: { type: 'string', column: 'disposition' },
     notes: { type: 'string', column: 'notes', maxLength: 10000 },
     notes2: { type: 'string', column: 'notes2', maxLength: 10000 },
-    overall_attendance: { type: 'number', column: 'overall_attendance' },
-    delegates_max: { type: 'integer', column: 'delegates_max' },
+    overall_attendance: { type: 'number', column: 'overall_attendance', min: 0, max: 100, description: 'percent' },
+    delegates_max: { type: 'integer', column: 'delegates_max', min: 0 },
     delegates_reserved: { type: 'number' },
     delegates_booked: { type: 'number' },
     delegates_actual: { type: 'integer' },
@@ -79,17 +82,14 @@ export const publicEvents = defineResource({
   },
   async check(db, values, existing) {
     const errors: Record<string, string> = {};
-    const templateId = values.course_template_id ?? existing?.course_template_id;
+    const templateId = afterWrite(values, existing, 'course_template_id');
     if (!existing && (values.title === undefined || values.title === null)) {
       // Title defaults to the template's, as events inherit it.
       const template = templateId ? await db('course_templates').where({ id: templateId }).first('title') : undefined;
       if (template) values.title = template.title;
       else errors.title = 'is required when no event_template_id is given';
     }
-    if (values.delegates_max !== undefined && values.delegates_max !== null && (values.delegates_max as number) < 0) errors.delegates_max = 'must not be negative';
-    const start = values.start_date ?? existing?.start_date;
-    const end = values.end_date ?? existing?.end_date;
-    if (start && end && String(end) < String(start)) errors.end_date = 'must not be before start_date';
+    Object.assign(errors, checkDateOrder(values, existing, 'start_date', 'end_date'), checkDateOrder(values, existing, 'classroom_start', 'classroom_end'));
     return errors;
   },
   async enrich(db, rows, records) {

@@ -1,9 +1,10 @@
 import type { Db } from '../../db/knex.js';
+import { isCalendarDate } from '../../rest/fields.js';
 
 /** Field types of score mappings: what a score value must look like. */
 export const MAPPING_TYPES: Record<number, { name: string; valid: (v: string) => boolean; hint: string }> = {
   1: { name: 'text', valid: () => true, hint: 'any text' },
-  2: { name: 'date', valid: (v) => v === '' || (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v))), hint: 'a date YYYY-MM-DD' },
+  2: { name: 'date', valid: (v) => v === '' || isCalendarDate(v), hint: 'a date YYYY-MM-DD' },
   3: { name: 'checkbox', valid: (v) => v === 'on' || v === '', hint: "'on' or ''" },
   4: { name: 'number', valid: (v) => v === '' || (/^-?\d+(\.\d+)?$/.test(v)), hint: 'a numeric string' },
 };
