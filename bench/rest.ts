@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createKnex } from '../src/db/knex.js';
 import { createUser } from '../src/modules/users/users.service.js';
@@ -6,16 +6,35 @@ import { migratePlatform } from '../src/tenancy/migrate.js';
 import { createTenant } from '../src/tenancy/provision.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
 import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
-import { round, rssMb, runLoad, type LoadResult } from './lib/load.js';
+import { cpuMs, round, rssMb, runLoad, summarise, type LoadResult } from './lib/load.js';
 
 /**
- * REST throughput: GET list (100 contacts), GET :id and POST, against a real Lectern web process
- * and, side by side in the same run, a bare Koa + pg handler doing the same SQL on the same data.
- * Target: Lectern at least 0.6 of the bare handler's throughput; the web process's peak RSS.
+ * REST throughput: GET list (100 contacts), GET :id and POST with Basic auth, against three
+ * servers on the same data doing the same SQL, side by side in one run:
+ *   - Lectern: a real web process (compiled, production mode);
+ *   - knex floor: bare Koa + knex (bench/lib/knex-floor.ts), none of Lectern's own machinery;
+ *   - bare: bare Koa + pg (bench/lib/bare-rest.ts), no query builder either.
+ * Target: Lectern at least 0.6 of bare's throughput; the web process's peak RSS (aim: 250 MB).
+ * This machine's speed drifts over tens of seconds, so each scenario runs in rounds that take
+ * the three servers in turn (rotating who goes first), and sums the rounds.
  */
+interface Server {
+  name: 'lectern' | 'knex' | 'bare';
+  port: number;
+  proc: ChildProcess;
+}
+
+interface Outcome extends LoadResult {
+  cpuMsPerRequest: number;
+}
+
 export async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { seconds: { type: 'string', default: '12' }, rounds: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '16' } },
+  });
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
   const concurrency = Number(values.concurrency);
   const db = await benchDatabase('rest');
   const knex = createKnex(db.url, { poolMax: 4, applicationName: 'bench-rest' });
@@ -27,61 +46,79 @@ export async function main(argv: string[]): Promise<void> {
   });
 
   const auth = `Basic ${Buffer.from('bench@bench.test:bench-password-1').toString('base64')}`;
-  const scenarios = (port: number) => ({
-    'GET list': { next: () => ({ path: '/api/v2/crm/contacts', host: `bench.localhost:${port}`, headers: { authorization: auth } }) },
-    'GET :id': { next: (i: number) => ({ path: `/api/v2/crm/contacts/${(i % 1000) + 1}`, host: `bench.localhost:${port}`, headers: { authorization: auth } }) },
-    POST: {
-      next: (i: number) => ({
-        method: 'POST',
-        path: '/api/v2/crm/contacts',
-        host: `bench.localhost:${port}`,
-        headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ first_name: 'New', last_name: `Person${i}`, email: `new${i}@bench.test` }),
-      }),
-    },
-  });
+  const host = 'bench.localhost';
+  const scenarios = {
+    'GET list': () => ({ path: '/api/v2/crm/contacts', host, headers: { authorization: auth } }),
+    'GET :id': (i: number) => ({ path: `/api/v2/crm/contacts/${(i % 1000) + 1}`, host, headers: { authorization: auth } }),
+    POST: (i: number) => ({
+      method: 'POST',
+      path: '/api/v2/crm/contacts',
+      host,
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ first_name: 'New', last_name: `Person${i}`, email: `new${i}@bench.test` }),
+    }),
+  };
 
-  const results: Record<string, { lectern: LoadResult; bare: LoadResult }> = {};
-  let peakRss = 0;
+  const helper = async (name: 'knex' | 'bare', script: string): Promise<Server> => {
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), BENCH_SCHEMA: tenant.schema },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    return { name, port, proc };
+  };
   const lecternPort = await freePort();
-  const barePort = await freePort();
-  const web = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort);
-  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bare-rest.ts'], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(barePort), BENCH_SCHEMA: tenant.schema },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const servers: Server[] = [
+    { name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) },
+    await helper('knex', 'bench/lib/knex-floor.ts'),
+    await helper('bare', 'bench/lib/bare-rest.ts'),
+  ];
   await new Promise((r) => setTimeout(r, 2500));
+
+  const results: Record<string, Record<Server['name'], Outcome>> = {};
+  let peakRss = 0;
   try {
-    for (const [name, s] of Object.entries(scenarios(0))) {
-      process.stderr.write(`${name}: ${seconds}s each, concurrency ${concurrency}\n`);
-      const lecternNext = scenarios(lecternPort)[name as keyof ReturnType<typeof scenarios>].next;
-      const bareNext = scenarios(barePort)[name as keyof ReturnType<typeof scenarios>].next;
-      void s;
-      await runLoad({ port: lecternPort, concurrency, seconds: 2, next: lecternNext });
-      const sampler = setInterval(() => void rssMb(web.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 250);
-      const lectern = await runLoad({ port: lecternPort, concurrency, seconds, next: lecternNext });
-      clearInterval(sampler);
-      await runLoad({ port: barePort, concurrency, seconds: 2, next: bareNext });
-      const bareResult = await runLoad({ port: barePort, concurrency, seconds, next: bareNext });
-      results[name] = { lectern, bare: bareResult };
+    for (const [scenario, next] of Object.entries(scenarios)) {
+      process.stderr.write(`${scenario}: ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
+      const acc = new Map(servers.map((s) => [s.name, { latencies: [] as number[], errors: 0, seconds: 0, cpu: 0 }]));
+      for (const s of servers) await runLoad({ port: s.port, concurrency, seconds: 2, next });
+      for (let r = 0; r < rounds; r++) {
+        for (const s of [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)]) {
+          const a = acc.get(s.name)!;
+          const sampler = s.name === 'lectern' ? setInterval(() => void rssMb(s.proc.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 250) : undefined;
+          const cpuBefore = await cpuMs(s.proc.pid!);
+          const res = await runLoad({ port: s.port, concurrency, seconds: seconds / rounds, next, latencies: a.latencies });
+          a.cpu += (await cpuMs(s.proc.pid!)) - cpuBefore;
+          clearInterval(sampler);
+          a.errors += res.errors;
+          a.seconds += res.seconds;
+        }
+      }
+      results[scenario] = Object.fromEntries(
+        [...acc].map(([name, a]) => [name, { ...summarise(a.latencies, a.errors, a.seconds), cpuMsPerRequest: round(a.cpu / Math.max(1, a.latencies.length), 3) }]),
+      ) as Record<Server['name'], Outcome>;
     }
   } finally {
-    await stopProcess(web);
-    bare.kill('SIGTERM');
+    await stopProcess(servers[0]!.proc);
+    for (const s of servers.slice(1)) s.proc.kill('SIGTERM');
     await knex.destroy();
     if (db.embedded?.owned) await db.embedded.stop();
   }
+
+  const cell = (o: Outcome) => `${o.rps} | ${o.p50ms} | ${o.p99ms} | ${o.cpuMsPerRequest}`;
+  const errors = Object.values(results).flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
   const lines = [
     '',
-    `REST benchmark (concurrency ${concurrency}, ${seconds}s per run, 1,000 contacts, Basic auth)`,
+    `REST benchmark (concurrency ${concurrency}, ${seconds}s per server per request type in ${rounds} interleaved rounds, 1,000 contacts, Basic auth)`,
+    'Columns per server: req/s | p50 ms | p99 ms | server CPU ms per request',
     '',
-    '| request | Lectern req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio |',
-    '|---|---|---|---|---|---|---|---|',
+    '| request | Lectern | | | | knex floor | | | | bare pg | | | | Lectern / bare | knex floor / bare |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...Object.entries(results).map(
-      ([n, r]) => `| ${n} | ${r.lectern.rps} | ${r.lectern.p50ms} | ${r.lectern.p99ms} | ${r.bare.rps} | ${r.bare.p50ms} | ${r.bare.p99ms} | ${round(r.lectern.rps / r.bare.rps)} |`,
+      ([n, r]) => `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${round(r.lectern.rps / r.bare.rps)} | ${round(r.knex.rps / r.bare.rps)} |`,
     ),
     '',
-    `Lectern web process peak RSS under load: ${peakRss} MB (aim: under 250 MB). Errors: ${Object.values(results).map((r) => r.lectern.errors + r.bare.errors).reduce((a, b) => a + b, 0)}`,
+    `Lectern web process peak RSS under load: ${peakRss} MB (aim: under 250 MB). Errors: ${errors}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

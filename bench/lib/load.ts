@@ -20,6 +20,8 @@ export async function runLoad(opts: {
   seconds: number;
   next: (i: number) => { method?: string; path: string; host: string; headers?: Record<string, string>; body?: string };
   expectStatus?: number;
+  /** Receives every latency (ms), so several runs can be summarised together. */
+  latencies?: number[];
 }): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
   const latencies: number[] = [];
@@ -56,19 +58,34 @@ export async function runLoad(opts: {
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  opts.latencies?.push(...latencies);
+  return summarise(latencies, errors, seconds);
+}
+
+/** Throughput and latency percentiles of a set of requests that took `seconds` of load in all. */
+export function summarise(latencies: number[], errors: number, seconds: number): LoadResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
   return {
-    requests: latencies.length,
+    requests: sorted.length,
     errors,
     seconds: round(seconds),
-    rps: round(latencies.length / seconds),
+    rps: round(sorted.length / seconds),
     p50ms: round(pct(50)),
     p99ms: round(pct(99)),
   };
 }
 
 export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
+export async function cpuMs(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** Resident set size of a process in MB, from /proc (Linux). */
 export async function rssMb(pid: number): Promise<number> {

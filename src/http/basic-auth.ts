@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { UnauthorizedError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../modules/users/password.js';
 import { tenantOf, type AppMiddleware } from './context.js';
+import { bindLog } from './request-id.js';
 import { dbOf } from './tenant-transaction.js';
 
 export interface AuthenticatedUser {
@@ -92,7 +93,7 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
       verified.remember(key, user.password_hash);
     }
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
-    ctx.state.log.setBindings({ userId: user.id });
+    bindLog(ctx, { userId: user.id });
     await next();
   };
 }

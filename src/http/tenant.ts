@@ -2,6 +2,7 @@ import { NotFoundError } from '../errors.js';
 import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
 import { isValidSlug } from '../tenancy/slug.js';
 import type { AppMiddleware } from './context.js';
+import { bindLog } from './request-id.js';
 
 /** Resolves the tenant from the Host header (`<slug>.<BASE_DOMAIN>`); 404 when there is none. */
 export function resolveTenant(registry: TenantRegistry, baseDomain: string): AppMiddleware {
@@ -13,7 +14,7 @@ export function resolveTenant(registry: TenantRegistry, baseDomain: string): App
       throw new NotFoundError(`No tenant at host '${host}'. Tenants are addressed as <slug>.${baseDomain}`, 'tenant_not_found');
     }
     ctx.state.tenant = tenant;
-    ctx.state.log.setBindings({ tenant: tenant.slug }); // the request's own child logger
+    bindLog(ctx, { tenant: tenant.slug });
     await next();
   };
 }

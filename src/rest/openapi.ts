@@ -61,7 +61,10 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
   const paths: Record<string, Record<string, unknown>> = {};
   const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
-  const common = { '401': errorResponse('Missing or wrong credentials of a user of this instance') };
+  const common = {
+    '401': errorResponse('Missing or wrong credentials of a user of this instance'),
+    '403': errorResponse("The user's role lacks the permission the operation needs (<ENTITY>_VIEW to read, <ENTITY>_EDIT to write)"),
+  };
 
   for (const r of resources) {
     const name = schemaName(r);
@@ -114,7 +117,16 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
     },
     servers: [{ url: 'https://{tenant}.lectern.example.com', variables: { tenant: { default: 'demo' } } }],
     security: [{ basic: [] }],
-    paths: { ...paths, ...extraPaths },
+    // The sub-resources share the common answers (401, 403) of every other operation.
+    paths: {
+      ...paths,
+      ...Object.fromEntries(
+        Object.entries(extraPaths).map(([path, ops]) => [
+          path,
+          Object.fromEntries(Object.entries(ops as Record<string, { responses: object }>).map(([m, op]) => [m, { ...op, responses: { ...op.responses, ...common } }])),
+        ]),
+      ),
+    },
     components: { schemas, securitySchemes: { basic: { type: 'http', scheme: 'basic' } } },
   };
 }

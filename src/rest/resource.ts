@@ -20,6 +20,8 @@ export interface ResourceDef {
   /** Other spellings clients use (`event/public_event`). */
   aliases?: string[];
   table: string;
+  /** Entity name of its permissions: reading needs `<permission>_VIEW`, writing `<permission>_EDIT`. */
+  permission: string;
   fields: Fields;
   operations: Operation[];
   /** Fills embedded and computed fields of freshly serialised records, batched over the page. */

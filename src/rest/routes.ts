@@ -1,9 +1,11 @@
 import Router from '@koa/router';
 import { basicAuth } from '../http/basic-auth.js';
 import { bodyErrors } from '../http/body.js';
-import { tenantOf, type AppContext, type AppState } from '../http/context.js';
+import { tenantOf, type AppContext, type AppMiddleware, type AppState } from '../http/context.js';
 import { dbOf, tenantTransaction } from '../http/tenant-transaction.js';
+import type { Knex } from '../db/knex.js';
 import { NotFoundError } from '../errors.js';
+import { assertPermission } from '../modules/users/permissions.js';
 import { companies } from '../modules/crm/companies.resource.js';
 import { campaigns } from '../modules/crm/campaigns.resource.js';
 import { contacts } from '../modules/crm/contacts.resource.js';
@@ -53,26 +55,37 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   router.use(basicAuth());
   router.use(bodyErrors());
 
+  // Each route names the permission it needs; it is checked before anything is read.
+  const allow = (permission: string, handler: (ctx: AppContext, db: Knex.Transaction) => Promise<unknown>): AppMiddleware =>
+    async (ctx) => {
+      assertPermission(ctx.state.user, permission);
+      ctx.body = await handler(ctx, dbOf(ctx));
+    };
+
   for (const res of RESOURCES) {
+    const [view, edit] = [`${res.permission}_VIEW`, `${res.permission}_EDIT`];
     for (const path of [res.path, ...(res.aliases ?? [])]) {
       const base = `/${path}`;
-      if (res.operations.includes('list')) router.get(base, async (ctx) => (ctx.body = await res.list(dbOf(ctx), ctx.query)));
-      if (res.operations.includes('get')) router.get(`${base}/:id`, async (ctx) => (ctx.body = await res.get(dbOf(ctx), idParam(ctx))));
-      if (res.operations.includes('create')) router.post(base, async (ctx) => (ctx.body = await res.create(dbOf(ctx), ctx.request.body)));
-      if (res.operations.includes('update')) router.put(`${base}/:id`, async (ctx) => (ctx.body = await res.update(dbOf(ctx), idParam(ctx), ctx.request.body)));
-      if (res.operations.includes('delete')) router.delete(`${base}/:id`, async (ctx) => (ctx.body = await res.remove(dbOf(ctx), idParam(ctx))));
+      if (res.operations.includes('list')) router.get(base, allow(view, (ctx, db) => res.list(db, ctx.query)));
+      if (res.operations.includes('get')) router.get(`${base}/:id`, allow(view, (ctx, db) => res.get(db, idParam(ctx))));
+      if (res.operations.includes('create')) router.post(base, allow(edit, (ctx, db) => res.create(db, ctx.request.body)));
+      if (res.operations.includes('update')) router.put(`${base}/:id`, allow(edit, (ctx, db) => res.update(db, idParam(ctx), ctx.request.body)));
+      if (res.operations.includes('delete')) router.delete(`${base}/:id`, allow(edit, (ctx, db) => res.remove(db, idParam(ctx))));
     }
   }
 
-  router.post('/event/delegates/:id/name', async (ctx) => (ctx.body = await nameDelegate(dbOf(ctx), idParam(ctx), ctx.request.body)));
-  router.get('/event/delegates/:id/scores', async (ctx) => (ctx.body = await getScores(dbOf(ctx), idParam(ctx))));
-  router.post('/event/delegates/:id/scores', async (ctx) => (ctx.body = await setScores(dbOf(ctx), idParam(ctx), ctx.request.body)));
+  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegate(db, idParam(ctx), ctx.request.body)));
+  router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => getScores(db, idParam(ctx))));
+  router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => setScores(db, idParam(ctx), ctx.request.body)));
   for (const path of [customTemplates.path, ...(customTemplates.aliases ?? [])]) {
-    router.post(`/${path}/:id/mappings`, async (ctx) => {
-      const id = idParam(ctx);
-      await addMapping(dbOf(ctx), id, ctx.request.body);
-      ctx.body = await customTemplates.get(dbOf(ctx), id);
-    });
+    router.post(
+      `/${path}/:id/mappings`,
+      allow('COURSE_TEMPLATE_EDIT', async (ctx, db) => {
+        const id = idParam(ctx);
+        await addMapping(db, id, ctx.request.body);
+        return customTemplates.get(db, id);
+      }),
+    );
   }
   return router;
 }

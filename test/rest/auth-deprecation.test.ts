@@ -118,3 +118,35 @@ test('when a password changes, then the remembered check is forgotten: the old p
     await c.close();
   }
 });
+
+test('when a viewer uses the REST API, then reads work and every write is refused with 403, writing nothing', async (t) => {
+  const { createUser } = await import('../../src/modules/users/users.service.js');
+  await withTenant(a.ctx.rt.knex, a.tenant, (db) => createUser(db, { email: 'viewer@rautha.test', password: PASSWORD, role: 'viewer' }));
+  const host = `${a.tenant.slug}.localhost`;
+  const as = (method: string, path: string, body?: unknown) =>
+    request(a.port, { method, path: `/api/v2/${path}`, host, headers: { authorization: basic('viewer@rautha.test', PASSWORD) }, ...(body ? { body } : {}) });
+  const contact = (await a.api('POST', 'crm/contacts', { first_name: 'Seen', last_name: 'ByViewer' })).json;
+  const template = (await a.api('POST', 'event/event_templates', { title: 'Viewer course' })).json;
+
+  t.is((await as('GET', 'crm/contacts')).status, 200);
+  t.is((await as('GET', `crm/contacts/${contact.id}`)).json.last_name, 'ByViewer');
+  t.is((await as('GET', `system/custom_template/${template.id}`)).status, 200);
+  const writes: [string, string, unknown?][] = [
+    ['POST', 'crm/contacts', { last_name: 'Nope' }],
+    ['PUT', `crm/contacts/${contact.id}`, { last_name: 'Changed' }],
+    ['DELETE', `crm/contacts/${contact.id}`],
+    ['POST', `system/custom_templates/${template.id}/mappings`, { label: 'x', type_id: 1 }],
+    ['POST', 'event/delegates/1/name', { contact_id: contact.id }],
+    // Checked before anything is read: a missing record is still a 403, not a 404 that would reveal it.
+    ['DELETE', 'crm/contacts/999999'],
+  ];
+  for (const [method, path, body] of writes) {
+    const r = await as(method, path, body);
+    t.is(r.status, 403, `${method} ${path}`);
+    t.is(r.json.error.code, 'permission_denied');
+    t.regex(r.json.error.message, /_EDIT permission/);
+  }
+  t.is((await a.api('GET', `crm/contacts/${contact.id}`)).json.last_name, 'ByViewer');
+  t.false((await a.api('GET', 'crm/contacts')).json.some((c: { last_name: string }) => c.last_name === 'Nope'));
+  t.deepEqual((await a.api('GET', `system/custom_template/${template.id}`)).json.mappings, []);
+});

@@ -27,6 +27,7 @@ export const campaigns = defineResource({
   name: 'Campaign',
   path: 'crm/campaigns',
   table: 'campaigns',
+  permission: 'CAMPAIGN',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CAMPAIGN_FIELDS,
   check: async (_db, values, existing) => checkDateOrder(values, existing, 'start_date', 'end_date'),

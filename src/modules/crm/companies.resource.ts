@@ -4,6 +4,7 @@ export const companies = defineResource({
   name: 'Company',
   path: 'crm/companies',
   table: 'companies',
+  permission: 'COMPANY',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

@@ -39,6 +39,7 @@ export const contacts = defineResource({
   name: 'Contact',
   path: 'crm/contacts',
   table: 'contacts',
+  permission: 'CONTACT',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CONTACT_FIELDS,
   async check(_db, values, existing): Promise<Record<string, string>> {

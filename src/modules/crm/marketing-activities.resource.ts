@@ -7,6 +7,7 @@ export const marketingActivities = defineResource({
   name: 'Marketing activity',
   path: 'crm/marketing_activities',
   table: 'marketing_activities',
+  permission: 'MARKETING_ACTIVITY',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

@@ -5,6 +5,7 @@ export const categories = defineResource({
   name: 'Category',
   path: 'event/categories',
   table: 'categories',
+  permission: 'CATEGORY',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

@@ -10,6 +10,7 @@ export const customTemplates = defineResource({
   path: 'system/custom_templates',
   aliases: ['system/custom_template'],
   table: 'course_templates',
+  permission: 'COURSE_TEMPLATE',
   operations: ['list', 'get'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

@@ -11,6 +11,7 @@ export const delegates = defineResource({
   name: 'Delegate',
   path: 'event/delegates',
   table: 'delegates',
+  permission: 'DELEGATE',
   operations: ['list', 'get', 'create', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

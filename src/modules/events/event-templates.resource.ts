@@ -8,6 +8,7 @@ export const eventTemplates = defineResource({
   name: 'Event template',
   path: 'event/event_templates',
   table: 'course_templates',
+  permission: 'COURSE_TEMPLATE',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },

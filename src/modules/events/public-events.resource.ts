@@ -28,6 +28,7 @@ export const publicEvents = defineResource({
   path: 'event/public_events',
   aliases: ['event/public_event'],
   table: 'events',
+  permission: 'EVENT',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },
