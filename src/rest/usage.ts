@@ -23,9 +23,21 @@ export class LegacyUsageRecorder {
     this.timer.unref();
   }
 
+  private day = { name: '', endsAt: 0 };
+
+  /** Today's UTC date, worked out again only when the day changes (this runs on every REST call). */
+  private today(): string {
+    const now = Date.now();
+    if (now >= this.day.endsAt) {
+      const d = new Date(now);
+      this.day = { name: d.toISOString().slice(0, 10), endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) };
+    }
+    return this.day.name;
+  }
+
   record(tenantId: number, userId: number | null, endpoint: string): void {
-    const day = new Date().toISOString().slice(0, 10);
-    const key = JSON.stringify([tenantId, userId ?? 0, endpoint, day]);
+    // Endpoints are route templates (`GET /api/v2/crm/contacts/:id`): they never contain a tab.
+    const key = `${tenantId}\t${userId ?? 0}\t${this.today()}\t${endpoint}`;
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
   }
 
@@ -34,8 +46,8 @@ export class LegacyUsageRecorder {
     const batch = this.pending;
     this.pending = new Map();
     const rows = [...batch].map(([key, calls]) => {
-      const [tenant_id, user_id, endpoint, day] = JSON.parse(key) as [number, number, string, string];
-      return { tenant_id, user_id, endpoint, day, calls };
+      const [tenant, user, day, endpoint] = key.split('\t') as [string, string, string, string];
+      return { tenant_id: Number(tenant), user_id: Number(user), endpoint, day, calls };
     });
     try {
       await this.knex(`${PLATFORM_SCHEMA}.legacy_usage`)
