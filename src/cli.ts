@@ -5,6 +5,10 @@ import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { requestTenantStats } from './modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from './modules/users/users.service.js';
+import { configureOrders, createPaymentType, createStockItem, listPaymentTypes, listStockItems } from './modules/orders/order-settings.service.js';
+import { listOrders, showOrder } from './modules/orders/order-view.service.js';
+import { releaseOrder, retryOrder } from './modules/orders/orders.service.js';
+import type { Knex } from './db/knex.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { migrateAll, migratePlatform } from './tenancy/migrate.js';
 import { createTenant } from './tenancy/provision.js';
@@ -40,6 +44,30 @@ async function tenantBySlug(rt: Runtime, slug: string) {
 }
 
 const restBaseUrl = (config: Config, slug: string) => `${tenantBaseUrl(config, slug)}/api/v2`;
+
+function intFlag(flags: Flags, name: string): number {
+  const v = str(flags, name);
+  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2147483647) throw new UsageError(`--${name} must be a whole number (got ${v})`);
+  return Number(v);
+}
+
+function boolFlag(flags: Flags, name: string): boolean | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new UsageError(`--${name} must be true or false (got ${String(v)})`);
+}
+
+/** Runs `fn` in the tenant's transaction; jobs it queues go out after commit. */
+async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex.Transaction, tenantId: number) => Promise<T>): Promise<T> {
+  const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
+  const result = await withTenant(rt.knex, tenant, (db) => fn(db, tenant.id), { dispatcher: rt.dispatcher });
+  await rt.dispatcher.drain();
+  return result;
+}
+
+const tenantFlag = { tenant: { required: true, description: 'tenant slug' } };
+const orderFlags = { ...tenantFlag, id: { required: true, description: 'order id (order_id of POST /api/v2/orders)' } };
 
 const COMMANDS: Record<string, Command> = {
   'tenants:create': {
@@ -118,6 +146,75 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'tenants:configure': {
+    summary: 'Set how REST orders are processed: the workflow from their initial state, and the opt-in capacity check',
+    flags: { ...tenantFlag, 'order-workflow': { description: 'automatic or manual' }, 'prevent-overbooking': { description: 'true or false' } },
+    async run(rt, flags) {
+      const workflow = flags['order-workflow'];
+      if (workflow !== undefined && workflow !== 'automatic' && workflow !== 'manual') throw new UsageError('--order-workflow must be automatic or manual');
+      const preventOverbooking = boolFlag(flags, 'prevent-overbooking');
+      const settings = await inTenant(rt, flags, (db) => configureOrders(db, { ...(workflow ? { orderWorkflow: workflow } : {}), ...(preventOverbooking !== undefined ? { preventOverbooking } : {}) }));
+      return { output: { tenant: flags.tenant, ...settings } };
+    },
+  },
+  'payment-types:create': {
+    summary: 'Add a payment type: orders whose payment.type matches it get a payment method and an invoice',
+    flags: { ...tenantFlag, name: { required: true, description: 'e.g. card' } },
+    run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => createPaymentType(db, str(flags, 'name'))) }),
+  },
+  'payment-types:list': {
+    summary: "List a tenant's payment types",
+    flags: tenantFlag,
+    run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => listPaymentTypes(db)) }),
+  },
+  'stock-items:create': {
+    summary: "Add a stock item that order items can carry as children (a course book, a lunch)",
+    flags: { ...tenantFlag, name: { required: true, description: 'e.g. "Course book"' }, price: { required: true, description: 'unit price, e.g. 25' } },
+    async run(rt, flags) {
+      const price = Number(str(flags, 'price'));
+      if (!/^\d+(\.\d{1,2})?$/.test(str(flags, 'price'))) throw new UsageError('--price must be an amount such as 25 or 12.50');
+      return { output: await inTenant(rt, flags, (db) => createStockItem(db, { name: str(flags, 'name'), price })) };
+    },
+  },
+  'stock-items:list': {
+    summary: "List a tenant's stock items",
+    flags: tenantFlag,
+    run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => listStockItems(db)) }),
+  },
+  'orders:show': {
+    summary: 'An order: state, lines, registration with delegates, invoice with lines and payments, failure reason',
+    flags: orderFlags,
+    run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => showOrder(db, intFlag(flags, 'id'))) }),
+  },
+  'orders:list': {
+    summary: "A tenant's orders, newest first",
+    flags: { ...tenantFlag, 'external-id': { description: 'only orders with this external_id' }, state: { description: 'only orders in this state (e.g. failed)' } },
+    async run(rt, flags) {
+      const filter = {
+        ...(typeof flags['external-id'] === 'string' ? { externalId: flags['external-id'] } : {}),
+        ...(typeof flags.state === 'string' ? { state: flags.state } : {}),
+      };
+      return { output: await inTenant(rt, flags, (db) => listOrders(db, filter)) };
+    },
+  },
+  'orders:release': {
+    summary: 'Release an order held by the manual workflow; the worker then registers it',
+    flags: orderFlags,
+    async run(rt, flags) {
+      const id = intFlag(flags, 'id');
+      await inTenant(rt, flags, (db, tenantId) => releaseOrder(db, tenantId, id));
+      return { output: { id, state: 'released' } };
+    },
+  },
+  'orders:retry': {
+    summary: 'Run a failed order again from the step that failed',
+    flags: orderFlags,
+    async run(rt, flags) {
+      const id = intFlag(flags, 'id');
+      const { step } = await inTenant(rt, flags, (db, tenantId) => retryOrder(db, tenantId, id));
+      return { output: { id, retried: step } };
+    },
+  },
   migrate: {
     summary: 'Migrate the platform schema, then every tenant schema (bounded parallelism)',
     flags: {},
@@ -151,7 +248,7 @@ function usage(): string {
   const lines = ['Usage: npm run cli -- <command> [--flags]', '', 'Commands:'];
   for (const [name, cmd] of Object.entries(COMMANDS)) {
     const flags = Object.entries(cmd.flags).map(([f, d]) => (d.required ? `--${f} <${d.description}>` : `[--${f} <${d.description}>]`));
-    lines.push(`  ${name.padEnd(14)} ${cmd.summary}`, ...(flags.length ? [`  ${' '.repeat(14)} ${flags.join(' ')}`] : []));
+    lines.push(`  ${name.padEnd(21)} ${cmd.summary}`, ...(flags.length ? [`  ${' '.repeat(21)} ${flags.join(' ')}`] : []));
   }
   return lines.join('\n');
 }

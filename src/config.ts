@@ -44,6 +44,7 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('.lectern'),
   DB_POOL_MAX: intIn(1, 200).default(10),
   WORKER_CONCURRENCY: intIn(1, 100).default(5),
+  WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
@@ -76,6 +77,8 @@ export interface Config {
   dataDir: string;
   dbPoolMax: number;
   workerConcurrency: number;
+  /** How long a worker's claim on a job lasts without renewal; a killed worker's jobs run again after it. */
+  workerLockMs: number;
   queuePrefix: string;
   migrateConcurrency: number;
   bodyLimit: string;
@@ -121,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    workerLockMs: e.WORKER_LOCK_MS,
     queuePrefix: e.QUEUE_PREFIX,
     migrateConcurrency: e.MIGRATE_CONCURRENCY,
     bodyLimit: e.BODY_LIMIT,

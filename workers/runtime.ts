@@ -2,6 +2,7 @@ import type { Worker } from 'bullmq';
 import { withRetryPolicy } from '../src/jobs/job-errors.js';
 import { startRelay } from '../src/jobs/outbox.js';
 import type { Runtime } from '../src/runtime.js';
+import { orderStepProcessor } from './processors/orders.processor.js';
 import { tenantStatsProcessor } from './processors/tenant-stats.processor.js';
 
 export interface RunningWorkers {
@@ -12,8 +13,12 @@ export interface RunningWorkers {
 
 /** Starts one BullMQ worker per queue and the outbox relay. Never loads Koa. */
 export function startWorkers(rt: Runtime): RunningWorkers {
-  const concurrency = rt.config.workerConcurrency;
-  const workers: Worker[] = [rt.queues.worker('tenant-stats', withRetryPolicy(tenantStatsProcessor(rt)), { concurrency })];
+  const opts = { concurrency: rt.config.workerConcurrency, lockDuration: rt.config.workerLockMs };
+  const workers: Worker[] = [
+    rt.queues.worker('tenant-stats', withRetryPolicy(tenantStatsProcessor(rt)), opts),
+    rt.queues.worker('orders', withRetryPolicy(orderStepProcessor(rt, 'register')), opts),
+    rt.queues.worker('invoices', withRetryPolicy(orderStepProcessor(rt, 'invoice')), opts),
+  ];
   for (const w of workers) {
     w.on('failed', (job, err) => rt.log.warn({ queue: w.name, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
     w.on('error', (err) => rt.log.warn({ queue: w.name, err: { message: err.message } }, 'worker error'));

@@ -2,6 +2,7 @@ import type { SchemaMigration } from '../../src/db/migration-source.js';
 import * as m001 from './001_core.js';
 import * as m002 from './002_events_crm.js';
 import * as m003 from './003_event_delete_restrict.js';
+import * as m004 from './004_orders.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004];

@@ -10,10 +10,14 @@ import { withTimeout } from '../util/net.js';
 export interface JobPayloads {
   /** Recompute a tenant's headline counters into the platform registry. */
   'tenant-stats': { tenantId: number };
+  /** Turn an order (opportunity) into a registration with its delegates. */
+  orders: { tenantId: number; orderId: number };
+  /** Make the invoice of a registered order and record its payment. */
+  invoices: { tenantId: number; orderId: number };
 }
 
 export type QueueName = keyof JobPayloads;
-export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats'];
+export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices'];
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 8,
@@ -36,11 +40,19 @@ export interface QueueBackend {
   readonly kind: 'redis' | 'postgres';
   /** The producer handle of a queue (payload types are enforced by OutboxJob). */
   queue(name: QueueName): Queue;
-  worker<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency'>): Worker;
+  worker<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Worker;
   /** Throws when the queue store does not answer (used by /readyz). */
   ping(): Promise<void>;
   /** Closes the producer side (queues). Workers are closed by their owner. */
   close(): Promise<void>;
+}
+
+/**
+ * A job whose worker dies (SIGKILL, lost host) keeps its lock until `lockDuration` passes; the
+ * stalled-job check, run as often, then gives it to another worker.
+ */
+function workerTiming(opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval'> {
+  return { concurrency: opts.concurrency, lockDuration: opts.lockDuration, stalledInterval: opts.lockDuration };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq's backend-generic classes are typed per backend; the two branches below hide that behind QueueBackend. */
@@ -69,7 +81,7 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
         return new Worker(name, processor as any, {
           connection: { url: redisUrl, maxRetriesPerRequest: null },
           prefix,
-          concurrency: wopts.concurrency,
+          ...workerTiming(wopts),
         });
       },
       async ping() {
@@ -101,7 +113,7 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
       return q;
     },
     worker(name, processor, wopts) {
-      return new pgBackend.Worker(name, processor as any, { connection, concurrency: wopts.concurrency }) as unknown as Worker;
+      return new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts) }) as unknown as Worker;
     },
     async ping() {
       // Same database as the app: a count proves the queue tables are reachable.

@@ -5,6 +5,9 @@ import { tenantOf, type AppContext, type AppMiddleware, type AppState } from '..
 import { dbOf, tenantTransaction } from '../http/tenant-transaction.js';
 import type { Knex } from '../db/knex.js';
 import { NotFoundError } from '../errors.js';
+import { z } from 'zod';
+import { orderSchema, parseIdempotencyKey } from '../modules/orders/order-input.js';
+import { placeOrder } from '../modules/orders/orders.service.js';
 import { assertPermission } from '../modules/users/permissions.js';
 import { companies } from '../modules/crm/companies.resource.js';
 import { campaigns } from '../modules/crm/campaigns.resource.js';
@@ -77,6 +80,17 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegate(db, idParam(ctx), ctx.request.body)));
   router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => getScores(db, idParam(ctx))));
   router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => setScores(db, idParam(ctx), ctx.request.body)));
+  // Orders finish in the worker: the answer says the order is taken, `orders:show` says how it went.
+  router.post(
+    '/orders',
+    allow('OPPORTUNITY_EDIT', async (ctx, db) => {
+      const user = ctx.state.user!;
+      const key = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
+      const placed = await placeOrder(db, { tenantId: tenantOf(ctx).id, userId: user.id, companyId: user.companyId }, ctx.request.body, key);
+      if (placed.replayed) ctx.set('Idempotent-Replayed', 'true');
+      return { msg: placed.replayed ? 'Order already received' : 'Order received', order_id: placed.orderId };
+    }),
+  );
   for (const path of [customTemplates.path, ...(customTemplates.aliases ?? [])]) {
     router.post(
       `/${path}/:id/mappings`,
@@ -90,8 +104,24 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   return router;
 }
 
+// The order body's JSON Schema comes from the same zod schema that checks requests.
+const { $schema: _draft, ...ORDER_BODY_SCHEMA } = z.toJSONSchema(orderSchema, { io: 'input', unrepresentable: 'any' });
+
 /** OpenAPI entries of the sub-resources mounted above (the generic operations are generated). */
 export const EXTRA_OPENAPI_PATHS: Record<string, unknown> = {
+  '/api/v2/orders': {
+    post: {
+      tags: ['orders'], deprecated: true, summary: 'Create an order; a worker then makes its registration and, when the tenant is set up for it, its invoice',
+      parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'the same key and body answer the same order_id; the same key with another body is 422' }],
+      requestBody: { required: true, content: { 'application/json': { schema: ORDER_BODY_SCHEMA } } },
+      responses: {
+        '200': { description: 'Order received', content: { 'application/json': { schema: { type: 'object', required: ['msg', 'order_id'], additionalProperties: false, properties: { msg: { type: 'string' }, order_id: { type: 'integer' } } } } } },
+        '400': { description: 'The body is not a valid order: details.fields names each field at fault; nothing is written' },
+        '404': { description: 'contact_id (or company_id) names no record; nothing is written' },
+        '422': { description: 'The Idempotency-Key was used for a different order' },
+      },
+    },
+  },
   '/api/v2/event/delegates/{id}/name': {
     post: {
       tags: ['event'], deprecated: true, summary: 'Name one place of an unnamed delegate row',
