@@ -1,0 +1,172 @@
+import test from 'ava';
+import { createApp } from '../../src/app.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { OutboxDispatcher } from '../../src/jobs/outbox.js';
+import { createQueueBackend } from '../../src/jobs/queues.js';
+import { createPaymentType } from '../../src/modules/orders/order-settings.service.js';
+import { createUser } from '../../src/modules/users/users.service.js';
+import type { Tenant } from '../../src/tenancy/tenant.js';
+import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { startWorkers } from '../../workers/runtime.js';
+import { request, spawnTs, waitFor } from '../helpers/harness.js';
+import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';
+
+/**
+ * Nothing lost, nothing done twice: orders taken while the queue store is down, a worker
+ * process killed with SIGKILL in the middle of its jobs, and 200 orders at once across three
+ * tenants. Real processes, real PostgreSQL and Redis (or BullMQ's PostgreSQL backend).
+ */
+let f: RestFixture;
+
+test.serial.before(async () => {
+  f = await restFixture('ordr', { WORKER_LOCK_MS: '2000', OUTBOX_SWEEP_MS: '200' });
+});
+test.after.always(async () => f?.close());
+
+interface Setup {
+  tenant: Tenant;
+  email: string;
+  contacts: number[];
+  eventId: number;
+}
+
+/** A tenant with an API user, contacts, an event and the `card` payment type. */
+async function setUp(tenant: Tenant, label: string): Promise<Setup> {
+  const email = `api@${label}.test`;
+  return withTenant(f.ctx.rt.knex, tenant, async (db) => {
+    if (!(await db('users').where({ email }).first())) await createUser(db, { email, password: PASSWORD, role: 'admin' });
+    await createPaymentType(db, 'card').catch(() => undefined);
+    const contacts = (await db('contacts').insert(Array.from({ length: 6 }, (_, i) => ({ first_name: `${label}${i}`, last_name: label }))).returning('id')).map((r: { id: number }) => r.id);
+    const [tpl] = await db('course_templates').insert({ title: `${label} course` }).returning('id');
+    const [ev] = await db('events').insert({ course_template_id: tpl.id, title: `${label} event`, price: 50, currency_code: 'EUR' }).returning('id');
+    return { tenant, email, contacts, eventId: ev.id };
+  });
+}
+
+/** An order with two named students, one unnamed place and a payment: 3 places at 50. */
+const orderFor = (s: Setup, i: number) => ({
+  contact_id: s.contacts[i % s.contacts.length],
+  external_id: `${s.tenant.slug}-${i}`,
+  items: [{ event_id: s.eventId, price: 50, quantity: 3, students: [{ contact_id: s.contacts[(i + 1) % 6] }, { contact_id: s.contacts[(i + 2) % 6] }] }],
+  payment: { amount: 150, type: 'card' },
+});
+
+const post = (port: number, s: Setup, body: unknown) =>
+  request(port, { method: 'POST', path: '/api/v2/orders', host: `${s.tenant.slug}.localhost`, headers: { authorization: basic(s.email, PASSWORD) }, body });
+
+/** Every order of the tenant finished exactly once: one registration, its 3 places, one invoice of 150. */
+async function assertExactlyOnce(t: import('ava').ExecutionContext, s: Setup, orderIds: number[]) {
+  const rows = await withTenant(f.ctx.rt.knex, s.tenant, (db) =>
+    db('opportunities as o')
+      .whereIn('o.id', orderIds)
+      .select(
+        'o.id',
+        'o.state',
+        db.raw('(select count(*)::int from registrations r where r.opportunity_id = o.id) as registrations'),
+        db.raw('(select count(*)::int from invoices i where i.opportunity_id = o.id) as invoices'),
+        db.raw('(select coalesce(sum(coalesce(d.num_places, 1)), 0)::int from delegates d join registrations r on r.id = d.registration_id where r.opportunity_id = o.id) as places'),
+        db.raw('(select count(*)::int from delegates d join registrations r on r.id = d.registration_id where r.opportunity_id = o.id and d.contact_id is not null) as named'),
+        db.raw('(select coalesce(sum(total), 0)::float from invoices i where i.opportunity_id = o.id) as total'),
+      ),
+  );
+  t.is(rows.length, orderIds.length, `${s.tenant.slug}: every order is in its own tenant`);
+  const wrong = rows.filter((r: Record<string, unknown>) => r.state !== 'completed' || r.registrations !== 1 || r.invoices !== 1 || r.places !== 3 || r.named !== 2 || r.total !== 150);
+  t.deepEqual(wrong, [], `${s.tenant.slug}: orders not completed exactly once`);
+}
+
+const completed = (s: Setup, ids: number[]) =>
+  withTenant(f.ctx.rt.knex, s.tenant, async (db) => Number((await db('opportunities').whereIn('id', ids).whereIn('state', ['completed', 'failed']).count('* as n').first())!.n));
+
+test.serial('when the queue store is unreachable during intake, then orders are still accepted and are processed once it is back', async (t) => {
+  const s = await setUp(f.tenant, 'ordr');
+  const { config } = f.ctx.rt;
+  // The web process's view of the queues: nothing answers there.
+  const down = config.redisUrl
+    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix })
+    : createQueueBackend({ redisUrl: undefined, databaseUrl: 'postgres://postgres@127.0.0.1:1/none', prefix: config.queuePrefix });
+  const rtDown = { ...f.ctx.rt, queues: down, dispatcher: new OutboxDispatcher(f.ctx.rt.knex, down, f.ctx.rt.log) };
+  const server = await startHttpServer(createApp(rtDown), 0, '127.0.0.1');
+  const ids: number[] = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      const r = await post(server.port, s, orderFor(s, i));
+      t.is(r.status, 200, r.text);
+      ids.push(r.json.order_id);
+    }
+    await rtDown.dispatcher.drain();
+  } finally {
+    await server.close(1000);
+    await down.close();
+  }
+  const pending = await f.ctx.rt.knex('platform.outbox').where({ tenant_id: s.tenant.id }).whereNull('enqueued_at');
+  t.is(pending.length, 5, 'the jobs wait in the outbox');
+  // The store is back (the real one): the worker's relay sends what waited, the workers run it.
+  const workers = startWorkers(f.ctx.rt);
+  try {
+    await waitFor(async () => (await completed(s, ids)) === ids.length, 'orders taken while the queue was down');
+  } finally {
+    await workers.close();
+  }
+  await assertExactlyOnce(t, s, ids);
+});
+
+test.serial('when a worker process is killed with SIGKILL in the middle of its jobs, then every order is completed exactly once', async (t) => {
+  const tenant = await f.ctx.freshTenant('ordk');
+  const s = await setUp(tenant, 'ordk');
+  const ids: number[] = [];
+  for (let i = 0; i < 40; i++) ids.push((await post(f.port, s, orderFor(s, i))).json.order_id);
+  const { config } = f.ctx.rt;
+  const env = {
+    DATABASE_URL: f.ctx.rt.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    QUEUE_PREFIX: config.queuePrefix,
+    WORKER_LOCK_MS: '2000',
+    WORKER_CONCURRENCY: '4',
+    OUTBOX_SWEEP_MS: '200',
+  };
+  const first = spawnTs('workers/main.ts', [], env);
+  // Kill it once it is in the middle of work: some orders done, some not.
+  await waitFor(async () => {
+    const n = await completed(s, ids);
+    return n >= 3 && n < ids.length;
+  }, 'the first worker to be part way through', 30000, 5);
+  first.child.kill('SIGKILL');
+  const killed = await first.done;
+  t.is(killed.signal, 'SIGKILL');
+  const doneAtKill = await completed(s, ids);
+  t.true(doneAtKill < ids.length, 'work was left when the worker died');
+
+  const second = spawnTs('workers/main.ts', [], env);
+  try {
+    // Jobs the dead worker held come back once their lock lapses (WORKER_LOCK_MS).
+    await waitFor(async () => (await completed(s, ids)) === ids.length, 'every order after the kill', 60000);
+  } finally {
+    second.child.kill('SIGTERM');
+    await second.done;
+  }
+  await assertExactlyOnce(t, s, ids);
+});
+
+test.serial('when 200 orders arrive at once across 3 tenants, then every one completes, each in its own tenant', async (t) => {
+  const setups: Setup[] = [];
+  for (const label of ['orda', 'ordb', 'ordc']) setups.push(await setUp(await f.ctx.freshTenant(label), label));
+  const workers = startWorkers(f.ctx.rt);
+  try {
+    const plan = Array.from({ length: 200 }, (_, i) => setups[i % 3]!);
+    const answers = await Promise.all(plan.map((s, i) => post(f.port, s, orderFor(s, i))));
+    t.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
+    const idsBy = new Map<Setup, number[]>(setups.map((s) => [s, []]));
+    answers.forEach((a, i) => idsBy.get(plan[i]!)!.push(a.json.order_id));
+    for (const s of setups) {
+      const ids = idsBy.get(s)!;
+      await waitFor(async () => (await completed(s, ids)) === ids.length, `${s.tenant.slug} orders`, 90000);
+      await assertExactlyOnce(t, s, ids);
+      // Nothing of the other tenants' orders is in this tenant.
+      const all = await withTenant(f.ctx.rt.knex, s.tenant, (db) => db('opportunities').pluck('external_id'));
+      t.true(all.every((e: string) => e.startsWith(`${s.tenant.slug}-`)), `${s.tenant.slug} holds only its own orders`);
+      t.is(all.length, ids.length);
+    }
+  } finally {
+    await workers.close();
+  }
+});
