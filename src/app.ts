@@ -5,6 +5,7 @@ import type { AppState } from './http/context.js';
 import { errorMapping } from './http/errors.js';
 import { platformRoutes } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
+import { queueDashboard } from './http/queue-dashboard.js';
 import { requestContext } from './http/request-id.js';
 import { resolveTenant } from './http/tenant.js';
 import { restDeprecation } from './http/deprecation.js';
@@ -33,6 +34,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(bodyParsing(rt.config.bodyLimit));
   app.use(platform.routes());
   app.use(platform.allowedMethods());
+  app.use(queueDashboard(rt));
   app.use(
     compose([
       resolveTenant(rt.registry, rt.config.baseDomain),

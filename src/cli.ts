@@ -5,6 +5,7 @@ import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { requestTenantStats } from './modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from './modules/users/users.service.js';
+import { createPlatformAdmin } from './modules/admins/admins.service.js';
 import { configureOrders, createPaymentType, createStockItem, listPaymentTypes, listStockItems } from './modules/orders/order-settings.service.js';
 import { listOrders, showOrder } from './modules/orders/order-view.service.js';
 import { releaseOrder, retryOrder } from './modules/orders/orders.service.js';
@@ -120,6 +121,11 @@ const COMMANDS: Record<string, Command> = {
       );
       return { output: { id: user.id, email: user.email, tenant: tenant.slug, role: user.role } };
     },
+  },
+  'admins:create': {
+    summary: 'Create a platform administrator (signs in to the queue dashboard at /admin/queues)',
+    flags: { email: { required: true, description: 'login email' }, password: { required: true, description: 'at least 10 characters' } },
+    run: async (rt, flags) => ({ output: await createPlatformAdmin(rt.knex, { email: str(flags, 'email'), password: str(flags, 'password') }) }),
   },
   'legacy-usage': {
     summary: 'Who still calls the retired REST API: calls per day, endpoint and user',

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import type { Knex } from '../db/knex.js';
+import { PLATFORM_SCHEMA } from '../tenancy/tenant.js';
 import { UnauthorizedError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../modules/users/password.js';
 import { tenantOf, type AppMiddleware } from './context.js';
@@ -31,7 +33,7 @@ interface UserRow {
  * password (never the password itself). A hit still reads the user row and only counts when the
  * stored hash is the one that was verified, so changing the password forgets it at once.
  */
-class VerifiedCredentials {
+export class VerifiedCredentials {
   private readonly key = crypto.randomBytes(32);
   private readonly entries = new Map<string, { passwordHash: string; expires: number }>();
   constructor(
@@ -55,7 +57,7 @@ class VerifiedCredentials {
   }
 }
 
-function parseBasic(header: string): { email: string; password: string } | undefined {
+export function parseBasic(header: string): { email: string; password: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!m) return undefined;
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
@@ -81,21 +83,28 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
     if (!creds) throw fail();
     const { rows } = await dbOf(ctx).raw<{ rows: UserRow[] }>(USER_BY_EMAIL, [creds.email]);
     const user = rows[0];
-    if (!user?.password_hash) {
-      // Same cost as a wrong password, so response time does not reveal which emails exist.
-      dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
-      await verifyPassword(await dummyHash, creds.password);
-      throw fail();
-    }
-    const key = verified.keyOf(tenant.schema, creds.email, creds.password);
-    if (!verified.has(key, user.password_hash)) {
-      if (!(await verifyPassword(user.password_hash, creds.password))) throw fail();
-      verified.remember(key, user.password_hash);
-    }
+    if (!(await checkPassword(verified, verified.keyOf(tenant.schema, creds.email, creds.password), user?.password_hash, creds.password)) || !user) throw fail();
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
     bindLog(ctx, { userId: user.id });
     await next();
   };
+}
+
+/**
+ * Verifies a password against a stored hash, remembering a success in `cache` under `key`.
+ * Unknown users (no hash) cost one real argon2 verification too, so timing does not tell
+ * which emails exist.
+ */
+export async function checkPassword(cache: VerifiedCredentials, key: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
+  if (!passwordHash) {
+    dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+    await verifyPassword(await dummyHash, password);
+    return false;
+  }
+  if (cache.has(key, passwordHash)) return true;
+  if (!(await verifyPassword(passwordHash, password))) return false;
+  cache.remember(key, passwordHash);
+  return true;
 }
 
 // Runs on every REST request: plain SQL, so no query builder is compiled each time.
@@ -105,3 +114,23 @@ const USER_BY_EMAIL = `select users.id, users.email, users.password_hash, users.
 
 // A real argon2id hash of a random string, made once, to spend equal time on unknown users.
 let dummyHash: Promise<string> | undefined;
+
+/**
+ * HTTP Basic authentication of a platform administrator (`platform.admins`, created with
+ * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard.
+ */
+export function platformAdminAuth(knex: Knex, cacheTtlMs = 5 * 60_000): AppMiddleware {
+  const verified = new VerifiedCredentials(cacheTtlMs);
+  return async (ctx, next) => {
+    const creds = parseBasic(ctx.get('authorization'));
+    const admin = creds
+      ? await knex(`${PLATFORM_SCHEMA}.admins`).whereRaw('lower(email) = ?', [creds.email]).first<{ id: number; password_hash: string } | undefined>('id', 'password_hash')
+      : undefined;
+    if (!creds || !(await checkPassword(verified, verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password), admin?.password_hash, creds.password))) {
+      ctx.set('WWW-Authenticate', 'Basic realm="Lectern platform admin", charset="UTF-8"');
+      throw new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
+    }
+    bindLog(ctx, { adminId: admin!.id });
+    await next();
+  };
+}

@@ -133,7 +133,7 @@ test.serial('when the tenant uses the manual workflow, then orders wait for rele
     t.deepEqual(JSON.parse(released.stdout), { id: r.json.order_id, state: 'released' });
     const done = await settle(r.json.order_id, ['completed', 'failed']);
     t.is(done.state, 'completed');
-    t.is(done.registration!.delegates[0]!.contactId, contacts[2]);
+    t.is(done.registration!.delegates[0]!.contactId, contacts[2]!);
     // Releasing twice is refused: it is no longer waiting.
     const again = await runTs('src/cli.ts', ['orders:release', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
     t.is(again.code, 1);

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { OutboxDispatcher } from '../../src/jobs/outbox.js';
@@ -55,7 +55,7 @@ const post = (port: number, s: Setup, body: unknown) =>
   request(port, { method: 'POST', path: '/api/v2/orders', host: `${s.tenant.slug}.localhost`, headers: { authorization: basic(s.email, PASSWORD) }, body });
 
 /** Every order of the tenant finished exactly once: one registration, its 3 places, one invoice of 150. */
-async function assertExactlyOnce(t: import('ava').ExecutionContext, s: Setup, orderIds: number[]) {
+async function assertExactlyOnce(t: ExecutionContext, s: Setup, orderIds: number[]) {
   const rows = await withTenant(f.ctx.rt.knex, s.tenant, (db) =>
     db('opportunities as o')
       .whereIn('o.id', orderIds)

@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import { parseOrThrow } from '../../util/validation.js';
 import type { Db } from '../../db/knex.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password.js';
 
-const createUserInput = z.object({
+/** Sign-in credentials as every account kind takes them: an email (stored lower case) and a password. */
+export const credentialsInput = z.object({
   email: z.email({ message: 'must be an email address' }).transform((e) => e.toLowerCase()),
   password: z.string().min(MIN_PASSWORD_LENGTH, { message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }),
-  role: z.string().min(1),
 });
+
+const createUserInput = credentialsInput.extend({ role: z.string().min(1) });
 
 export interface CreatedUser {
   id: number;
@@ -20,12 +23,7 @@ export interface CreatedUser {
  * Runs on a tenant transaction (`db`).
  */
 export async function createUser(db: Db, input: { email: string; password: string; role: string }): Promise<CreatedUser> {
-  const parsed = createUserInput.safeParse(input);
-  if (!parsed.success) {
-    const fields = Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message]));
-    throw new ValidationError(`Invalid user: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}`, { fields });
-  }
-  const { email, password, role } = parsed.data;
+  const { email, password, role } = parseOrThrow(createUserInput, input, 'user');
   const roleRow = await db('roles').where({ name: role }).first<{ id: number } | undefined>();
   if (!roleRow) throw new ValidationError(`Role '${role}' does not exist in this tenant`, { fields: { role: 'unknown role' } });
   const existing = await db('users').whereRaw('lower(email) = ?', [email]).first();

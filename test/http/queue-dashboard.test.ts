@@ -1,0 +1,44 @@
+import test from 'ava';
+import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
+import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
+import { basic } from '../helpers/rest.js';
+
+let ctx: TestContext;
+let port: number;
+let close: () => Promise<void>;
+const email = `ops-${Date.now()}@lectern.test`;
+
+test.serial.before(async () => {
+  ctx = await setupTestRuntime();
+  await createPlatformAdmin(ctx.rt.knex, { email, password: 'platform-secret-1' });
+  ({ port, close } = await startTestApp(ctx.rt));
+});
+test.after.always(async () => {
+  await ctx?.rt.knex('platform.admins').where({ email }).delete();
+  await close?.();
+  await ctx?.cleanup();
+});
+
+test('when no platform administrator signs in, then the queue dashboard answers 401 with a Basic challenge', async (t) => {
+  for (const headers of [{}, { authorization: basic(email, 'wrong-password-1') }, { authorization: basic('nobody@x.test', 'platform-secret-1') }]) {
+    const r = await request(port, { path: '/admin/queues', headers });
+    t.is(r.status, 401);
+    t.regex(String(r.headers['www-authenticate']), /^Basic realm="Lectern platform admin"/);
+  }
+});
+
+test('when a platform administrator signs in, then the dashboard and its API list every queue', async (t) => {
+  const auth = { authorization: basic(email, 'platform-secret-1') };
+  const page = await request(port, { path: '/admin/queues', headers: auth });
+  t.is(page.status, 200);
+  t.regex(String(page.headers['content-type']), /html/);
+  const api = await request(port, { path: '/admin/queues/api/queues', headers: auth });
+  t.is(api.status, 200);
+  t.deepEqual(api.json.queues.map((q: { name: string }) => q.name).sort(), ['invoices', 'orders', 'tenant-stats']);
+});
+
+test('when a tenant host is asked for the dashboard, then it is not there', async (t) => {
+  const tenant = await ctx.freshTenant('dash');
+  const r = await request(port, { path: '/admin/queues', host: `${tenant.slug}.localhost`, headers: { authorization: basic(email, 'platform-secret-1') } });
+  t.is(r.status, 404);
+});
