@@ -20,7 +20,7 @@ test.after.always(async () => {
 });
 
 test('when no platform administrator signs in, then the queue dashboard answers 401 with a Basic challenge', async (t) => {
-  for (const headers of [{}, { authorization: basic(email, 'wrong-password-1') }, { authorization: basic('nobody@x.test', 'platform-secret-1') }]) {
+  for (const headers of [{} as Record<string, string>, { authorization: basic(email, 'wrong-password-1') }, { authorization: basic('nobody@x.test', 'platform-secret-1') }]) {
     const r = await request(port, { path: '/admin/queues', headers });
     t.is(r.status, 401);
     t.regex(String(r.headers['www-authenticate']), /^Basic realm="Lectern platform admin"/);
