@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   tenancy: () => import('./tenancy.js'),
   rest: () => import('./rest.js'),
+  orders: () => import('./orders.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

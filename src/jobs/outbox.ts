@@ -29,7 +29,8 @@ interface OutboxRow {
 }
 
 const TABLE = 'platform.outbox';
-const pendingByTrx = new WeakMap<object, number[]>();
+// The rows a transaction wrote, as written: dispatched after commit without reading them back.
+const pendingByTrx = new WeakMap<object, OutboxRow[]>();
 
 /**
  * Records a job to run after `db`'s transaction commits. Call it with the transaction the
@@ -42,18 +43,18 @@ export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number,
     .returning<{ id: number }[]>('id');
   if (!row) throw new Error('outbox insert returned no id');
   const list = pendingByTrx.get(db) ?? [];
-  list.push(row.id);
+  list.push({ id: row.id, tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
   pendingByTrx.set(db, list);
   return row.id;
 }
 
 /** Called by withTenant after commit: hands the transaction's outbox rows to the dispatcher. */
 export function afterCommitDispatch(trx: Knex.Transaction, dispatcher: OutboxDispatcher): void {
-  const ids = pendingByTrx.get(trx);
-  if (!ids?.length) return;
+  const rows = pendingByTrx.get(trx);
+  if (!rows?.length) return;
   pendingByTrx.delete(trx);
   // Never block or fail the response on the queue: the relay picks up anything that fails here.
-  void dispatcher.dispatch(ids);
+  void dispatcher.dispatch(rows);
 }
 
 function jobIdOf(row: OutboxRow): string {
@@ -74,8 +75,8 @@ export class OutboxDispatcher {
   }
 
   /** Enqueues the given rows now (right after commit). Failures stay in the outbox for the relay. */
-  dispatch(ids: number[]): Promise<void> {
-    const p = this.dispatchNow(ids).finally(() => this.inFlight.delete(p));
+  dispatch(rows: OutboxRow[]): Promise<void> {
+    const p = this.dispatchNow(rows).finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
     return p;
   }
@@ -85,15 +86,23 @@ export class OutboxDispatcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async dispatchNow(ids: number[]): Promise<void> {
+  private async dispatchNow(rows: OutboxRow[]): Promise<void> {
+    const done: number[] = [];
     try {
-      const rows = await this.knex<OutboxRow>(TABLE).whereIn('id', ids).whereNull('enqueued_at');
+      // A row the relay got to first is enqueued again harmlessly: the job id is the same.
       for (const row of rows) {
         await this.enqueue(row);
-        await this.knex(TABLE).where({ id: row.id }).update({ enqueued_at: this.knex.fn.now() });
+        done.push(row.id);
       }
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message }, outboxIds: ids }, 'enqueue after commit failed; the relay will retry');
+      this.log.warn({ err: { message: (err as Error).message }, outboxIds: rows.map((r) => r.id) }, 'enqueue after commit failed; the relay will retry');
+    }
+    if (!done.length) return;
+    try {
+      await this.knex(TABLE).whereIn('id', done).whereNull('enqueued_at').update({ enqueued_at: this.knex.fn.now() });
+    } catch (err) {
+      // The jobs are queued; the relay may queue them again, which their job ids make a no-op.
+      this.log.warn({ err: { message: (err as Error).message }, outboxIds: done }, 'could not mark outbox rows enqueued');
     }
   }
 

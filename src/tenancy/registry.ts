@@ -23,6 +23,7 @@ const toTenant = (r: TenantRow): Tenant => ({ id: r.id, slug: r.slug, name: r.na
  */
 export class TenantRegistry {
   private readonly bySlugCache = new Map<string, Entry>();
+  private readonly byIdCache = new Map<number, Entry>();
   private readonly missTtlMs: number;
 
   constructor(
@@ -42,9 +43,16 @@ export class TenantRegistry {
     return tenant;
   }
 
+  /** By id, for workers (job payloads carry tenant ids). Only hits are cached: a job for a tenant that is gone is rare. */
   async byId(id: number): Promise<Tenant | undefined> {
+    const now = Date.now();
+    const hit = this.byIdCache.get(id);
+    if (hit && hit.expires > now) return hit.tenant;
     const row = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ id, status: 'active' }).first();
-    return row ? toTenant(row) : undefined;
+    const tenant = row ? toTenant(row) : undefined;
+    if (tenant) this.byIdCache.set(id, { tenant, expires: now + this.ttlMs });
+    else this.byIdCache.delete(id);
+    return tenant;
   }
 
   async list(): Promise<Tenant[]> {
@@ -52,9 +60,6 @@ export class TenantRegistry {
     return rows.map(toTenant);
   }
 
-  forget(slug: string): void {
-    this.bySlugCache.delete(slug);
-  }
 }
 
 /**

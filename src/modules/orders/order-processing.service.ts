@@ -3,14 +3,14 @@ import { AppError, NotFoundError } from '../../errors.js';
 import { addToOutbox } from '../../jobs/outbox.js';
 import { placesBooked } from '../events/public-events.resource.js';
 import { centsToDecimal, toCents } from './money.js';
-import { getOrderSettings } from './order-settings.service.js';
 import { orderJobId } from './orders.service.js';
 
 /**
  * The worker's two steps for an order, each one transaction that starts by locking the
  * opportunity row and checking its state: a step that already happened is skipped, so a job
  * that runs again (a retry, a worker killed half way and its job picked up again) makes no
- * second registration or invoice. The unique constraints on `opportunity_id` are the net.
+ * second registration or invoice: the state changes in the same transaction as the rows it
+ * stands for. The unique constraints on `opportunity_id` are the net under that.
  */
 
 interface Opportunity {
@@ -36,8 +36,13 @@ interface EventLine {
 
 const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 
-async function lockOrder(db: Db, orderId: number): Promise<Opportunity> {
-  const opp = await db('opportunities').where({ id: orderId }).forUpdate().first<Opportunity | undefined>();
+/** Locks the order and reads it with the tenant's order settings, in one round trip. */
+async function lockOrder(db: Db, orderId: number): Promise<Opportunity & { order_workflow: string; prevent_overbooking: boolean }> {
+  const opp = await db('opportunities as o')
+    .crossJoin(db.raw('settings as s'))
+    .where('o.id', orderId)
+    .forUpdate('o')
+    .first('o.*', 's.order_workflow', 's.prevent_overbooking');
   if (!opp) throw new NotFoundError(`Order ${orderId} does not exist`, 'order_not_found');
   return opp;
 }
@@ -53,14 +58,13 @@ export type StepOutcome = { done: string } | { skipped: string };
 export async function registerOrder(db: Db, tenantId: number, orderId: number): Promise<StepOutcome> {
   const opp = await lockOrder(db, orderId);
   if (opp.state !== 'received' && opp.state !== 'released') return { skipped: opp.state };
-  const settings = await getOrderSettings(db);
-  if (opp.state === 'received' && settings.orderWorkflow === 'manual') {
+  if (opp.state === 'received' && opp.order_workflow === 'manual') {
     await db('opportunities').where({ id: orderId }).update({ state: 'awaiting_release', updated_on: utcNow(db) });
     return { done: 'awaiting_release' };
   }
 
   const lines = await db('opportunity_lines').where({ opportunity_id: orderId, kind: 'event' }).orderBy('position').select<EventLine[]>('id', 'event_id', 'contact_id', 'student_ids', 'quantity');
-  if (settings.preventOverbooking && lines.length) await checkCapacity(db, lines);
+  if (opp.prevent_overbooking && lines.length) await checkCapacity(db, lines);
 
   if (lines.length) {
     const [registration] = await db('registrations')
@@ -124,11 +128,6 @@ interface InvoiceSourceLine {
 export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome> {
   const opp = await lockOrder(db, orderId);
   if (opp.state !== 'registered') return { skipped: opp.state };
-  const complete = () => db('opportunities').where({ id: orderId }).update({ state: 'completed', completed_on: utcNow(db), updated_on: utcNow(db) });
-  if (await db('invoices').where({ opportunity_id: orderId }).first('id')) {
-    await complete();
-    return { skipped: 'invoiced' };
-  }
 
   const source = await db('opportunity_lines as l')
     .leftJoin('events as e', 'e.id', 'l.event_id')
@@ -146,13 +145,12 @@ export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome
   });
   const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
   const paidCents = toCents(opp.payment_amount!);
-  const registration = await db('registrations').where({ opportunity_id: orderId }).first<{ id: number } | undefined>('id');
   const currency = opp.currency_id ?? opp.payment_currency ?? source.find((l) => l.event_currency)?.event_currency ?? null;
 
   const [invoice] = await db('invoices')
     .insert({
       opportunity_id: orderId,
-      registration_id: registration?.id ?? null,
+      registration_id: db('registrations').where({ opportunity_id: orderId }).select('id'),
       contact_id: opp.contact_id,
       company_id: opp.company_id,
       currency,
@@ -182,7 +180,7 @@ export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome
       transaction_code: opp.payment_transaction_code,
     });
   }
-  await complete();
+  await db('opportunities').where({ id: orderId }).update({ state: 'completed', completed_on: utcNow(db), updated_on: utcNow(db) });
   return { done: 'completed' };
 }
 

@@ -67,12 +67,13 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
     if (existing) return replayOf(existing, hash);
   }
 
-  const contact = await db('contacts').where({ id: order.contact_id }).first('id');
-  if (!contact) throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', { fields: { contact_id: 'names no contact' } });
+  // One lookup for every contact the order names: the buyer, item contacts and students.
+  const contacts = await existingIds(db, 'contacts', [order.contact_id, ...(order.items ?? []).flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)])]);
+  if (!contacts.has(order.contact_id)) throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', { fields: { contact_id: 'names no contact' } });
   const companyId = await orderCompany(db, order, actor);
   const payment = order.payment;
   const paymentType = payment ? await db('payment_types').whereRaw('lower(name) = lower(?)', [payment.type]).first<{ id: number } | undefined>('id') : undefined;
-  const { lines, discarded } = await resolveItems(db, order);
+  const { lines, discarded } = await resolveItems(db, order, contacts);
 
   const [opp] = await db('opportunities')
     .insert({
@@ -140,9 +141,11 @@ async function orderCompany(db: Db, order: OrderInput, actor: OrderActor): Promi
     if (!found) throw new NotFoundError(`Company ${order.company_id} does not exist`, 'company_not_found', { fields: { company_id: 'names no company' } });
     return order.company_id;
   }
-  if (actor.companyId !== null && (await db('companies').where({ id: actor.companyId }).first('id'))) return actor.companyId;
-  const lowest = await db('companies').orderBy('id').first<{ id: number } | undefined>('id');
-  return lowest?.id ?? null;
+  const { rows } = await db.raw<{ rows: { id: number | null }[] }>(
+    'select coalesce((select id from companies where id = ?), (select min(id) from companies)) as id',
+    [actor.companyId ?? 0],
+  );
+  return rows[0]?.id ?? null;
 }
 
 interface ResolvedLine {
@@ -154,10 +157,9 @@ interface ResolvedLine {
   children: { itemId: number; priceCents: number }[];
 }
 
-async function resolveItems(db: Db, order: OrderInput): Promise<{ lines: ResolvedLine[]; discarded: Discarded[] }> {
+async function resolveItems(db: Db, order: OrderInput, contacts: Set<number>): Promise<{ lines: ResolvedLine[]; discarded: Discarded[] }> {
   const items = order.items ?? [];
   const events = await existingIds(db, 'events', items.flatMap((it) => (it.event_id ? [it.event_id] : [])));
-  const contacts = await existingIds(db, 'contacts', items.flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)]));
   const stockIds = [...new Set(items.flatMap((it) => (it.children ?? []).map((c) => c.item_id)))];
   const stock = new Map<number, string>(
     stockIds.length ? (await db('stock_items').whereIn('id', stockIds).select('id', 'price')).map((r: { id: number; price: string }) => [r.id, r.price]) : [],

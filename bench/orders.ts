@@ -1,0 +1,246 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { createKnex, type Knex } from '../src/db/knex.js';
+import { createQueueBackend } from '../src/jobs/queues.js';
+import { createPaymentType } from '../src/modules/orders/order-settings.service.js';
+import { createUser } from '../src/modules/users/users.service.js';
+import { migratePlatform } from '../src/tenancy/migrate.js';
+import { createTenant } from '../src/tenancy/provision.js';
+import type { Tenant } from '../src/tenancy/tenant.js';
+import { withTenant } from '../src/tenancy/with-tenant.js';
+import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
+import { requestJson, round, runLoad, summarise, type LoadResult } from './lib/load.js';
+
+/**
+ * Orders: intake (POST /api/v2/orders against a real web process, no workers running), then
+ * end to end (the same with W real worker processes: register, then invoice), on Redis and on
+ * BullMQ's PostgreSQL backend, and in the same run BullMQ's own rate for a no-op job on the
+ * same store with the same worker processes. Target: end-to-end orders/s at least 0.25 of
+ * no-op jobs/s. Each order is two jobs (register, invoice) and several transactions.
+ */
+interface BackendResult {
+  backend: 'redis' | 'postgres';
+  intake: LoadResult;
+  endToEnd: { orders: number; seconds: number; ordersPerSecond: number; p50ms: number; p99ms: number; failed: number };
+  noop: { jobs: number; seconds: number; jobsPerSecond: number };
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      workers: { type: 'string', default: '2' },
+      orders: { type: 'string', default: '1000' },
+      seconds: { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '16' },
+      backend: { type: 'string', default: 'both' },
+    },
+  });
+  const workers = Number(values.workers);
+  const orders = Number(values.orders);
+  const redisUrl = process.env.REDIS_URL;
+  const backends = (['redis', 'postgres'] as const).filter((b) => values.backend === 'both' || values.backend === b).filter((b) => b === 'postgres' || redisUrl);
+  if (values.backend !== 'postgres' && !redisUrl) process.stderr.write('REDIS_URL is not set: measuring the PostgreSQL backend only\n');
+
+  const results: BackendResult[] = [];
+  for (const backend of backends) {
+    process.stderr.write(`\n== ${backend} backend: ${workers} worker process(es)\n`);
+    results.push(await runBackend(backend, { workers, orders, seconds: Number(values.seconds), concurrency: Number(values.concurrency), redisUrl }));
+  }
+
+  const lines = [
+    '',
+    `Orders benchmark (${workers} worker processes x WORKER_CONCURRENCY 5, ${orders} orders end to end, intake ${values.seconds}s at concurrency ${values.concurrency})`,
+    'Each order: 3 places (2 named students, 1 unnamed) and a payment of a set-up type, so registration then invoice.',
+    '',
+    '| backend | intake orders/s | intake p50 ms | intake p99 ms | end-to-end orders/s | e2e p50 ms | e2e p99 ms | no-op jobs/s | e2e / no-op |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.backend} | ${r.intake.rps} | ${r.intake.p50ms} | ${r.intake.p99ms} | ${r.endToEnd.ordersPerSecond} | ${r.endToEnd.p50ms} | ${r.endToEnd.p99ms} | ${r.noop.jobsPerSecond} | ${round(r.endToEnd.ordersPerSecond / r.noop.jobsPerSecond)} |`,
+    ),
+    '',
+    'End-to-end latency: from the order being stored (intake commit) to its invoice being stored.',
+    ...results.map((r) => {
+      const target = round(r.noop.jobsPerSecond * 0.25);
+      const verdict = r.endToEnd.ordersPerSecond >= target ? 'met' : 'NOT met';
+      const bound = r.intake.rps < target ? `; intake alone takes ${r.intake.rps} orders/s, below that rate, and end to end cannot beat intake` : '';
+      return `${r.backend}: target 0.25 x no-op = ${target} orders/s: ${verdict}${bound}`;
+    }),
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(JSON.stringify({ bench: 'orders', workers, results }) + '\n');
+}
+
+async function runBackend(
+  backend: 'redis' | 'postgres',
+  opts: { workers: number; orders: number; seconds: number; concurrency: number; redisUrl: string | undefined },
+): Promise<BackendResult> {
+  const db = await benchDatabase(`orders_${backend}`);
+  const knex = createKnex(db.url, { poolMax: 4, applicationName: 'bench-orders' });
+  const prefix = `bench_orders_${backend}`;
+  const queueEnv = { DATABASE_URL: db.url, REDIS_URL: backend === 'redis' ? opts.redisUrl : '', QUEUE_PREFIX: prefix };
+  if (backend === 'redis') await clearRedisPrefix(opts.redisUrl!, prefix);
+  await migratePlatform(knex);
+  const tenant = await createTenant(knex, { slug: 'bench', name: 'Bench' });
+  const fixture = await withTenant(knex, tenant, async (trx) => {
+    await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
+    await createPaymentType(trx, 'card');
+    const contacts = (await trx('contacts').insert(Array.from({ length: 50 }, (_, i) => ({ first_name: `P${i}`, last_name: 'Bench' }))).returning('id')).map((r: { id: number }) => r.id);
+    const [tpl] = await trx('course_templates').insert({ title: 'Bench course' }).returning('id');
+    const [ev] = await trx('events').insert({ course_template_id: tpl.id, title: 'Bench event', price: 100, currency_code: 'GBP' }).returning('id');
+    return { contacts, eventId: ev.id as number };
+  });
+  const auth = `Basic ${Buffer.from('bench@bench.test:bench-password-1').toString('base64')}`;
+  const order = (i: number) => ({
+    method: 'POST',
+    path: '/api/v2/orders',
+    host: 'bench.localhost',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      contact_id: fixture.contacts[i % 50],
+      items: [{ event_id: fixture.eventId, price: 100, quantity: 3, students: [{ contact_id: fixture.contacts[(i + 1) % 50] }, { contact_id: fixture.contacts[(i + 2) % 50] }] }],
+      payment: { amount: 300, type: 'card', currency: 'GBP' },
+    }),
+  });
+
+  const port = await freePort();
+  const web = await startProcess('dist/src/web.js', { ...queueEnv, PORT: String(port), HOST: '127.0.0.1' }, port);
+  const spawnWorkers = (script: string[], env: Record<string, string> = {}) =>
+    Array.from({ length: opts.workers }, () =>
+      spawn(process.execPath, script, { env: { ...process.env, ...queueEnv, LOG_LEVEL: 'warn', NODE_ENV: 'production', WORKER_CONCURRENCY: '5', ...env }, stdio: ['ignore', 'ignore', 'inherit'] }),
+    );
+  const running = new Set<ChildProcess>();
+  const spawned = (procs: ChildProcess[]) => {
+    procs.forEach((p) => running.add(p));
+    return procs;
+  };
+  const stopAll = async (procs: ChildProcess[]) => {
+    await Promise.all(procs.map((p) => stopProcess(p)));
+    procs.forEach((p) => running.delete(p));
+  };
+  try {
+    // End to end first, with the workers running, on an empty queue.
+    process.stderr.write(`end to end: ${opts.orders} orders at concurrency ${opts.concurrency}\n`);
+    const procs = spawned(spawnWorkers(['dist/workers/main.js']));
+    await new Promise((r) => setTimeout(r, 2000));
+    const started = Date.now();
+    const sent = await runFixedLoad(port, opts.orders, opts.concurrency, order);
+    const orderIds = sent.ids;
+    const done = await waitForOrders(knex, tenant, orderIds, 300_000);
+    const seconds = (done.lastCompletedAt - started) / 1000;
+    await stopAll(procs);
+    const e2e = summarise(done.latenciesMs, done.failed, seconds);
+
+    // Intake alone: no workers, so the web process and the queue store are all that run.
+    process.stderr.write(`intake: ${opts.seconds}s at concurrency ${opts.concurrency}, no workers\n`);
+    await runLoad({ port, concurrency: opts.concurrency, seconds: 2, next: order });
+    const intake = await runLoad({ port, concurrency: opts.concurrency, seconds: opts.seconds, next: order });
+
+    // BullMQ's own rate on the same store: no-op jobs, the same number of worker processes.
+    process.stderr.write(`no-op: ${opts.orders * 4} jobs\n`);
+    const noop = await noopRate(backend, db.url, opts.redisUrl, `${prefix}_noop`, opts.orders * 4, (noopPrefix) => spawned(spawnWorkers(['--import', 'tsx', 'bench/lib/noop-worker.ts'], { QUEUE_PREFIX: noopPrefix })), stopAll);
+
+    return {
+      backend,
+      intake,
+      endToEnd: { orders: orderIds.length, seconds: round(seconds), ordersPerSecond: round(orderIds.length / seconds), p50ms: e2e.p50ms, p99ms: e2e.p99ms, failed: done.failed },
+      noop,
+    };
+  } finally {
+    await stopAll([...running]);
+    await stopProcess(web);
+    await knex.destroy();
+    if (backend === 'redis') await clearRedisPrefix(opts.redisUrl!, prefix);
+    if (db.embedded?.owned) await db.embedded.stop();
+  }
+}
+
+/** Sends exactly `n` requests, `concurrency` at a time; returns the order ids. */
+async function runFixedLoad(port: number, n: number, concurrency: number, next: (i: number) => ReturnType<Parameters<typeof runLoad>[0]['next']>): Promise<{ ids: number[] }> {
+  const ids: number[] = [];
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (i < n) {
+        const res = await requestJson(port, next(i++));
+        const id = (res.json as { order_id?: number } | undefined)?.order_id;
+        if (res.status !== 200 || !id) throw new Error(`intake answered ${res.status}: ${JSON.stringify(res.json)}`);
+        ids.push(id);
+      }
+    }),
+  );
+  return { ids };
+}
+
+async function waitForOrders(knex: Knex, tenant: Tenant, ids: number[], timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await withTenant(knex, tenant, (db) =>
+      db('opportunities')
+        .whereIn('id', ids)
+        .whereIn('state', ['completed', 'failed'])
+        .select('state', db.raw(`extract(epoch from (completed_on - created_on)) * 1000 as ms`), db.raw(`extract(epoch from completed_on at time zone 'utc') * 1000 as at`)),
+    );
+    if (rows.length === ids.length) {
+      const ok = rows.filter((r: { state: string }) => r.state === 'completed');
+      return {
+        latenciesMs: ok.map((r: { ms: string }) => Number(r.ms)),
+        failed: rows.length - ok.length,
+        lastCompletedAt: Math.max(...ok.map((r: { at: string }) => Number(r.at))),
+      };
+    }
+    if (Date.now() > deadline) throw new Error(`only ${rows.length} of ${ids.length} orders finished`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function noopRate(
+  backend: 'redis' | 'postgres',
+  databaseUrl: string,
+  redisUrl: string | undefined,
+  prefix: string,
+  jobs: number,
+  spawnWorkers: (prefix: string) => ChildProcess[],
+  stopAll: (p: ChildProcess[]) => Promise<unknown>,
+): Promise<BackendResult['noop']> {
+  const queues = createQueueBackend({ redisUrl: backend === 'redis' ? redisUrl : undefined, databaseUrl, prefix });
+  const queue = queues.queue('noop' as 'orders');
+  try {
+    // Workers first, and time to start (they run through tsx), so only job handling is timed.
+    const procs = spawnWorkers(prefix);
+    await new Promise((r) => setTimeout(r, 4000));
+    const started = Date.now();
+    for (let i = 0; i < jobs; i += 500) await queue.addBulk(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ name: 'noop', data: { tenantId: 0, orderId: i + k } })));
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const counts = await queue.getJobCounts('completed', 'failed');
+      if ((counts.completed ?? 0) + (counts.failed ?? 0) >= jobs) break;
+      if (Date.now() > deadline) throw new Error(`no-op jobs did not finish: ${JSON.stringify(counts)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    await stopAll(procs);
+    return { jobs, seconds: round(seconds), jobsPerSecond: round(jobs / seconds) };
+  } finally {
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queues.close();
+    if (backend === 'redis') await clearRedisPrefix(redisUrl!, prefix);
+  }
+}
+
+async function clearRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
