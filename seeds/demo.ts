@@ -1,4 +1,5 @@
 import type { Db, Knex } from '../src/db/knex.js';
+import { createPaymentType, createStockItem } from '../src/modules/orders/order-settings.service.js';
 import { requestTenantStats } from '../src/modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createTenant } from '../src/tenancy/provision.js';
@@ -54,6 +55,9 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<void> {
       { course_template_id: teams!.id, code: 'LT1-MAN-2704', title: 'Leading Teams', location: 'Manchester', start_date: '2027-04-20', end_date: '2027-04-21', start_time: '09:30', end_time: '16:30', price: 650, currency_code: 'GBP', delegates_max: 10, company_id: companyIds[1] },
     ])
     .returning<{ id: number }[]>('id');
+  // Order setup, so a REST order with a `card` payment gets its invoice, and items can add a book.
+  await createPaymentType(db, 'card');
+  await createStockItem(db, { name: 'Course book', price: 25 });
   const people = await db('contacts').orderBy('id').limit(2).pluck('id');
   await db('delegates').insert([...people.map((contact_id: number) => ({ event_id: fawEvent!.id, contact_id })), { event_id: fawEvent!.id, num_places: 2 }]);
 }
