@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { parseArgs } from 'node:util';
-import { createKnex } from '../src/db/knex.js';
 import { createUser } from '../src/modules/users/users.service.js';
-import { migratePlatform } from '../src/tenancy/migrate.js';
-import { createTenant } from '../src/tenancy/provision.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
-import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
-import { cpuMs, round, rssMb, runLoad, summarise, type LoadResult } from './lib/load.js';
+import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
+import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
+import { round } from './lib/load.js';
 
 /**
  * REST throughput: GET list (100 contacts), GET :id and POST with Basic auth, against three
@@ -18,28 +14,11 @@ import { cpuMs, round, rssMb, runLoad, summarise, type LoadResult } from './lib/
  * This machine's speed drifts over tens of seconds, so each scenario runs in rounds that take
  * the three servers in turn (rotating who goes first), and sums the rounds.
  */
-interface Server {
-  name: 'lectern' | 'knex' | 'bare';
-  port: number;
-  proc: ChildProcess;
-}
-
-interface Outcome extends LoadResult {
-  cpuMsPerRequest: number;
-}
+type Server = BenchServer<'lectern' | 'knex' | 'bare'>;
 
 export async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { seconds: { type: 'string', default: '12' }, rounds: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '16' } },
-  });
-  const seconds = Number(values.seconds);
-  const rounds = Number(values.rounds);
-  const concurrency = Number(values.concurrency);
-  const db = await benchDatabase('rest');
-  const knex = createKnex(db.url, { poolMax: 4, applicationName: 'bench-rest' });
-  await migratePlatform(knex);
-  const tenant = await createTenant(knex, { slug: 'bench', name: 'Bench' });
+  const { seconds, rounds, concurrency } = compareArgs(argv);
+  const { db, knex, tenant } = await benchTenant('rest');
   await withTenant(knex, tenant, async (trx) => {
     await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
     await trx('contacts').insert(Array.from({ length: 1000 }, (_, i) => ({ first_name: `First${i}`, last_name: `Last${i}`, email: `p${i}@bench.test` })));
@@ -59,14 +38,7 @@ export async function main(argv: string[]): Promise<void> {
     }),
   };
 
-  const helper = async (name: 'knex' | 'bare', script: string): Promise<Server> => {
-    const port = await freePort();
-    const proc = spawn(process.execPath, ['--import', 'tsx', script], {
-      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), BENCH_SCHEMA: tenant.schema },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    return { name, port, proc };
-  };
+  const helper = async (name: 'knex' | 'bare', script: string): Promise<Server> => ({ name, ...(await startHelper(script, { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })) });
   const lecternPort = await freePort();
   const servers: Server[] = [
     { name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) },
@@ -75,29 +47,10 @@ export async function main(argv: string[]): Promise<void> {
   ];
   await new Promise((r) => setTimeout(r, 2500));
 
-  const results: Record<string, Record<Server['name'], Outcome>> = {};
-  let peakRss = 0;
+  let results: Record<string, Record<Server['name'], Outcome>>;
+  let peakRss: number;
   try {
-    for (const [scenario, next] of Object.entries(scenarios)) {
-      process.stderr.write(`${scenario}: ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
-      const acc = new Map(servers.map((s) => [s.name, { latencies: [] as number[], errors: 0, seconds: 0, cpu: 0 }]));
-      for (const s of servers) await runLoad({ port: s.port, concurrency, seconds: 2, next });
-      for (let r = 0; r < rounds; r++) {
-        for (const s of [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)]) {
-          const a = acc.get(s.name)!;
-          const sampler = s.name === 'lectern' ? setInterval(() => void rssMb(s.proc.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 250) : undefined;
-          const cpuBefore = await cpuMs(s.proc.pid!);
-          const res = await runLoad({ port: s.port, concurrency, seconds: seconds / rounds, next, latencies: a.latencies });
-          a.cpu += (await cpuMs(s.proc.pid!)) - cpuBefore;
-          clearInterval(sampler);
-          a.errors += res.errors;
-          a.seconds += res.seconds;
-        }
-      }
-      results[scenario] = Object.fromEntries(
-        [...acc].map(([name, a]) => [name, { ...summarise(a.latencies, a.errors, a.seconds), cpuMsPerRequest: round(a.cpu / Math.max(1, a.latencies.length), 3) }]),
-      ) as Record<Server['name'], Outcome>;
-    }
+    ({ results, peakRssMb: peakRss } = await compareServers(servers, scenarios, { seconds, rounds, concurrency }));
   } finally {
     await stopProcess(servers[0]!.proc);
     for (const s of servers.slice(1)) s.proc.kill('SIGTERM');
@@ -105,7 +58,6 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
 
-  const cell = (o: Outcome) => `${o.rps} | ${o.p50ms} | ${o.p99ms} | ${o.cpuMsPerRequest}`;
   const errors = Object.values(results).flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
   const lines = [
     '',

@@ -25,7 +25,7 @@ const CONTACTS = [
   ['Chloe', 'Nguyen', 'Trainer', null],
 ] as const;
 
-/** Categories, a campaign, course templates with score mappings, events and delegates. */
+/** Categories, a campaign, course templates with score mappings, locations, tax types, events and delegates. */
 async function seedEvents(db: Db, companyIds: number[]): Promise<void> {
   const [hs, lead] = await db('categories')
     .insert([
@@ -49,10 +49,18 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<void> {
     { course_template_id: faw!.id, label: 'Practical passed', type_id: 3, position: 2 },
     { course_template_id: faw!.id, label: 'Theory score', type_id: 4, position: 3 },
   ]);
+  const [london, manchester] = await db('locations')
+    .insert([
+      { name: 'Riverside Training Centre', address_street: '12 Wharf Road', address_town: 'London', address_postcode: 'N1 7GR', address_country_id: 'GB', time_zone_name: 'Europe/London' },
+      { name: 'Northern Skills Hub', address_street: '3 Deansgate', address_town: 'Manchester', address_postcode: 'M3 2BW', address_country_id: 'GB', time_zone_name: 'Europe/London' },
+    ])
+    .returning<{ id: number }[]>('id');
+  const [vat] = await db('tax_types').insert([{ name: 'Standard VAT', rate: 20 }, { name: 'Zero rated', rate: 0 }]).returning<{ id: number }[]>('id');
+  const inLondon = { location: 'London', location_id: london!.id, time_zone_name: 'Europe/London', tax_type_id: vat!.id, title_cascades: true };
   const [fawEvent] = await db('events')
     .insert([
-      { course_template_id: faw!.id, code: 'FAW-LON-2703', title: 'First Aid at Work', location: 'London', start_date: '2027-03-10', end_date: '2027-03-12', start_time: '09:00', end_time: '17:00', price: 395, currency_code: 'GBP', delegates_max: 12 },
-      { course_template_id: teams!.id, code: 'LT1-MAN-2704', title: 'Leading Teams', location: 'Manchester', start_date: '2027-04-20', end_date: '2027-04-21', start_time: '09:30', end_time: '16:30', price: 650, currency_code: 'GBP', delegates_max: 10, company_id: companyIds[1] },
+      { ...inLondon, course_template_id: faw!.id, code: 'FAW-LON-2703', title: 'First Aid at Work', start_date: '2027-03-10', end_date: '2027-03-12', start_time: '09:00', end_time: '17:00', classroom_start: '2027-03-10T09:00', classroom_end: '2027-03-12T17:00', price: 395, currency_code: 'GBP', delegates_max: 12 },
+      { ...inLondon, location: 'Manchester', location_id: manchester!.id, course_template_id: teams!.id, code: 'LT1-MAN-2704', title: 'Leading Teams', start_date: '2027-04-20', end_date: '2027-04-21', start_time: '09:30', end_time: '16:30', classroom_start: '2027-04-20T09:30', classroom_end: '2027-04-21T16:30', price: 650, currency_code: 'GBP', delegates_max: 10, company_id: companyIds[1] },
     ])
     .returning<{ id: number }[]>('id');
   // Order setup, so a REST order with a `card` payment gets its invoice, and items can add a book.

@@ -1,7 +1,7 @@
 import Koa from 'koa';
+import type Router from '@koa/router';
 import compose from 'koa-compose';
 import { bodyParsing } from './http/body.js';
-import type { AppState } from './http/context.js';
 import { errorMapping } from './http/errors.js';
 import { platformRoutes } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
@@ -12,13 +12,39 @@ import { restDeprecation } from './http/deprecation.js';
 import { tenantInfoRoutes } from './modules/tenant-info/tenant-info.routes.js';
 import { legacyRestRoutes } from './rest/routes.js';
 import type { Runtime } from './runtime.js';
+import { controlPanelRoutes } from './control-panel/control-panel.routes.js';
+import { graphqlEndpoint } from './graphql/endpoint.js';
+import { weblinkEndpoint } from './weblink/endpoint.js';
+import type { AppContext, AppMiddleware, AppState } from './http/context.js';
+import { requireHttps } from './http/https.js';
+import { pageErrors } from './http/pages.js';
+import { csrfProtection, sessions } from './http/session.js';
+import { SignIn } from './modules/users/sign-in.service.js';
+import { authorizeRoutes } from './oauth/authorize.routes.js';
+import { createOAuthServers } from './oauth/oauth-server.js';
+import { tokenRoutes } from './oauth/token.routes.js';
+import { slugFromHost } from './tenancy/registry.js';
+import type { GraphQLSchema } from 'graphql';
+
+/** Middleware and routers run in order as one (routers' types carry route params the app's do not). */
+const stack = (...parts: unknown[]): AppMiddleware => compose(parts as AppMiddleware[]) as unknown as AppMiddleware;
+
+/** Runs `mw` only where `when` holds; elsewhere the request goes on untouched. */
+const only = (when: (ctx: AppContext) => boolean, mw: AppMiddleware): AppMiddleware => (ctx, next) => (when(ctx) ? mw(ctx, next) : next());
 
 /**
  * The web application. Middleware is declared here, once, in order: request id and access log,
- * error mapping, metrics, body limits; then host-independent platform routes; then everything
- * else is a tenant route, resolved from the Host header.
+ * error mapping, metrics, body limits; then host-independent platform routes; the GraphQL
+ * endpoint (platform and tenant hosts); the OAuth authorization server on the platform host;
+ * then everything else is a tenant route, resolved from the Host header: the legacy REST API,
+ * and the Control Panel and account pages.
  */
-export function createApp(rt: Runtime): Koa<AppState> {
+export interface AppOptions {
+  /** The Core GraphQL schema served (default: Lectern's; tests serve one with extra fields). */
+  graphqlSchema?: GraphQLSchema;
+}
+
+export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: rt.config.env === 'production' });
   const metrics = createMetrics(rt.queues);
   const platform = platformRoutes(rt, metrics);
@@ -35,10 +61,38 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(platform.routes());
   app.use(platform.allowedMethods());
   app.use(queueDashboard(rt));
+  app.use(graphqlEndpoint(rt, options.graphqlSchema));
+  app.use(weblinkEndpoint(rt));
+
+  // Pages (sign-in, consent, Control Panel): HTML errors, HTTPS, a session, CSRF on every form.
+  const signIn = new SignIn(rt.knex);
+  const session = sessions(app, rt.knex, rt.config.sessionKeys);
+  const pageStack = (...routers: Router<AppState>[]) =>
+    stack(pageErrors(), requireHttps(rt.config), session, csrfProtection(), ...routers.flatMap((r) => [r.routes(), r.allowedMethods()]));
+  const servers = createOAuthServers({ knex: rt.knex, registry: rt.registry }, rt.config);
+  const onPlatformHost = (ctx: AppContext) => slugFromHost(ctx.get('host'), rt.config.baseDomain) === undefined;
+  const token = tokenRoutes(servers);
+  app.use(
+    only(
+      (ctx) => (ctx.path === '/oauth/token' || ctx.path === '/.well-known/oauth-authorization-server') && onPlatformHost(ctx),
+      stack(
+        requireHttps(rt.config, (ctx) => {
+          ctx.status = 400;
+          ctx.body = { error: 'invalid_request', error_description: 'HTTPS is required' };
+        }),
+        token.routes(),
+        token.allowedMethods(),
+      ),
+    ),
+  );
+  app.use(only((ctx) => ctx.path.startsWith('/oauth/') && onPlatformHost(ctx), pageStack(authorizeRoutes({ config: rt.config, registry: rt.registry, servers, signIn }))));
+
+  const tenantPages = pageStack(controlPanelRoutes({ knex: rt.knex, signIn }));
   app.use(
     compose([
       resolveTenant(rt.registry, rt.config.baseDomain),
       ...tenantRouters.flatMap((r) => [r.routes(), r.allowedMethods()]),
+      only((ctx) => /^\/(control-panel|account)(\/|$)/.test(ctx.path), tenantPages),
     ]),
   );
   return app;

@@ -1,15 +1,19 @@
 import { parseArgs } from 'node:util';
 import { DEMO, seedDemo } from '../seeds/demo.js';
-import { loadConfig, tenantBaseUrl, type Config } from './config.js';
+import { loadConfig, platformBaseUrl, tenantBaseUrl, type Config } from './config.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { requestTenantStats } from './modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from './modules/users/users.service.js';
+import { createRole, listRoles } from './modules/users/roles.service.js';
+import { disableLocale, enableLocale, listSupportedLocales, setDefaultLocale, type LocaleRow } from './modules/locales/locales.service.js';
+import { toGlobalId } from './graphql/ids.js';
 import { createPlatformAdmin } from './modules/admins/admins.service.js';
 import { configureOrders, createPaymentType, createStockItem, listPaymentTypes, listStockItems } from './modules/orders/order-settings.service.js';
 import { listOrders, showOrder } from './modules/orders/order-view.service.js';
 import { releaseOrder, retryOrder } from './modules/orders/orders.service.js';
 import type { Knex } from './db/knex.js';
+import { createIntegrationClient, createServiceClient, listClients, revokeClient } from './oauth/clients.service.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { migrateAll, migratePlatform } from './tenancy/migrate.js';
 import { createTenant } from './tenancy/provision.js';
@@ -46,6 +50,8 @@ async function tenantBySlug(rt: Runtime, slug: string) {
 
 const restBaseUrl = (config: Config, slug: string) => `${tenantBaseUrl(config, slug)}/api/v2`;
 
+const localeOutput = (l: LocaleRow) => ({ id: toGlobalId('Locale', l.id), legacyId: l.id, code: l.code, name: l.name, fullName: l.full_name, supported: l.supported, default: l.is_default });
+
 function intFlag(flags: Flags, name: string): number {
   const v = str(flags, name);
   if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2147483647) throw new UsageError(`--${name} must be a whole number (got ${v})`);
@@ -60,7 +66,7 @@ function boolFlag(flags: Flags, name: string): boolean | undefined {
 }
 
 /** Runs `fn` in the tenant's transaction; jobs it queues go out after commit. */
-async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex.Transaction, tenantId: number) => Promise<T>): Promise<T> {
+async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex, tenantId: number) => Promise<T>): Promise<T> {
   const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
   const result = await withTenant(rt.knex, tenant, (db) => fn(db, tenant.id), { dispatcher: rt.dispatcher });
   await rt.dispatcher.drain();
@@ -220,6 +226,83 @@ const COMMANDS: Record<string, Command> = {
       const { step } = await inTenant(rt, flags, (db, tenantId) => retryOrder(db, tenantId, id));
       return { output: { id, retried: step } };
     },
+  },
+  'roles:create': {
+    summary: "Create a role: a named set of permissions (<ENTITY>_VIEW / <ENTITY>_EDIT, '*', '*_VIEW'); give it to users with users:create --role",
+    flags: { ...tenantFlag, name: { required: true, description: 'e.g. editor' }, permissions: { required: true, description: 'comma-separated, e.g. COURSE_TEMPLATE_VIEW,COURSE_TEMPLATE_EDIT' } },
+    async run(rt, flags) {
+      const permissions = str(flags, 'permissions').split(',').map((p) => p.trim()).filter(Boolean);
+      return { output: await inTenant(rt, flags, (db) => createRole(db, { name: str(flags, 'name'), permissions })) };
+    },
+  },
+  'roles:list': {
+    summary: "A tenant's roles and their permissions",
+    flags: tenantFlag,
+    run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => listRoles(db)) }),
+  },
+  'locales:enable': {
+    summary: 'Let a tenant use a locale for content (primary, delivery, translations)',
+    flags: { ...tenantFlag, code: { required: true, description: 'e.g. fr, pt-BR' } },
+    async run(rt, flags) {
+      const l = await inTenant(rt, flags, (db) => enableLocale(db, str(flags, 'code')));
+      return { output: localeOutput(l) };
+    },
+  },
+  'locales:disable': {
+    summary: 'Stop offering a locale for new content (content in it keeps it; not the default)',
+    flags: { ...tenantFlag, code: { required: true, description: 'e.g. fr' } },
+    run: async (rt, flags) => ({ output: localeOutput(await inTenant(rt, flags, (db) => disableLocale(db, str(flags, 'code')))) }),
+  },
+  'locales:default': {
+    summary: "Make a supported locale the tenant's default",
+    flags: { ...tenantFlag, code: { required: true, description: 'e.g. fr' } },
+    run: async (rt, flags) => ({ output: localeOutput(await inTenant(rt, flags, (db) => setDefaultLocale(db, str(flags, 'code')))) }),
+  },
+  'locales:list': {
+    summary: "A tenant's supported locales",
+    flags: tenantFlag,
+    run: async (rt, flags) => ({ output: (await inTenant(rt, flags, (db) => listSupportedLocales(db))).map(localeOutput) }),
+  },
+  'clients:create': {
+    summary: "Register an OAuth client: an integration (authorization code flow, any tenant's users authorize it) or, with --grant client_credentials, a tenant's client credentials acting as a service user",
+    flags: {
+      name: { description: 'what the application is called (shown on the consent page); required for an integration' },
+      'redirect-uri': { description: 'its OAuth callback URI, matched exactly (https://, or http:// on localhost)' },
+      grant: { description: 'authorization_code (default) or client_credentials' },
+      tenant: { description: 'tenant slug (client_credentials only)' },
+      'service-user': { description: 'email of the tenant user it acts as (client_credentials only)' },
+    },
+    async run(rt, flags) {
+      const grant = typeof flags.grant === 'string' ? flags.grant : 'authorization_code';
+      const endpoints = { authorizationEndpoint: `${platformBaseUrl(rt.config)}/oauth/authorize`, tokenEndpoint: `${platformBaseUrl(rt.config)}/oauth/token` };
+      if (grant === 'client_credentials') {
+        if (flags['redirect-uri'] !== undefined) throw new UsageError('--redirect-uri is for integrations (authorization_code), not client credentials');
+        const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
+        const serviceUser = str(flags, 'service-user');
+        const name = typeof flags.name === 'string' ? flags.name : `Service access as ${serviceUser}`;
+        const c = await createServiceClient(rt.knex, tenant, { name, serviceUser, createdBy: 'ops CLI' });
+        return { output: { clientId: c.clientId, clientSecret: c.clientSecret, name: c.name, grants: c.grants, tenant: tenant.slug, serviceUser: c.serviceUserEmail, tokenEndpoint: endpoints.tokenEndpoint } };
+      }
+      if (grant !== 'authorization_code') throw new UsageError('--grant must be authorization_code or client_credentials');
+      if (flags.tenant !== undefined || flags['service-user'] !== undefined) throw new UsageError('--tenant and --service-user are for client credentials (--grant client_credentials)');
+      const c = await createIntegrationClient(rt.knex, { name: str(flags, 'name'), redirectUris: [str(flags, 'redirect-uri')], createdBy: 'ops CLI' });
+      return { output: { clientId: c.clientId, clientSecret: c.clientSecret, name: c.name, grants: c.grants, redirectUris: c.redirectUris, ...endpoints } };
+    },
+  },
+  'clients:list': {
+    summary: 'List OAuth clients (never their secrets), newest first',
+    flags: { tenant: { description: "only this tenant's client credentials" } },
+    async run(rt, flags) {
+      const tenant = typeof flags.tenant === 'string' ? await tenantBySlug(rt, flags.tenant) : undefined;
+      const clients = await listClients(rt.knex, tenant ? { tenantId: tenant.id } : {});
+      const slugs = new Map((await rt.registry.list()).map((t) => [t.id, t.slug]));
+      return { output: clients.map(({ tenantId, ...c }) => ({ ...c, tenant: tenantId ? (slugs.get(tenantId) ?? null) : null })) };
+    },
+  },
+  'clients:revoke': {
+    summary: 'Revoke an OAuth client: no more tokens for its id and secret, and the tokens it has stop working',
+    flags: { 'client-id': { required: true, description: 'the client id (Client Key)' } },
+    run: async (rt, flags) => ({ output: await revokeClient(rt.knex, str(flags, 'client-id')) }),
   },
   migrate: {
     summary: 'Migrate the platform schema, then every tenant schema (bounded parallelism)',

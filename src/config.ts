@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -45,6 +46,8 @@ const schema = z.object({
   DB_POOL_MAX: intIn(1, 200).default(10),
   WORKER_CONCURRENCY: intIn(1, 100).default(5),
   WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
+  APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
+  WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
@@ -59,6 +62,16 @@ const schema = z.object({
   TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
   SEED_DEMO: bool.optional(),
   LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  SESSION_SECRET: z
+    .string()
+    .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
+    .optional(),
+}).superRefine((e, ctx) => {
+  // Every web process must sign session cookies with the same keys; a random one per process
+  // would sign users out whenever a request lands on another dyno.
+  if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required in production (at least 32 random characters)' });
+  }
 });
 
 type Env = z.infer<typeof schema>;
@@ -79,6 +92,10 @@ export interface Config {
   workerConcurrency: number;
   /** How long a worker's claim on a job lasts without renewal; a killed worker's jobs run again after it. */
   workerLockMs: number;
+  /** Events re-inherited per transaction when a course template is re-applied to its events. */
+  applyBatchSize: number;
+  /** WebLink requests allowed per client address per minute (per tenant). */
+  weblinkRateLimit: number;
   queuePrefix: string;
   migrateConcurrency: number;
   bodyLimit: string;
@@ -88,6 +105,8 @@ export interface Config {
   seedDemo: boolean;
   /** The legacy REST API answers (on) or, after its sunset, answers 410 Gone (off). */
   legacyRestApi: boolean;
+  /** Keys that sign session cookies, newest first; outside production a random one per process when unset. */
+  sessionKeys: string[];
 }
 
 export class ConfigError extends Error {
@@ -125,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerLockMs: e.WORKER_LOCK_MS,
+    applyBatchSize: e.APPLY_BATCH_SIZE,
+    weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
     queuePrefix: e.QUEUE_PREFIX,
     migrateConcurrency: e.MIGRATE_CONCURRENCY,
     bodyLimit: e.BODY_LIMIT,
@@ -134,13 +155,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The demo tenant is for local use: never seeded into a production database by default.
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
+    sessionKeys: e.SESSION_SECRET ? e.SESSION_SECRET.split(',').map((k) => k.trim()) : [crypto.randomBytes(32).toString('base64url')],
   };
+}
+
+/** The platform's own public address (the OAuth authorization server), e.g. `http://localhost:3000`. */
+export function platformBaseUrl(config: Config): string {
+  return `${config.publicScheme}://${config.baseDomain}${publicPort(config)}`;
 }
 
 /** The public base address of a tenant, e.g. `http://acme.localhost:3000`. */
 export function tenantBaseUrl(config: Config, slug: string): string {
+  return `${config.publicScheme}://${slug}.${config.baseDomain}${publicPort(config)}`;
+}
+
+function publicPort(config: Config): string {
   const defaultPort = config.publicScheme === 'https' ? 443 : 80;
   // Behind a platform router the public port is the scheme's default; locally it is PORT.
-  const port = config.env === 'production' || config.port === defaultPort ? '' : `:${config.port}`;
-  return `${config.publicScheme}://${slug}.${config.baseDomain}${port}`;
+  return config.env === 'production' || config.port === defaultPort ? '' : `:${config.port}`;
 }

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { ensureEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { createKnex, type Knex } from './db/knex.js';
@@ -19,6 +20,8 @@ export interface Runtime {
   /** Legacy REST call counts (web only; flushed on close). */
   legacyUsage: LegacyUsageRecorder;
   embedded: EmbeddedDatabase | undefined;
+  /** A Redis connection for the web process's own counters (rate limits), made on first use; undefined without REDIS_URL. */
+  redis(): Redis | undefined;
   close(): Promise<void>;
 }
 
@@ -34,12 +37,13 @@ export async function resolveDatabase(config: Config, log: Logger, database = 'l
 
 export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
   const { url, embedded } = await resolveDatabase(config, log);
-  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}`, log });
+  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}`, log, queueNamespace: config.queuePrefix });
   const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: url, prefix: config.queuePrefix });
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
-  const dispatcher = new OutboxDispatcher(knex, queues, log);
+  const dispatcher = new OutboxDispatcher(knex, queues, log, config.queuePrefix);
   const legacyUsage = new LegacyUsageRecorder(knex, log);
   let closed = false;
+  let redis: Redis | undefined;
   return {
     config,
     log,
@@ -50,9 +54,20 @@ export async function createRuntime(config: Config, name: string, log = createLo
     dispatcher,
     legacyUsage,
     embedded,
+    redis() {
+      if (!config.redisUrl || closed) return undefined;
+      if (!redis) {
+        // Commands wait for the connection, but give up after one reconnect attempt when Redis
+        // is away, so callers fall back (the rate limiter counts in memory meanwhile).
+        redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+        redis.on('error', () => undefined);
+      }
+      return redis;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      redis?.disconnect();
       await legacyUsage.stop();
       await dispatcher.drain();
       await queues.close();

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { ConfigError, loadConfig, tenantBaseUrl } from '../src/config.js';
+import { ConfigError, loadConfig, platformBaseUrl, tenantBaseUrl } from '../src/config.js';
 import { runTs } from './helpers/harness.js';
 
 test('when nothing is set, then the defaults describe the embedded local setup', (t) => {
@@ -14,9 +14,20 @@ test('when nothing is set, then the defaults describe the embedded local setup',
 });
 
 test('when NODE_ENV is production, then the demo is not seeded and public URLs are https without a port', (t) => {
-  const c = loadConfig({ NODE_ENV: 'production', BASE_DOMAIN: 'lectern.example.com', PORT: '8080' });
+  const c = loadConfig({ NODE_ENV: 'production', BASE_DOMAIN: 'lectern.example.com', PORT: '8080', SESSION_SECRET: 's'.repeat(32) });
   t.false(c.seedDemo);
   t.is(tenantBaseUrl(c, 'acme'), 'https://acme.lectern.example.com');
+  t.is(platformBaseUrl(c), 'https://lectern.example.com');
+});
+
+test('in production a SESSION_SECRET is required, at least 32 characters each, and several rotate', (t) => {
+  const missing = t.throws(() => loadConfig({ NODE_ENV: 'production' }), { instanceOf: ConfigError });
+  t.regex(missing!.message, /SESSION_SECRET: is required in production/);
+  const short = t.throws(() => loadConfig({ SESSION_SECRET: 'short' }), { instanceOf: ConfigError });
+  t.regex(short!.message, /SESSION_SECRET: must be at least 32 characters/);
+  t.deepEqual(loadConfig({ SESSION_SECRET: `${'a'.repeat(32)}, ${'b'.repeat(32)}` }).sessionKeys, ['a'.repeat(32), 'b'.repeat(32)]);
+  // Outside production a random key per process, so local runs need no setup.
+  t.is(loadConfig({}).sessionKeys.length, 1);
 });
 
 test('when a variable is invalid, then the error names each bad variable', (t) => {

@@ -28,13 +28,16 @@ export async function benchDatabase(name: string): Promise<{ url: string; embedd
 
 export { freePort } from '../../src/util/net.js';
 
+/** Production mode wants a session key shared by web processes; benches use a fixed one. */
+export const BENCH_SESSION_SECRET = 'bench-session-secret-0123456789abcdef';
+
 /**
  * Starts a compiled Lectern entry point (`dist/src/web.js`...) as its own process, as in
  * production, and waits for /healthz. bench/run.ts builds first.
  */
 export async function startProcess(script: string, env: Record<string, string | undefined>, port?: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_SCHEME: 'http', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_SCHEME: 'http', SESSION_SECRET: BENCH_SESSION_SECRET, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (port) {
@@ -54,4 +57,12 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
+}
+
+/** Starts a bench helper server (a TypeScript file, through tsx) on a free port; it reads PORT and `env`. */
+export async function startHelper(script: string, env: Record<string, string>): Promise<{ port: number; proc: ChildProcess }> {
+  const { freePort: free } = await import('../../src/util/net.js');
+  const port = await free();
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return { port, proc };
 }

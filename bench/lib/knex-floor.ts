@@ -5,9 +5,10 @@ import knexFactory from 'knex';
 
 /**
  * The middle column of `npm run bench -- rest`: a bare Koa server that runs the same SQL as
- * Lectern through knex (a knex transaction, the tenant's search_path, the user lookup, the
- * query built with knex), with none of Lectern's own machinery. Lectern against this shows
- * what Lectern's stack costs; this against the bare pg server shows what knex costs.
+ * Lectern the way knex's documentation suggests (`knex.transaction()`, the tenant's
+ * search_path, the user lookup, the query built with knex), with none of Lectern's own
+ * machinery. This against the bare pg server shows what knex costs used that way; Lectern
+ * opens its transactions below knex (src/db/transaction.ts) and keeps knex for the queries.
  */
 const knex = knexFactory({ client: 'pg', connection: process.env.DATABASE_URL, pool: { min: 0, max: 10 } });
 const schema = process.env.BENCH_SCHEMA!;

@@ -3,6 +3,9 @@ import * as m001 from './001_core.js';
 import * as m002 from './002_events_crm.js';
 import * as m003 from './003_event_delete_restrict.js';
 import * as m004 from './004_orders.js';
+import * as m005 from './005_translations.js';
+import * as m006 from './006_default_delivery_locale.js';
+import * as m007 from './007_event_delivery.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007];

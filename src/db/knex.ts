@@ -16,6 +16,8 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, (v: string) => v.replace(' '
 export interface KnexOptions {
   poolMax: number;
   applicationName: string;
+  /** The process's queue namespace (QUEUE_PREFIX): outbox rows it writes belong to it. */
+  queueNamespace?: string;
   /** Where knex's own warnings go (the migrator prints to stdout otherwise). */
   log?: Logger | undefined;
 }
@@ -25,7 +27,18 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
   return knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: opts.applicationName },
-    pool: { min: 0, max: opts.poolMax },
+    pool: {
+      min: 0,
+      max: opts.poolMax,
+      // A session setting, the same for the whole process (never a tenant's): see migrations/platform/005.
+      ...(opts.queueNamespace
+        ? {
+            afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+              conn.query(`select set_config('lectern.queue_namespace', $1, false)`, [opts.queueNamespace], (err) => done(err, conn));
+            },
+          }
+        : {}),
+    },
     acquireConnectionTimeout: 10000,
     log: {
       warn: (m: unknown) => opts.log?.warn({ knex: m }, 'knex warning'),

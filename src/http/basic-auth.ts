@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from '../db/knex.js';
 import { PLATFORM_SCHEMA } from '../tenancy/tenant.js';
 import { UnauthorizedError } from '../errors.js';
-import { hashPassword, verifyPassword } from '../modules/users/password.js';
+import { verifyPasswordOrDummy } from '../modules/users/password.js';
 import { tenantOf, type AppMiddleware } from './context.js';
 import { bindLog } from './request-id.js';
 import { dbOf } from './tenant-transaction.js';
@@ -96,14 +96,9 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
  * which emails exist.
  */
 export async function checkPassword(cache: VerifiedCredentials, key: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
-  if (!passwordHash) {
-    dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
-    await verifyPassword(await dummyHash, password);
-    return false;
-  }
-  if (cache.has(key, passwordHash)) return true;
-  if (!(await verifyPassword(passwordHash, password))) return false;
-  cache.remember(key, passwordHash);
+  if (passwordHash && cache.has(key, passwordHash)) return true;
+  if (!(await verifyPasswordOrDummy(passwordHash, password))) return false;
+  cache.remember(key, passwordHash!);
   return true;
 }
 
@@ -111,9 +106,6 @@ export async function checkPassword(cache: VerifiedCredentials, key: string, pas
 const USER_BY_EMAIL = `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
   from users join roles on roles.id = users.role_id
   where lower(users.email) = ? and users.is_active limit 1`;
-
-// A real argon2id hash of a random string, made once, to spend equal time on unknown users.
-let dummyHash: Promise<string> | undefined;
 
 /**
  * HTTP Basic authentication of a platform administrator (`platform.admins`, created with

@@ -1,5 +1,5 @@
 import { AppError, dataExceptionOf } from '../errors.js';
-import type { AppMiddleware } from './context.js';
+import type { AppContext, AppMiddleware } from './context.js';
 
 /** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape). */
 function clientErrorFrom(err: unknown): AppError | undefined {
@@ -23,10 +23,37 @@ function clientErrorFrom(err: unknown): AppError | undefined {
   return undefined;
 }
 
+export interface ErrorAnswer {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+  /** For server failures: the id to quote when reporting it (the logs have the rest). */
+  requestId?: string | undefined;
+}
+
 /**
- * The one mapping of errors to HTTP for the whole app. Body: `{"error": {"code", "message"}}`
- * (plus `details` for client errors). 5xx bodies never carry the underlying message.
+ * The one mapping of a thrown error to what the client is told, for every API (REST bodies are
+ * `{"error": {...}}`, GraphQL's `{"errors": [...]}`). A client's mistake keeps its message; a
+ * server failure is logged and says nothing of its insides.
  */
+export function answerFor(ctx: AppContext, err: unknown): ErrorAnswer {
+  const dataError = dataExceptionOf(err);
+  // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
+  if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
+  const clientError = dataError ?? clientErrorFrom(err);
+  if (clientError) return { status: clientError.status, code: clientError.code, message: clientError.message, details: clientError.details };
+  const status = err instanceof AppError ? err.status : 500;
+  ctx.state.log.error({ err }, 'request failed');
+  return {
+    status,
+    code: err instanceof AppError ? err.code : 'internal_error',
+    message: status === 503 ? 'Service temporarily unavailable' : 'Internal server error',
+    requestId: ctx.state.requestId,
+  };
+}
+
+/** Errors to HTTP for the whole app: `{"error": {"code", "message"}}` (plus `details` or `requestId`). */
 export function errorMapping(): AppMiddleware {
   return async (ctx, next) => {
     try {
@@ -40,28 +67,10 @@ export function errorMapping(): AppMiddleware {
         ctx.body = { error: { code, message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})` } };
       }
     } catch (err) {
-      const dataError = dataExceptionOf(err);
-      // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
-      if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
-      const clientError = dataError ?? clientErrorFrom(err);
-      if (clientError) {
-        ctx.status = clientError.status;
-        ctx.body = {
-          error: { code: clientError.code, message: clientError.message, ...(clientError.details ? { details: clientError.details } : {}) },
-        };
-        if (clientError.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Basic realm="Lectern"');
-        return;
-      }
-      const status = err instanceof AppError ? err.status : 500;
-      ctx.state.log.error({ err }, 'request failed');
+      const { status, ...error } = answerFor(ctx, err);
       ctx.status = status;
-      ctx.body = {
-        error: {
-          code: err instanceof AppError ? err.code : 'internal_error',
-          message: status === 503 ? 'Service temporarily unavailable' : 'Internal server error',
-          requestId: ctx.state.requestId,
-        },
-      };
+      ctx.body = { error: Object.fromEntries(Object.entries(error).filter(([, v]) => v !== undefined)) };
+      if (status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Basic realm="Lectern"');
     }
   };
 }

@@ -6,7 +6,7 @@ import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
 declare module './context.js' {
   interface AppState {
     /** The request's transaction, scoped to its tenant's schema (tenant-transaction middleware). */
-    db?: Knex.Transaction;
+    db?: Knex;
   }
 }
 
@@ -33,7 +33,7 @@ export function tenantTransaction(knex: Knex, dispatcher: OutboxDispatcher): App
 }
 
 /** The request's tenant transaction; the middleware guarantees it on tenant API routes. */
-export function dbOf(ctx: AppContext): Knex.Transaction {
+export function dbOf(ctx: AppContext): Knex {
   const db = ctx.state.db;
   if (!db) throw new Error('route mounted without the tenant-transaction middleware');
   return db;

@@ -49,7 +49,7 @@ export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number,
 }
 
 /** Called by withTenant after commit: hands the transaction's outbox rows to the dispatcher. */
-export function afterCommitDispatch(trx: Knex.Transaction, dispatcher: OutboxDispatcher): void {
+export function afterCommitDispatch(trx: Db, dispatcher: OutboxDispatcher): void {
   const rows = pendingByTrx.get(trx);
   if (!rows?.length) return;
   pendingByTrx.delete(trx);
@@ -63,11 +63,15 @@ function jobIdOf(row: OutboxRow): string {
 
 export class OutboxDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly unmarked: number[] = [];
+  private marking: Promise<void> | undefined;
 
   constructor(
     private readonly knex: Knex,
     private readonly queues: QueueBackend,
     private readonly log: Logger,
+    /** The queue namespace whose rows the relay sweeps (the outbox may hold other namespaces' rows). */
+    private readonly namespace: string,
   ) {}
 
   private async enqueue(row: OutboxRow): Promise<void> {
@@ -97,12 +101,34 @@ export class OutboxDispatcher {
     } catch (err) {
       this.log.warn({ err: { message: (err as Error).message }, outboxIds: rows.map((r) => r.id) }, 'enqueue after commit failed; the relay will retry');
     }
-    if (!done.length) return;
+    if (done.length) await this.markEnqueued(done);
+  }
+
+  /**
+   * Marks rows enqueued. Rows enqueued while an update is running wait and go together in the
+   * next one, so under load many after-commit dispatches share one statement.
+   */
+  private markEnqueued(ids: number[]): Promise<void> {
+    this.unmarked.push(...ids);
+    this.marking ??= this.markPending();
+    return this.marking;
+  }
+
+  private async markPending(): Promise<void> {
     try {
-      await this.knex(TABLE).whereIn('id', done).whereNull('enqueued_at').update({ enqueued_at: this.knex.fn.now() });
-    } catch (err) {
-      // The jobs are queued; the relay may queue them again, which their job ids make a no-op.
-      this.log.warn({ err: { message: (err as Error).message }, outboxIds: done }, 'could not mark outbox rows enqueued');
+      while (this.unmarked.length) {
+        // Bounded: a statement has at most 65,535 parameters.
+        const batch = this.unmarked.splice(0, 5000);
+        try {
+          await this.knex(TABLE).whereIn('id', batch).whereNull('enqueued_at').update({ enqueued_at: this.knex.fn.now() });
+        } catch (err) {
+          // The jobs are queued; the relay may queue them again, which their job ids make a no-op.
+          this.log.warn({ err: { message: (err as Error).message }, outboxIds: batch }, 'could not mark outbox rows enqueued');
+        }
+      }
+    } finally {
+      // In the same turn as the last emptiness check: no id pushed after it can be left behind.
+      this.marking = undefined;
     }
   }
 
@@ -114,6 +140,7 @@ export class OutboxDispatcher {
   async sweep(limit = 200, minAgeMs = 1000): Promise<number> {
     return this.knex.transaction(async (trx) => {
       const rows = await trx<OutboxRow>(TABLE)
+        .where('queue_namespace', this.namespace)
         .whereNull('enqueued_at')
         .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [minAgeMs / 1000]))
         .orderBy('id')

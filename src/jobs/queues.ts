@@ -1,4 +1,4 @@
-import { Queue, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
+import { Queue, QueueEvents, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { withTimeout } from '../util/net.js';
 
@@ -10,14 +10,20 @@ import { withTimeout } from '../util/net.js';
 export interface JobPayloads {
   /** Recompute a tenant's headline counters into the platform registry. */
   'tenant-stats': { tenantId: number };
-  /** Turn an order (opportunity) into a registration with its delegates. */
+  /** Turn an order (opportunity) into a registration with its delegates, then its invoice and payment. */
   orders: { tenantId: number; orderId: number };
-  /** Make the invoice of a registered order and record its payment. */
+  /**
+   * Before orders were one job, invoicing had a queue of its own. Workers still drain it (with
+   * the order processor, which skips the registration already made), so an order queued there
+   * before an upgrade is finished; nothing adds to it any more.
+   */
   invoices: { tenantId: number; orderId: number };
+  /** Work through a background job of a course template (re-applying it to its events), batch by batch. */
+  'course-templates': { tenantId: number; backgroundJobId: number };
 }
 
 export type QueueName = keyof JobPayloads;
-export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices'];
+export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices', 'course-templates'];
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 8,
@@ -41,6 +47,8 @@ export interface QueueBackend {
   /** The producer handle of a queue (payload types are enforced by OutboxJob). */
   queue(name: QueueName): Queue;
   worker<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Worker;
+  /** A listener on a queue's event stream (jobs failed by BullMQ itself, not by a processor). Closed by its owner. */
+  events(name: QueueName): QueueEvents;
   /** Throws when the queue store does not answer (used by /readyz). */
   ping(): Promise<void>;
   /** Closes the producer side (queues). Workers are closed by their owner. */
@@ -84,6 +92,9 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
           ...workerTiming(wopts),
         });
       },
+      events(name) {
+        return new QueueEvents(name, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
+      },
       async ping() {
         if (!pinger) {
           pinger = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 1500 });
@@ -114,6 +125,9 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
     },
     worker(name, processor, wopts) {
       return new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts) }) as unknown as Worker;
+    },
+    events(name) {
+      return new pgBackend.QueueEvents(name, { connection }) as unknown as QueueEvents;
     },
     async ping() {
       // Same database as the app: a count proves the queue tables are reachable.

@@ -1,3 +1,5 @@
+import { sanitizeRichText } from '../util/rich-text.js';
+
 /**
  * Field definitions of REST resources: one description per field drives reading (output shape),
  * writing (validation and coercion), filtering and the OpenAPI document.
@@ -26,6 +28,8 @@ export interface FieldDef {
   max?: number;
   /** Allowed values of a string field. */
   enum?: readonly string[];
+  /** HTML an editor wrote: sanitised on write, as on every face of the same record. */
+  richText?: boolean;
   /** For OpenAPI: a short description. */
   description?: string;
 }
@@ -73,7 +77,8 @@ export function isCalendarDate(value: string): boolean {
 }
 
 const isTime = (v: string) => TIME.test(v);
-function isDateTime(v: string): boolean {
+/** A real date and time of day, `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` (or a space for the T). */
+export function isDateTime(v: string): boolean {
   const m = DATETIME.exec(v);
   return Boolean(m && isCalendarDate(m[1]!));
 }
@@ -122,7 +127,7 @@ export function coerceInput(f: FieldDef, value: unknown): { ok: true; value: unk
       if (value.length > (f.maxLength ?? 10000)) return fail(`must be at most ${f.maxLength ?? 10000} characters`);
       if (hasNul(value)) return fail('must not contain NUL characters');
       if (f.enum && !f.enum.includes(value)) return fail(`must be one of ${f.enum.join(', ')}`);
-      return ok(value);
+      return ok(f.richText ? sanitizeRichText(value) : value);
     }
     case 'boolean':
       return typeof value === 'boolean' ? ok(value) : fail('must be true or false');

@@ -59,7 +59,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   router.use(bodyErrors());
 
   // Each route names the permission it needs; it is checked before anything is read.
-  const allow = (permission: string, handler: (ctx: AppContext, db: Knex.Transaction) => Promise<unknown>): AppMiddleware =>
+  const allow = (permission: string, handler: (ctx: AppContext, db: Knex) => Promise<unknown>): AppMiddleware =>
     async (ctx) => {
       assertPermission(ctx.state.user, permission);
       ctx.body = await handler(ctx, dbOf(ctx));

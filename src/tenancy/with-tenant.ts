@@ -1,4 +1,5 @@
 import type { Knex } from '../db/knex.js';
+import { runTransaction } from '../db/transaction.js';
 import { afterCommitDispatch, type OutboxDispatcher } from '../jobs/outbox.js';
 import { assertTenantSchema } from './slug.js';
 import type { Tenant } from './tenant.js';
@@ -6,6 +7,8 @@ import type { Tenant } from './tenant.js';
 export interface WithTenantOptions {
   /** Enqueues the outbox rows this transaction wrote, once it has committed. */
   dispatcher?: OutboxDispatcher | undefined;
+  /** A read-only transaction: PostgreSQL refuses any write in it (public, read-only APIs). */
+  readOnly?: boolean;
 }
 
 /**
@@ -16,16 +19,17 @@ export interface WithTenantOptions {
 export async function withTenant<T>(
   knex: Knex,
   tenant: Pick<Tenant, 'schema'>,
-  fn: (db: Knex.Transaction) => Promise<T>,
+  fn: (db: Knex) => Promise<T>,
   opts: WithTenantOptions = {},
 ): Promise<T> {
+  // Validated to [a-z][a-z0-9_]*, so it can stand as a literal in the opening statement.
   const schema = assertTenantSchema(tenant.schema);
-  let trxRef: Knex.Transaction | undefined;
-  const result = await knex.transaction(async (trx) => {
-    trxRef = trx;
-    await trx.raw(`select set_config('search_path', ?, true)`, [schema]);
-    return fn(trx);
+  let trx: Knex | undefined;
+  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true)`;
+  const result = await runTransaction(knex, opening, (db) => {
+    trx = db;
+    return fn(db);
   });
-  if (trxRef && opts.dispatcher) afterCommitDispatch(trxRef, opts.dispatcher);
+  if (trx && opts.dispatcher) afterCommitDispatch(trx, opts.dispatcher);
   return result;
 }

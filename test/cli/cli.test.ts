@@ -67,3 +67,36 @@ test('usage errors exit 2 with help on stderr', async (t) => {
   t.is(extra.code, 2);
   t.regex(extra.stderr, /Unknown option '--colour'/);
 });
+
+test.serial('clients:create registers an integration and a tenant\'s client credentials; clients:list shows them without secrets; clients:revoke revokes', async (t) => {
+  const integration = await runTs('src/cli.ts', ['clients:create', '--name', 'CLI Integration', '--redirect-uri', 'https://app.example.com/oauth/callback'], { PORT: '4000' });
+  t.is(integration.code, 0, integration.stderr);
+  const i = JSON.parse(integration.stdout);
+  t.regex(i.clientId, /^lc_/);
+  t.regex(i.clientSecret, /^lcs_/);
+  t.deepEqual(i.grants, ['authorization_code', 'refresh_token']);
+  t.deepEqual(i.redirectUris, ['https://app.example.com/oauth/callback']);
+  t.is(i.authorizationEndpoint, 'http://localhost:4000/oauth/authorize');
+
+  const service = await runTs('src/cli.ts', ['clients:create', '--tenant', slug, '--grant', 'client_credentials', '--service-user', 'admin@cli.test']);
+  t.is(service.code, 0, service.stderr);
+  const s = JSON.parse(service.stdout);
+  t.like(s, { tenant: slug, serviceUser: 'admin@cli.test', grants: ['client_credentials'] });
+
+  const listed = await runTs('src/cli.ts', ['clients:list', '--tenant', slug]);
+  t.is(listed.code, 0, listed.stderr);
+  t.false(listed.stdout.includes(s.clientSecret));
+  t.deepEqual(JSON.parse(listed.stdout).map((c: { clientId: string }) => c.clientId), [s.clientId]);
+
+  const revoked = await runTs('src/cli.ts', ['clients:revoke', '--client-id', s.clientId]);
+  t.is(revoked.code, 0, revoked.stderr);
+  t.truthy(JSON.parse(revoked.stdout).revokedAt);
+  await runTs('src/cli.ts', ['clients:revoke', '--client-id', i.clientId]);
+
+  const badUri = await runTs('src/cli.ts', ['clients:create', '--name', 'Insecure', '--redirect-uri', 'http://app.example.com/cb']);
+  t.is(badUri.code, 1);
+  t.regex(badUri.stderr, /https:\/\//);
+  const noUser = await runTs('src/cli.ts', ['clients:create', '--tenant', slug, '--grant', 'client_credentials', '--service-user', 'ghost@cli.test']);
+  t.is(noUser.code, 1);
+  t.regex(noUser.stderr, /not an active user/);
+});

@@ -3,11 +3,12 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { createApp } from '../../src/app.js';
+import { createApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createTenant, dropTenant } from '../../src/tenancy/provision.js';
+import { freePort } from '../../src/util/net.js';
 import type { Tenant } from '../../src/tenancy/tenant.js';
 
 /**
@@ -42,7 +43,9 @@ export interface TestContext {
 }
 
 export async function setupTestRuntime(extra: Record<string, string | undefined> = {}): Promise<TestContext> {
-  const config = testConfig(extra);
+  // The port the app will listen on is known up front, so the addresses it gives out (the OAuth
+  // issuer, tenant URLs) are the ones the tests call.
+  const config = testConfig({ PORT: String(await freePort()), ...extra });
   const rt = await createRuntime(config, 'test');
   const tenants: Tenant[] = [];
   return {
@@ -84,8 +87,8 @@ export async function dropQueueNamespace(config: Config): Promise<void> {
   }
 }
 
-export async function startTestApp(rt: Runtime): Promise<{ port: number; close(): Promise<void> }> {
-  const server = await startHttpServer(createApp(rt), 0, '127.0.0.1');
+export async function startTestApp(rt: Runtime, options: AppOptions = {}): Promise<{ port: number; close(): Promise<void> }> {
+  const server = await startHttpServer(createApp(rt, options), rt.config.port, '127.0.0.1');
   return { port: server.port, close: () => server.close(1000) };
 }
 

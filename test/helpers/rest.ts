@@ -2,6 +2,7 @@ import { createUser } from '../../src/modules/users/users.service.js';
 import type { Tenant } from '../../src/tenancy/tenant.js';
 import { withTenant } from '../../src/tenancy/with-tenant.js';
 import { request, setupTestRuntime, startTestApp, type HttpResult, type TestContext } from './harness.js';
+import type { AppOptions } from '../../src/app.js';
 
 export const PASSWORD = 'integration-secret-1';
 export const basic = (email: string, password: string) => `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
@@ -17,12 +18,12 @@ export interface RestFixture {
 }
 
 /** A fresh tenant with an API user, a running app, and a REST client for it. */
-export async function restFixture(label: string, env: Record<string, string | undefined> = {}): Promise<RestFixture> {
+export async function restFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}): Promise<RestFixture> {
   const ctx = await setupTestRuntime(env);
   const tenant = await ctx.freshTenant(label);
   const email = `api@${label}.test`;
   await withTenant(ctx.rt.knex, tenant, (db) => createUser(db, { email, password: PASSWORD, role: 'admin' }));
-  const app = await startTestApp(ctx.rt);
+  const app = await startTestApp(ctx.rt, appOptions);
   return {
     ctx,
     tenant,

@@ -33,7 +33,7 @@ function unreachableQueues() {
 test.serial('when the queue store is unreachable at write time, then the job waits in the outbox and runs once the store is back', async (t) => {
   const tenant = await ctx.freshTenant('obdown');
   const down = unreachableQueues();
-  const downDispatcher = new OutboxDispatcher(ctx.rt.knex, down, ctx.rt.log);
+  const downDispatcher = new OutboxDispatcher(ctx.rt.knex, down, ctx.rt.log, ctx.rt.config.queuePrefix);
   await withTenant(
     ctx.rt.knex,
     tenant,
@@ -108,4 +108,23 @@ test.serial('when a job names a tenant that no longer exists, then it fails for 
   }, 'job to fail');
   t.regex(failed.failedReason, /tenant_not_found/);
   t.is(failed.attemptsMade, 1, 'an expected failure is not retried');
+});
+
+test.serial('a relay sweeps only the outbox rows of its own queue namespace (deployments or test runs sharing a database)', async (t) => {
+  const tenant = await ctx.freshTenant('obns');
+  // Another process with another QUEUE_PREFIX writes a follow-up and cannot enqueue it.
+  const other = await setupTestRuntime();
+  try {
+    t.not(other.rt.config.queuePrefix, ctx.rt.config.queuePrefix);
+    await withTenant(other.rt.knex, tenant, (db) => requestTenantStats(db, tenant.id));
+    const [row] = await pendingRows(ctx.rt.knex, tenant);
+    t.is(row.queue_namespace, other.rt.config.queuePrefix);
+    await ctx.rt.knex('platform.outbox').where({ id: row.id }).update({ created_at: ctx.rt.knex.raw(`now() - interval '1 minute'`) });
+    t.is(await ctx.rt.dispatcher.sweep(), 0, 'this relay leaves it alone');
+    t.is((await pendingRows(ctx.rt.knex, tenant)).length, 1);
+    t.is(await other.rt.dispatcher.sweep(), 1, 'its own relay sends it');
+    t.is((await pendingRows(ctx.rt.knex, tenant)).length, 0);
+  } finally {
+    await other.cleanup();
+  }
 });

@@ -120,6 +120,20 @@ test.serial('when company_id is omitted, then the API user has none and the comp
   t.is(order.companyId, lowest);
 });
 
+test.serial('when the API user has a company, then an order without company_id is that company\'s; a named company_id wins', async (t) => {
+  const own = (await f.api('POST', 'crm/companies', { name: 'Own Training Ltd' })).json.id;
+  const named = (await f.api('POST', 'crm/companies', { name: 'Named Ltd' })).json.id;
+  await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('users').where({ email: f.email }).update({ company_id: own }));
+  try {
+    const byUser = await f.api('POST', 'orders', { contact_id: contacts[0] });
+    t.is((await show(byUser.json.order_id)).companyId, own);
+    const byBody = await f.api('POST', 'orders', { contact_id: contacts[0], company_id: named });
+    t.is((await show(byBody.json.order_id)).companyId, named);
+  } finally {
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('users').where({ email: f.email }).update({ company_id: null }));
+  }
+});
+
 test.serial('when the tenant uses the manual workflow, then orders wait for release and the CLI releases them', async (t) => {
   await withTenant(f.ctx.rt.knex, f.tenant, (db) => configureOrders(db, { orderWorkflow: 'manual' }));
   try {
@@ -179,7 +193,7 @@ test.serial('when the steps run again on a finished order, then nothing is made 
   const before: OrderView = await settle(r.json.order_id);
   t.is(before.state, 'completed');
   await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
-    t.deepEqual(await registerOrder(db, f.tenant.id, r.json.order_id), { skipped: 'completed' });
+    t.deepEqual(await registerOrder(db, r.json.order_id), { skipped: 'completed' });
     t.deepEqual(await invoiceOrder(db, r.json.order_id), { skipped: 'completed' });
   });
   const after = await show(r.json.order_id);
@@ -189,6 +203,46 @@ test.serial('when the steps run again on a finished order, then nothing is made 
     invoices: Number((await db('invoices').where({ opportunity_id: r.json.order_id }).count('* as n').first())!.n),
   }));
   t.deepEqual(counts, { registrations: 1, invoices: 1 });
+});
+
+test.serial('when the invoice step fails after the registration is made, then the retries invoice it without registering again', async (t) => {
+  const schema = f.tenant.schema;
+  // The invoice store "fails" until the trigger is dropped: a transient error, retried with backoff.
+  await f.ctx.rt.knex.raw(`create function ${schema}.refuse_invoices() returns trigger language plpgsql as $$ begin raise exception 'invoice store unavailable'; end $$`);
+  await f.ctx.rt.knex.raw(`create trigger refuse_invoices before insert on ${schema}.invoices for each row execute function ${schema}.refuse_invoices()`);
+  let dropped = false;
+  const unblock = async () => {
+    if (dropped) return;
+    dropped = true;
+    await f.ctx.rt.knex.raw(`drop trigger refuse_invoices on ${schema}.invoices; drop function ${schema}.refuse_invoices()`);
+  };
+  try {
+    const r = await f.api('POST', 'orders', { contact_id: contacts[0], items: [{ event_id: eventId, price: 120, quantity: 2 }], payment: { amount: 240, type: 'card' } });
+    // Registered, and stuck at the invoice while the store refuses it.
+    await waitFor(async () => (await show(r.json.order_id)).state === 'registered', 'the order to be registered');
+    await new Promise((res) => setTimeout(res, 1500));
+    t.is((await show(r.json.order_id)).state, 'registered', 'the invoice step keeps failing meanwhile');
+    await unblock();
+    const order = await settle(r.json.order_id, ['completed', 'failed']);
+    t.is(order.state, 'completed');
+    t.is(order.invoice!.total, 240);
+    const registrations = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => Number((await db('registrations').where({ opportunity_id: r.json.order_id }).count('* as n').first())!.n));
+    t.is(registrations, 1);
+    t.is(order.registration!.delegates.length, 1, 'one unnamed row of 2 places, made once');
+  } finally {
+    await unblock();
+  }
+});
+
+test.serial('when an order pays part or nothing of its total, then the invoice says so and records only what was paid', async (t) => {
+  const part = await f.api('POST', 'orders', { contact_id: contacts[0], items: [{ event_id: eventId, price: 120, quantity: 2 }], payment: { amount: 100, type: 'card', transaction_code: 'tx-part' } });
+  const nothing = await f.api('POST', 'orders', { contact_id: contacts[0], items: [{ event_id: eventId, price: 120, quantity: 1 }], payment: { amount: 0, type: 'card' } });
+  const p = await settle(part.json.order_id);
+  const n = await settle(nothing.json.order_id);
+  t.deepEqual([p.invoice!.status, p.invoice!.total, p.invoice!.amountPaid], ['part_paid', 240, 100]);
+  t.deepEqual(p.invoice!.payments.map((x) => [x.amount, x.transactionCode]), [[100, 'tx-part']]);
+  t.deepEqual([n.invoice!.status, n.invoice!.total, n.invoice!.amountPaid], ['unpaid', 120, 0]);
+  t.deepEqual(n.invoice!.payments, []);
 });
 
 test.serial('the CLI shows an order and finds orders by external id', async (t) => {

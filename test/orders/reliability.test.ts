@@ -84,7 +84,7 @@ test.serial('when the queue store is unreachable during intake, then orders are 
   const down = config.redisUrl
     ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix })
     : createQueueBackend({ redisUrl: undefined, databaseUrl: 'postgres://postgres@127.0.0.1:1/none', prefix: config.queuePrefix });
-  const rtDown = { ...f.ctx.rt, queues: down, dispatcher: new OutboxDispatcher(f.ctx.rt.knex, down, f.ctx.rt.log) };
+  const rtDown = { ...f.ctx.rt, queues: down, dispatcher: new OutboxDispatcher(f.ctx.rt.knex, down, f.ctx.rt.log, config.queuePrefix) };
   const server = await startHttpServer(createApp(rtDown), 0, '127.0.0.1');
   const ids: number[] = [];
   try {
@@ -125,12 +125,16 @@ test.serial('when a worker process is killed with SIGKILL in the middle of its j
     OUTBOX_SWEEP_MS: '200',
   };
   const first = spawnTs('workers/main.ts', [], env);
-  // Kill it once it is in the middle of work: some orders done, some not.
-  await waitFor(async () => {
-    const n = await completed(s, ids);
-    return n >= 3 && n < ids.length;
-  }, 'the first worker to be part way through', 30000, 5);
-  first.child.kill('SIGKILL');
+  // Kill it once it is in the middle of work: some orders done, some not (and whatever happens,
+  // never leave it running: its outbox relay would serve other test files' tenants).
+  try {
+    await waitFor(async () => {
+      const n = await completed(s, ids);
+      return n >= 3 && n < ids.length;
+    }, 'the first worker to be part way through', 30000, 5);
+  } finally {
+    first.child.kill('SIGKILL');
+  }
   const killed = await first.done;
   t.is(killed.signal, 'SIGKILL');
   const doneAtKill = await completed(s, ids);
@@ -169,4 +173,98 @@ test.serial('when 200 orders arrive at once across 3 tenants, then every one com
   } finally {
     await workers.close();
   }
+});
+
+/** A worker process that takes the order's job and dies with it (SIGKILL), as a crashed worker would. */
+async function holdAndDie(t: ExecutionContext, env: Record<string, string | undefined>, whileHolding?: () => Promise<void>): Promise<void> {
+  const w = spawnTs('test/helpers/stalling-worker.ts', [], env);
+  try {
+    await waitFor(async () => w.output().stdout.includes('active'), 'a worker holding the order job', 30000);
+    await whileHolding?.();
+  } finally {
+    w.child.kill('SIGKILL');
+  }
+  t.is((await w.done).signal, 'SIGKILL');
+}
+
+/**
+ * An order whose job is cut off twice (the first time BullMQ gives it out again, the second time,
+ * maxStalledCount 1, it fails the job itself with no processor to see it), then is marked failed
+ * (stalled), and once ops retry it, completes exactly once. `when` places Lectern's workers
+ * before or after the failure.
+ */
+async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'workers listening' | 'workers start after the failure') {
+  const tenant = await f.ctx.freshTenant(label);
+  const s = await setUp(tenant, label);
+  const { placeOrder, retryOrder } = await import('../../src/modules/orders/orders.service.js');
+  const { showOrder } = await import('../../src/modules/orders/order-view.service.js');
+  const { config } = f.ctx.rt;
+  const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '1000' };
+  // Enqueued at once by the dispatcher; no worker of ours runs yet.
+  const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)), { dispatcher: f.ctx.rt.dispatcher });
+  const jobFailed = async () => (await f.ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}`))?.isFailed();
+  let workers: ReturnType<typeof startWorkers> | undefined;
+  try {
+    await holdAndDie(t, env);
+    if (when === 'workers listening') {
+      // Lectern's workers start while the second one holds the job; their own stalled-job check
+      // fails it once that worker is dead, and their failure watchers hear of it.
+      await holdAndDie(t, env, async () => {
+        workers = startWorkers(f.ctx.rt);
+        await new Promise((r) => setTimeout(r, 1500));
+      });
+    } else {
+      await holdAndDie(t, env);
+      // Another worker's stalled-job check fails the job while none of Lectern's watchers is
+      // listening (a restart after a crash): only their look back at recent failures sees it.
+      const checker = spawnTs('test/helpers/stalling-worker.ts', [], env);
+      try {
+        await waitFor(jobFailed, 'BullMQ to fail the stalled job', 30000);
+      } finally {
+        checker.child.kill('SIGKILL');
+      }
+      workers = startWorkers(f.ctx.rt);
+    }
+    const order = await waitFor(async () => {
+      const o = await withTenant(f.ctx.rt.knex, tenant, (db) => showOrder(db, orderId));
+      return o.state === 'failed' ? o : undefined;
+    }, 'the stalled order to be marked failed', 60000);
+    t.true(await jobFailed());
+    t.is(order.failure?.code, 'stalled');
+    t.regex(order.failure!.reason, /orders:retry/);
+    t.is(await withTenant(f.ctx.rt.knex, tenant, async (db) => Number((await db('registrations').where({ opportunity_id: orderId }).count('* as n').first())!.n)), 0, 'nothing was registered');
+    // Ops run it again; the real workers complete it exactly once.
+    await withTenant(f.ctx.rt.knex, tenant, (db) => retryOrder(db, tenant.id, orderId), { dispatcher: f.ctx.rt.dispatcher });
+    await waitFor(async () => (await withTenant(f.ctx.rt.knex, tenant, (db) => showOrder(db, orderId))).state === 'completed', 'the retried order');
+  } finally {
+    await workers?.close();
+  }
+  await assertExactlyOnce(t, s, [orderId]);
+}
+
+test.serial('when an order job\'s worker dies holding it more often than BullMQ allows, then the order is marked failed (stalled) and a retry completes it once', async (t) => {
+  await stalledOrderScenario(t, 'ords', 'workers listening');
+});
+
+test.serial('when BullMQ failed a stalled order job while no Lectern worker was running, then the workers mark the order when they start', async (t) => {
+  await stalledOrderScenario(t, 'ordl', 'workers start after the failure');
+});
+
+test.serial('when an order was queued for invoicing before orders became one job, then the workers still finish it once', async (t) => {
+  const tenant = await f.ctx.freshTenant('ordi');
+  const s = await setUp(tenant, 'ordi');
+  const { placeOrder } = await import('../../src/modules/orders/orders.service.js');
+  const { registerOrder } = await import('../../src/modules/orders/order-processing.service.js');
+  // Registered by an older worker, its invoice job waiting on the old `invoices` queue.
+  const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)));
+  await f.ctx.rt.knex('platform.outbox').where({ tenant_id: tenant.id }).update({ enqueued_at: f.ctx.rt.knex.fn.now() });
+  t.deepEqual(await withTenant(f.ctx.rt.knex, tenant, (db) => registerOrder(db, orderId)), { done: 'registered' });
+  await f.ctx.rt.queues.queue('invoices').add('create', { tenantId: tenant.id, orderId }, { jobId: `invoice-${tenant.id}-${orderId}` });
+  const workers = startWorkers(f.ctx.rt);
+  try {
+    await waitFor(async () => (await completed(s, [orderId])) === 1, 'the old invoice job');
+  } finally {
+    await workers.close();
+  }
+  await assertExactlyOnce(t, s, [orderId]);
 });

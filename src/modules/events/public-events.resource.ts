@@ -85,11 +85,13 @@ export const publicEvents = defineResource({
     const errors: Record<string, string> = {};
     const templateId = afterWrite(values, existing, 'course_template_id');
     if (!existing && (values.title === undefined || values.title === null)) {
-      // Title defaults to the template's, as events inherit it.
+      // Title defaults to the template's, as events inherit it: it then follows the template
+      // when the template is re-applied (GraphQL courseTemplate.applyToEvents).
       const template = templateId ? await db('course_templates').where({ id: templateId }).first('title') : undefined;
-      if (template) values.title = template.title;
+      if (template) Object.assign(values, { title: template.title, title_cascades: true });
       else errors.title = 'is required when no event_template_id is given';
-    }
+    } else if (values.title !== undefined) values.title_cascades = false;
+    if (existing) values.updated_on = db.raw(`(now() at time zone 'utc')`);
     Object.assign(errors, checkDateOrder(values, existing, 'start_date', 'end_date'), checkDateOrder(values, existing, 'classroom_start', 'classroom_end'));
     return errors;
   },

@@ -1,9 +1,7 @@
-import type { Db } from '../../db/knex.js';
+import type { Db, Knex } from '../../db/knex.js';
 import { AppError, NotFoundError } from '../../errors.js';
-import { addToOutbox } from '../../jobs/outbox.js';
 import { placesBooked } from '../events/public-events.resource.js';
 import { centsToDecimal, toCents } from './money.js';
-import { orderJobId } from './orders.service.js';
 
 /**
  * The worker's two steps for an order, each one transaction that starts by locking the
@@ -36,16 +34,32 @@ interface EventLine {
 
 const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 
-/** Locks the order and reads it with the tenant's order settings, in one round trip. */
-async function lockOrder(db: Db, orderId: number): Promise<Opportunity & { order_workflow: string; prevent_overbooking: boolean }> {
+/**
+ * Locks the order and reads it with the tenant's order settings and, when given, what the step
+ * needs of its lines (a JSON column), in one round trip. The lines were written with the order
+ * and never change, so reading them beside the locked row is safe.
+ */
+async function lockOrder<X extends object = object>(db: Db, orderId: number, extra?: Knex.Raw): Promise<Opportunity & { order_workflow: string; prevent_overbooking: boolean } & X> {
   const opp = await db('opportunities as o')
     .crossJoin(db.raw('settings as s'))
     .where('o.id', orderId)
     .forUpdate('o')
-    .first('o.*', 's.order_workflow', 's.prevent_overbooking');
+    .first('o.*', 's.order_workflow', 's.prevent_overbooking', ...(extra ? [extra] : []));
   if (!opp) throw new NotFoundError(`Order ${orderId} does not exist`, 'order_not_found');
   return opp;
 }
+
+// The order's place-buying lines, as the registration step needs them.
+const EVENT_LINES = `coalesce((select json_agg(json_build_object('id', l.id, 'event_id', l.event_id, 'contact_id', l.contact_id,
+    'student_ids', l.student_ids, 'quantity', l.quantity) order by l.position)
+  from opportunity_lines l where l.opportunity_id = o.id and l.kind = 'event'), '[]'::json) as event_lines`;
+
+// Every line with what an invoice line says of it.
+const INVOICE_SOURCE = `coalesce((select json_agg(json_build_object('kind', l.kind, 'event_id', l.event_id, 'stock_item_id', l.stock_item_id,
+    'quantity', l.quantity, 'unit_price', l.unit_price::text, 'event_title', e.title, 'event_start', e.start_date::text,
+    'event_currency', e.currency_code, 'stock_name', si.name) order by l.position)
+  from opportunity_lines l left join events e on e.id = l.event_id left join stock_items si on si.id = l.stock_item_id
+  where l.opportunity_id = o.id), '[]'::json) as invoice_source`;
 
 export type StepOutcome = { done: string } | { skipped: string };
 
@@ -55,30 +69,35 @@ export type StepOutcome = { done: string } | { skipped: string };
  * `awaiting_release` until released. With the tenant's capacity check on, an order that would
  * overbook an event is refused (409 `event_full`) and nothing is written.
  */
-export async function registerOrder(db: Db, tenantId: number, orderId: number): Promise<StepOutcome> {
-  const opp = await lockOrder(db, orderId);
+export async function registerOrder(db: Db, orderId: number): Promise<StepOutcome> {
+  const opp = await lockOrder<{ event_lines: EventLine[] }>(db, orderId, db.raw(EVENT_LINES));
   if (opp.state !== 'received' && opp.state !== 'released') return { skipped: opp.state };
   if (opp.state === 'received' && opp.order_workflow === 'manual') {
     await db('opportunities').where({ id: orderId }).update({ state: 'awaiting_release', updated_on: utcNow(db) });
     return { done: 'awaiting_release' };
   }
 
-  const lines = await db('opportunity_lines').where({ opportunity_id: orderId, kind: 'event' }).orderBy('position').select<EventLine[]>('id', 'event_id', 'contact_id', 'student_ids', 'quantity');
+  const lines = opp.event_lines;
   if (opp.prevent_overbooking && lines.length) await checkCapacity(db, lines);
 
   if (lines.length) {
-    const [registration] = await db('registrations')
-      .insert({ opportunity_id: orderId, contact_id: opp.contact_id, company_id: opp.company_id })
-      .returning<{ id: number }[]>('id');
-    const rows = lines.flatMap((line) => {
+    const delegates = lines.flatMap((line) => {
       const named = [...(line.contact_id ? [line.contact_id] : []), ...line.student_ids];
       const unnamed = line.quantity - named.length;
       return [
-        ...named.map((contact_id) => ({ event_id: line.event_id, contact_id, registration_id: registration!.id })),
-        ...(unnamed > 0 ? [{ event_id: line.event_id, contact_id: null, num_places: unnamed, registration_id: registration!.id }] : []),
+        ...named.map((contact_id) => ({ event_id: line.event_id, contact_id, num_places: null })),
+        ...(unnamed > 0 ? [{ event_id: line.event_id, contact_id: null, num_places: unnamed }] : []),
       ];
-    });
-    await db('delegates').insert(rows);
+    }).map((d, n) => ({ ...d, n }));
+    // The registration and its delegates in one statement (in line order, named before unnamed).
+    await db.raw(
+      `with r as (insert into registrations (opportunity_id, contact_id, company_id) values (?, ?, ?) returning id)
+       insert into delegates (event_id, contact_id, num_places, registration_id)
+       select d.event_id, d.contact_id, d.num_places, r.id
+         from r cross join json_to_recordset(?::json) as d(event_id int, contact_id int, num_places int, n int)
+        order by d.n`,
+      [orderId, opp.contact_id, opp.company_id, JSON.stringify(delegates)],
+    );
   }
 
   // An invoice is due when the tenant has the payment type and the order carries a payment.
@@ -86,9 +105,6 @@ export async function registerOrder(db: Db, tenantId: number, orderId: number): 
   await db('opportunities')
     .where({ id: orderId })
     .update({ state: invoiceDue ? 'registered' : 'completed', completed_on: invoiceDue ? null : utcNow(db), updated_on: utcNow(db) });
-  if (invoiceDue) {
-    await addToOutbox(db, tenantId, { queue: 'invoices', name: 'create', data: { tenantId, orderId }, jobId: orderJobId('invoice', tenantId, orderId, opp.retries) });
-  }
   return { done: invoiceDue ? 'registered' : 'completed' };
 }
 
@@ -126,71 +142,53 @@ interface InvoiceSourceLine {
  * currency) and the payment, recorded against the payment type the tenant set up.
  */
 export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome> {
-  const opp = await lockOrder(db, orderId);
+  const opp = await lockOrder<{ invoice_source: InvoiceSourceLine[] }>(db, orderId, db.raw(INVOICE_SOURCE));
   if (opp.state !== 'registered') return { skipped: opp.state };
 
-  const source = await db('opportunity_lines as l')
-    .leftJoin('events as e', 'e.id', 'l.event_id')
-    .leftJoin('stock_items as s', 's.id', 'l.stock_item_id')
-    .where('l.opportunity_id', orderId)
-    .orderBy('l.position')
-    .select<InvoiceSourceLine[]>(
-      'l.kind', 'l.event_id', 'l.stock_item_id', 'l.quantity', 'l.unit_price',
-      'e.title as event_title', 'e.start_date as event_start', 'e.currency_code as event_currency', 's.name as stock_name',
-    );
+  const source = opp.invoice_source;
   const lines = source.map((l, i) => {
     const unit = toCents(l.unit_price);
     const description = l.kind === 'event' ? `${l.event_title ?? `Event ${l.event_id}`}${l.event_start ? ` (${l.event_start})` : ''}` : (l.stock_name ?? `Stock item ${l.stock_item_id}`);
-    return { position: i + 1, description, event_id: l.event_id, stock_item_id: l.stock_item_id, quantity: l.quantity, unitCents: unit, amountCents: unit * l.quantity };
+    return { position: i + 1, description, event_id: l.event_id, stock_item_id: l.stock_item_id, quantity: l.quantity, unit_price: centsToDecimal(unit), amount: centsToDecimal(unit * l.quantity), cents: unit * l.quantity };
   });
-  const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
+  const totalCents = lines.reduce((sum, l) => sum + l.cents, 0);
   const paidCents = toCents(opp.payment_amount!);
   const currency = opp.currency_id ?? opp.payment_currency ?? source.find((l) => l.event_currency)?.event_currency ?? null;
+  const status = paidCents <= 0 ? 'unpaid' : paidCents >= totalCents ? 'paid' : 'part_paid';
 
-  const [invoice] = await db('invoices')
-    .insert({
-      opportunity_id: orderId,
-      registration_id: db('registrations').where({ opportunity_id: orderId }).select('id'),
-      contact_id: opp.contact_id,
-      company_id: opp.company_id,
-      currency,
-      total: centsToDecimal(totalCents),
-      amount_paid: centsToDecimal(paidCents),
-      status: paidCents <= 0 ? 'unpaid' : paidCents >= totalCents ? 'paid' : 'part_paid',
-    })
-    .returning<{ id: number }[]>('id');
-  await db('invoice_lines').insert(
-    lines.map((l) => ({
-      invoice_id: invoice!.id,
-      position: l.position,
-      description: l.description,
-      event_id: l.event_id,
-      stock_item_id: l.stock_item_id,
-      quantity: l.quantity,
-      unit_price: centsToDecimal(l.unitCents),
-      amount: centsToDecimal(l.amountCents),
-    })),
+  // The invoice, its lines, the payment (when something was paid) and the order's new state:
+  // one statement, so one round trip.
+  await db.raw(
+    `with i as (
+       insert into invoices (opportunity_id, registration_id, contact_id, company_id, currency, total, amount_paid, status)
+       values (?, (select id from registrations where opportunity_id = ?), ?, ?, ?, ?, ?, ?) returning id),
+     l as (
+       insert into invoice_lines (invoice_id, position, description, event_id, stock_item_id, quantity, unit_price, amount)
+       select i.id, x.position, x.description, x.event_id, x.stock_item_id, x.quantity, x.unit_price, x.amount
+         from i cross join json_to_recordset(?::json)
+           as x(position int, description text, event_id int, stock_item_id int, quantity int, unit_price numeric, amount numeric)),
+     p as (
+       insert into payments (invoice_id, payment_type_id, amount, currency, transaction_code)
+       select i.id, ?, ?, ?, ? from i where ?)
+     update opportunities set state = 'completed', completed_on = (now() at time zone 'utc'), updated_on = (now() at time zone 'utc')
+      where id = ?`,
+    [
+      orderId, orderId, opp.contact_id, opp.company_id, currency, centsToDecimal(totalCents), centsToDecimal(paidCents), status,
+      JSON.stringify(lines.map(({ cents: _cents, ...line }) => line)),
+      opp.payment_type_id, centsToDecimal(paidCents), opp.payment_currency ?? currency, opp.payment_transaction_code, paidCents > 0,
+      orderId,
+    ],
   );
-  if (paidCents > 0) {
-    await db('payments').insert({
-      invoice_id: invoice!.id,
-      payment_type_id: opp.payment_type_id,
-      amount: centsToDecimal(paidCents),
-      currency: opp.payment_currency ?? currency,
-      transaction_code: opp.payment_transaction_code,
-    });
-  }
-  await db('opportunities').where({ id: orderId }).update({ state: 'completed', completed_on: utcNow(db), updated_on: utcNow(db) });
   return { done: 'completed' };
 }
 
 /**
  * Marks an order failed with a reason ops can read (`orders:show`) and act on (`orders:retry`).
- * A completed order is never marked failed.
+ * A completed order is never marked failed, and a failed one keeps its first reason.
  */
 export async function markOrderFailed(db: Db, orderId: number, code: string, reason: string): Promise<void> {
   await db('opportunities')
     .where({ id: orderId })
-    .whereNot({ state: 'completed' })
+    .whereNotIn('state', ['completed', 'failed'])
     .update({ state: 'failed', failure_code: code, failure_reason: reason.slice(0, 1000), failed_on: utcNow(db), updated_on: utcNow(db) });
 }

@@ -33,15 +33,9 @@ interface OpportunityRow {
   released_on: string | null;
 }
 
-/** Deterministic job ids (no `:`): a second enqueue of the same step is a no-op in BullMQ. */
-export function orderJobId(step: 'order' | 'invoice', tenantId: number, orderId: number, attempt = 0): string {
-  return `${step}-${tenantId}-${orderId}${attempt ? `-r${attempt}` : ''}`;
-}
-
-async function existingIds(db: Db, table: string, ids: Iterable<number>): Promise<Set<number>> {
-  const wanted = [...new Set(ids)];
-  if (!wanted.length) return new Set();
-  return new Set(await db(table).whereIn('id', wanted).pluck('id'));
+/** Deterministic job ids (no `:`): a second enqueue of the same run is a no-op in BullMQ. */
+export function orderJobId(tenantId: number, orderId: number, attempt = 0): string {
+  return `order-${tenantId}-${orderId}${attempt ? `-r${attempt}` : ''}`;
 }
 
 /** The same key: the same body answers the same order; another body is refused. */
@@ -67,13 +61,15 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
     if (existing) return replayOf(existing, hash);
   }
 
-  // One lookup for every contact the order names: the buyer, item contacts and students.
-  const contacts = await existingIds(db, 'contacts', [order.contact_id, ...(order.items ?? []).flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)])]);
-  if (!contacts.has(order.contact_id)) throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', { fields: { contact_id: 'names no contact' } });
-  const companyId = await orderCompany(db, order, actor);
+  const refs = await lookUpReferences(db, order, actor);
+  if (!refs.contacts.has(order.contact_id)) throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', { fields: { contact_id: 'names no contact' } });
+  if (order.company_id !== undefined && refs.companyId === null) {
+    throw new NotFoundError(`Company ${order.company_id} does not exist`, 'company_not_found', { fields: { company_id: 'names no company' } });
+  }
+  const companyId = refs.companyId;
   const payment = order.payment;
-  const paymentType = payment ? await db('payment_types').whereRaw('lower(name) = lower(?)', [payment.type]).first<{ id: number } | undefined>('id') : undefined;
-  const { lines, discarded } = await resolveItems(db, order, contacts);
+  const paymentType = refs.paymentTypeId === null ? undefined : { id: refs.paymentTypeId };
+  const { lines, discarded } = resolveItems(order, refs);
 
   const [opp] = await db('opportunities')
     .insert({
@@ -104,48 +100,71 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
     return replayOf(winner, hash);
   }
 
+  // The place-buying lines in one statement, then their stock items in one more.
   let position = 0;
-  for (const line of lines) {
-    const [row] = await db('opportunity_lines')
-      .insert({
+  const placed = lines.map((line) => ({ line, position: ++position, childPositions: line.children.map(() => ++position) }));
+  if (placed.length) {
+    const inserted = await db('opportunity_lines')
+      .insert(placed.map(({ line, position: pos }) => ({
         opportunity_id: opp.id,
-        position: ++position,
+        position: pos,
         kind: 'event',
         event_id: line.eventId,
         contact_id: line.contactId,
         student_ids: line.studentIds,
         quantity: line.quantity,
         unit_price: centsToDecimal(toCents(line.price)),
-      })
-      .returning<{ id: number }[]>('id');
-    for (const child of line.children) {
-      await db('opportunity_lines').insert({
+      })))
+      .returning<{ id: number; position: number }[]>(['id', 'position']);
+    const idAt = new Map(inserted.map((r) => [r.position, r.id]));
+    const children = placed.flatMap(({ line, position: pos, childPositions }) =>
+      line.children.map((child, i) => ({
         opportunity_id: opp.id,
-        position: ++position,
+        position: childPositions[i]!,
         kind: 'stock_item',
         stock_item_id: child.itemId,
-        parent_line_id: row!.id,
+        parent_line_id: idAt.get(pos)!,
         quantity: 1,
         unit_price: centsToDecimal(child.priceCents),
-      });
-    }
+      })),
+    );
+    if (children.length) await db('opportunity_lines').insert(children);
   }
-  await addToOutbox(db, actor.tenantId, { queue: 'orders', name: 'register', data: { tenantId: actor.tenantId, orderId: opp.id }, jobId: orderJobId('order', actor.tenantId, opp.id) });
+  await addToOutbox(db, actor.tenantId, { queue: 'orders', name: 'process', data: { tenantId: actor.tenantId, orderId: opp.id }, jobId: orderJobId(actor.tenantId, opp.id) });
   return { orderId: opp.id, replayed: false };
 }
 
-/** The body's company; else the API user's; else the company with the lowest id (contract). */
-async function orderCompany(db: Db, order: OrderInput, actor: OrderActor): Promise<number | null> {
-  if (order.company_id !== undefined) {
-    const found = await db('companies').where({ id: order.company_id }).first('id');
-    if (!found) throw new NotFoundError(`Company ${order.company_id} does not exist`, 'company_not_found', { fields: { company_id: 'names no company' } });
-    return order.company_id;
-  }
-  const { rows } = await db.raw<{ rows: { id: number | null }[] }>(
-    'select coalesce((select id from companies where id = ?), (select min(id) from companies)) as id',
-    [actor.companyId ?? 0],
+/** What the order's references name, looked up in one round trip. */
+interface References {
+  /** Every contact the order names that exists: the buyer, item contacts and students. */
+  contacts: Set<number>;
+  /** The body's company (null when it names none that exists); else the API user's; else the lowest id (contract). */
+  companyId: number | null;
+  /** The payment type the tenant set up under the payment's type name (any case), if any. */
+  paymentTypeId: number | null;
+  events: Set<number>;
+  /** Stock item id to price (numeric text). */
+  stock: Map<number, string>;
+}
+
+async function lookUpReferences(db: Db, order: OrderInput, actor: OrderActor): Promise<References> {
+  const items = order.items ?? [];
+  const contactIds = [order.contact_id, ...items.flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)])];
+  const eventIds = items.flatMap((it) => (it.event_id ? [it.event_id] : []));
+  const stockIds = items.flatMap((it) => (it.children ?? []).map((c) => c.item_id));
+  const company = order.company_id !== undefined
+    ? '(select id from companies where id = ?)'
+    : 'coalesce((select id from companies where id = ?), (select min(id) from companies))';
+  const { rows } = await db.raw<{ rows: { contacts: number[]; company_id: number | null; payment_type_id: number | null; events: number[]; stock: [number, string][] }[] }>(
+    `select array(select id from contacts where id = any(?::int[])) as contacts,
+            ${company} as company_id,
+            (select id from payment_types where lower(name) = lower(?)) as payment_type_id,
+            array(select id from events where id = any(?::int[])) as events,
+            coalesce((select json_agg(json_build_array(id, price::text)) from stock_items where id = any(?::int[])), '[]'::json) as stock`,
+    [contactIds, order.company_id ?? actor.companyId ?? 0, order.payment?.type ?? null, eventIds, stockIds],
   );
-  return rows[0]?.id ?? null;
+  const r = rows[0]!;
+  return { contacts: new Set(r.contacts), companyId: r.company_id, paymentTypeId: r.payment_type_id, events: new Set(r.events), stock: new Map(r.stock) };
 }
 
 interface ResolvedLine {
@@ -157,13 +176,8 @@ interface ResolvedLine {
   children: { itemId: number; priceCents: number }[];
 }
 
-async function resolveItems(db: Db, order: OrderInput, contacts: Set<number>): Promise<{ lines: ResolvedLine[]; discarded: Discarded[] }> {
+function resolveItems(order: OrderInput, { contacts, events, stock }: References): { lines: ResolvedLine[]; discarded: Discarded[] } {
   const items = order.items ?? [];
-  const events = await existingIds(db, 'events', items.flatMap((it) => (it.event_id ? [it.event_id] : [])));
-  const stockIds = [...new Set(items.flatMap((it) => (it.children ?? []).map((c) => c.item_id)))];
-  const stock = new Map<number, string>(
-    stockIds.length ? (await db('stock_items').whereIn('id', stockIds).select('id', 'price')).map((r: { id: number; price: string }) => [r.id, r.price]) : [],
-  );
 
   const lines: ResolvedLine[] = [];
   const discarded: Discarded[] = [];
@@ -203,12 +217,13 @@ export async function releaseOrder(db: Db, tenantId: number, orderId: number): P
   }
   await db('opportunities').where({ id: orderId }).update({ state: 'released', released_on: db.raw(`(now() at time zone 'utc')`), updated_on: db.raw(`(now() at time zone 'utc')`) });
   // A job id of its own: the first job of this order may still be kept as completed.
-  await addToOutbox(db, tenantId, { queue: 'orders', name: 'register', data: { tenantId, orderId }, jobId: `${orderJobId('order', tenantId, orderId)}-release` });
+  await addToOutbox(db, tenantId, { queue: 'orders', name: 'process', data: { tenantId, orderId }, jobId: `${orderJobId(tenantId, orderId)}-release` });
 }
 
 /**
- * Runs a failed order again from the step that failed: registration when it has none, else
- * its invoice. For ops, once the cause (a full event, an outage) is dealt with.
+ * Runs a failed order again from the step that failed: the order job skips a registration
+ * that was made and goes on to the invoice. For ops, once the cause (a full event, an outage)
+ * is dealt with.
  */
 export async function retryOrder(db: Db, tenantId: number, orderId: number): Promise<{ step: 'register' | 'invoice' }> {
   const opp = await db('opportunities').where({ id: orderId }).forUpdate().first<OpportunityRow | undefined>();
@@ -216,7 +231,6 @@ export async function retryOrder(db: Db, tenantId: number, orderId: number): Pro
   if (opp.state !== 'failed') throw new ConflictError(`Order ${orderId} is ${opp.state}; only a failed order can be retried`, 'not_failed');
   const registered = await db('registrations').where({ opportunity_id: orderId }).first('id');
   const attempt = opp.retries + 1;
-  const step = registered ? 'invoice' : 'register';
   await db('opportunities').where({ id: orderId }).update({
     // A released order (manual workflow) goes back to released, not to waiting for release again.
     state: registered ? 'registered' : opp.released_on ? 'released' : 'received',
@@ -226,9 +240,7 @@ export async function retryOrder(db: Db, tenantId: number, orderId: number): Pro
     retries: attempt,
     updated_on: db.raw(`(now() at time zone 'utc')`),
   });
-  const job = step === 'register'
-    ? { queue: 'orders' as const, name: 'register', data: { tenantId, orderId }, jobId: orderJobId('order', tenantId, orderId, attempt) }
-    : { queue: 'invoices' as const, name: 'create', data: { tenantId, orderId }, jobId: orderJobId('invoice', tenantId, orderId, attempt) };
-  await addToOutbox(db, tenantId, job);
-  return { step };
+  // A job id of its own: the failed job of this order is kept a while for ops to read.
+  await addToOutbox(db, tenantId, { queue: 'orders', name: 'process', data: { tenantId, orderId }, jobId: orderJobId(tenantId, orderId, attempt) });
+  return { step: registered ? 'invoice' : 'register' };
 }

@@ -1,0 +1,67 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import Koa from 'koa';
+import pg from 'pg';
+
+/**
+ * The baseline of `npm run bench -- graphql`: a bare Koa handler answering the benchmark's
+ * `courseTemplates(first: 50)` query with the same JSON, read by one hand-written SQL query per
+ * request (after the same bearer-token check), in a transaction with the tenant's search_path,
+ * with none of Lectern's machinery: no GraphQL parsing, validation or resolvers, no loaders.
+ */
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const schema = process.env.BENCH_SCHEMA!;
+
+const QUERY = `
+select json_build_object('data', json_build_object('courseTemplates', json_build_object(
+  'edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+      'id', encode(convert_to('CourseTemplate:' || t.id, 'UTF8'), 'base64'),
+      'title', t.title,
+      'courseText1', t.course_text1,
+      'locale', (select json_build_object('code', l.code) from locales l where l.id = t.locale_id),
+      'translations', coalesce((select json_agg(json_build_object(
+          'locale', json_build_object('code', l.code),
+          'title', tr.title,
+          'courseText1', tr.course_text1,
+          'translatedFields', to_json(array_remove(array[case when tr.title is not null then 'title' end, case when tr.course_text1 is not null then 'courseText1' end,
+            case when tr.course_text2 is not null then 'courseText2' end, case when tr.related_courses_text is not null then 'relatedCoursesText' end,
+            case when tr.lms_summary is not null then 'lmsSummary' end], null)),
+          'customFieldValues', coalesce((select json_agg(json_build_object('definitionKey', d.key, 'value', coalesce(tv.value, v.value)) order by d.id)
+            from course_template_field_values v join custom_field_definitions d on d.id = v.definition_id
+            left join course_template_field_values tv on tv.course_template_id = v.course_template_id and tv.definition_id = v.definition_id and tv.locale_id = tr.locale_id
+            where v.course_template_id = t.id and v.locale_id is null and not d.is_builtin), '[]'::json)
+        ) order by tr.locale_id) from course_template_translations tr join locales l on l.id = tr.locale_id where tr.course_template_id = t.id), '[]'::json),
+      'customFieldValues', coalesce((select json_agg(json_build_object('definitionKey', d.key, 'value', v.value) order by d.id)
+        from course_template_field_values v join custom_field_definitions d on d.id = v.definition_id
+        where v.course_template_id = t.id and v.locale_id is null and not d.is_builtin), '[]'::json)
+    )) order by t.id) from (select * from course_templates order by id limit 50) t), '[]'::json),
+  'pageInfo', json_build_object('totalRecords', (select count(*) from course_templates))
+)))::text as body`;
+
+const app = new Koa();
+app.use(async (ctx) => {
+  if (ctx.path !== '/graphql' || ctx.method !== 'POST') return;
+  const token = /^Bearer (.+)$/i.exec(ctx.get('authorization'))?.[1] ?? '';
+  const c = await pool.connect();
+  try {
+    await c.query(`begin; select set_config('search_path', '${schema}', true)`);
+    const auth = await c.query('select 1 from platform.oauth_tokens where access_token_hash = $1 and revoked_at is null and access_expires_at > now()', [crypto.createHash('sha256').update(token).digest('hex')]);
+    if (!auth.rowCount) {
+      ctx.status = 401;
+      await c.query('commit');
+      return;
+    }
+    const { rows } = await c.query(QUERY);
+    await c.query('commit');
+    ctx.type = 'application/json';
+    ctx.body = rows[0].body;
+  } catch (e) {
+    await c.query('rollback');
+    throw e;
+  } finally {
+    c.release();
+  }
+});
+
+process.on('SIGTERM', () => process.exit(0));
+http.createServer(app.callback()).listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,17 @@
+import { GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+
+/** Shared GraphQL types: FieldError and the lifecycle states of course templates and events. */
+export const FieldErrorType = new GraphQLObjectType({
+  name: 'FieldError',
+  description: 'Why a write was rejected: the input field (`label`), the value given, and a message. A payload with errors wrote nothing.',
+  fields: {
+    label: { type: new GraphQLNonNull(GraphQLString) },
+    value: { type: GraphQLString },
+    message: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
+
+export const fieldErrors = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FieldErrorType))), description: 'Empty on success.' };
+
+export const LIFECYCLE_STATES = ['draft', 'published', 'cancelled'] as const;
+export const LifecycleState = new GraphQLEnumType({ name: 'LifecycleState', values: Object.fromEntries(LIFECYCLE_STATES.map((v) => [v, { value: v }])) });

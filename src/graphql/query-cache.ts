@@ -1,0 +1,94 @@
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { execute, GraphQLError, parse, validate, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
+
+/**
+ * Work a query needs once, not once per request: its parsed document, its validation (spec
+ * rules and the depth, alias and cost limits), and its compiled form. Integrations send the same
+ * few query strings over and over, so the documents are kept by text (a bounded number, least
+ * recently used out first), and validation results and compiled queries by document. Queries
+ * run compiled by graphql-jit instead of being interpreted field by field: a page of 50 course
+ * templates with translations resolves thousands of fields.
+ */
+const MAX_DOCUMENTS = 1000;
+/** Longer query texts are parsed each time rather than kept (1,000 of these at most: 32 MB). */
+const MAX_CACHED_SOURCE = 32 * 1024;
+
+export interface QueryCache {
+  parse(source: string): DocumentNode;
+  validate(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[]): readonly GraphQLError[];
+  execute(args: { schema: GraphQLSchema; document: DocumentNode; rootValue?: unknown; contextValue?: unknown; variableValues?: Record<string, unknown> | null; operationName?: string | null }): Promise<ExecutionResult> | ExecutionResult;
+}
+
+/** A compiled operation, and the variables of its document that graphql-jit cannot be trusted to leave out. */
+type Compiled = { query: CompiledQuery | ExecutionResult; variables: string[] };
+
+/**
+ * `validate`: how a document is validated (graphql-js's `validate`, or one that adds checks of its
+ * own); its result is what is kept.
+ */
+export function createQueryCache(options: { validate?: typeof validate } = {}): QueryCache {
+  const validateDocument = options.validate ?? validate;
+  const documents = new Map<string, DocumentNode>();
+  const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
+  return {
+    parse(source) {
+      const hit = documents.get(source);
+      if (hit) {
+        // Most recently used last, so the first key is the one to drop.
+        documents.delete(source);
+        documents.set(source, hit);
+        return hit;
+      }
+      const document = parse(source); // a syntax error throws, as helix expects
+      if (source.length > MAX_CACHED_SOURCE) return document;
+      if (documents.size >= MAX_DOCUMENTS) documents.delete(documents.keys().next().value!);
+      documents.set(source, document);
+      return document;
+    },
+    validate(schema, document, rules) {
+      let errors = validations.get(document);
+      if (!errors) {
+        try {
+          errors = validateDocument(schema, document, rules);
+        } catch (err) {
+          // The limit rules throw their refusal; it is a validation error like any other.
+          if (!(err instanceof GraphQLError)) throw err;
+          errors = [err];
+        }
+        validations.set(document, errors);
+      }
+      return errors;
+    },
+    execute(args) {
+      const { schema, document, operationName } = args;
+      let byOperation = compiled.get(document);
+      if (!byOperation) compiled.set(document, (byOperation = new Map()));
+      const key = operationName ?? '';
+      let entry = byOperation.get(key);
+      if (!entry) byOperation.set(key, (entry = { query: compileQuery(schema, document, operationName ?? undefined), variables: variablesInLiterals(document) }));
+      const variables = args.variableValues ?? {};
+      if (!isCompiledQuery(entry.query)) return entry.query;
+      // graphql-jit gives a variable the request leaves out as null where it stands inside an
+      // input object (`input: {localeId: $loc}`), which to a mutation means "clear it"
+      // (graphql-jit #91, #230); graphql-js leaves the field out. Such requests run in graphql-js.
+      if (entry.variables.some((name) => !Object.hasOwn(variables, name))) return execute({ ...args, variableValues: variables });
+      return entry.query.query(args.rootValue, args.contextValue, variables);
+    },
+  };
+}
+
+/** The variables that stand inside an input object or list written in the query (`{localeId: $loc}`, `[$a]`). */
+function variablesInLiterals(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  let depth = 0;
+  const nest = { enter: () => void depth++, leave: () => void depth-- };
+  visit(document, {
+    ObjectValue: nest,
+    ListValue: nest,
+    Variable(node) {
+      if (depth > 0) names.add(node.name.value);
+    },
+  });
+  return [...names];
+}

@@ -1,0 +1,102 @@
+import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { fieldErrors } from '../../graphql/common.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
+import { byId } from '../../graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/course-templates.graphql.js';
+import { Event, eventById } from '../events/events.graphql.js';
+import { BACKGROUND_JOB_STATES, requestApplyCourseTemplate, type BackgroundJobRow } from './background-jobs.service.js';
+
+/**
+ * BackgroundJob in GraphQL: the handle a mutation that hands work to the worker answers with
+ * (`courseTemplate.applyToEvents`), read back with `backgroundJob(id)` or `node(id)`. Reading
+ * one needs the view permission of what it works on (COURSE_TEMPLATE_VIEW).
+ */
+const VIEW = 'COURSE_TEMPLATE_VIEW';
+
+const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId<BackgroundJobRow & { [k: string]: unknown }>(db, 'background_jobs')).load(id);
+
+const BackgroundJobState = new GraphQLEnumType({
+  name: 'BackgroundJobState',
+  description: 'queued: waiting for a worker; running: part done (see progress); completed; failed (see errors).',
+  values: Object.fromEntries(BACKGROUND_JOB_STATES.map((s) => [s, { value: s }])),
+});
+
+const BackgroundJobError = new GraphQLObjectType<BackgroundJobRow['errors'][number], GraphQLContext>({
+  name: 'BackgroundJobError',
+  description: 'Something the job could not do: for one event (eventId), or for the whole job (eventId null).',
+  fields: () => ({
+    eventId: { type: GraphQLID, resolve: (e) => (e.eventId === null ? null : toGlobalId('Event', e.eventId)) },
+    event: { type: Event, resolve: async (e, _a, ctx) => (e.eventId === null ? null : ((await eventById(ctx, e.eventId)) ?? null)) },
+    message: { type: new GraphQLNonNull(GraphQLString) },
+  }),
+});
+
+export const BackgroundJob = new GraphQLObjectType<BackgroundJobRow, GraphQLContext>({
+  name: 'BackgroundJob',
+  interfaces: [NodeInterface],
+  fields: () => ({
+    ...nodeFields('BackgroundJob'),
+    kind: { type: new GraphQLNonNull(GraphQLString), description: 'apply_course_template' },
+    state: { type: new GraphQLNonNull(BackgroundJobState) },
+    progress: {
+      type: new GraphQLNonNull(GraphQLInt),
+      description: 'Percent of the work done, 0 to 100.',
+      resolve: (j) => (j.event_ids.length === 0 ? (j.state === 'completed' ? 100 : 0) : Math.floor((100 * j.processed) / j.event_ids.length)),
+    },
+    total: { type: new GraphQLNonNull(GraphQLInt), description: 'Events the job works through.', resolve: (j) => j.event_ids.length },
+    processed: { type: new GraphQLNonNull(GraphQLInt), description: 'Events done so far.' },
+    errors: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(BackgroundJobError))) },
+    courseTemplate: { type: CourseTemplate, resolve: (j, _a, ctx) => (j.course_template_id === null ? null : courseTemplateById(ctx, j.course_template_id)) },
+    createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (j) => j.created_on },
+    startedOn: { type: GraphQLString, resolve: (j) => j.started_on },
+    finishedOn: { type: GraphQLString, resolve: (j) => j.finished_on },
+  }),
+});
+
+registerNode('BackgroundJob', { permission: VIEW, load: (ctx, id) => jobById(ctx, id) });
+
+export const backgroundJobQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string }> = {
+  type: BackgroundJob,
+  description: 'A background job by its id (null when there is none).',
+  args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+  async resolve(_root, { id }, ctx) {
+    requirePermission(ctx, VIEW);
+    const legacy = legacyIdOf('BackgroundJob', id);
+    return legacy === undefined ? null : ((await jobById(ctx, legacy)) ?? null);
+  },
+};
+
+const ApplyToEventsPayload = new GraphQLObjectType({ name: 'ApplyToEventsPayload', fields: () => ({ backgroundJob: { type: BackgroundJob }, errors: fieldErrors }) });
+
+/**
+ * `courseTemplate.applyToEvents`: re-applies the template to its events (all of them, or those
+ * given) in the worker (contract rule 8), answering at once with the job to poll.
+ */
+export const applyToEventsMutation: GraphQLFieldConfig<unknown, GraphQLContext, { courseTemplateId: string; eventIds?: string[] | null }> = {
+  type: ApplyToEventsPayload,
+  description:
+    "Re-applies the template to its events, in the worker: each event re-inherits in its own language (a title that follows the template is translated, a locale that follows it takes the delivery chain again, custom field values are copied in that locale). Answers at once with a background job to poll. Needs COURSE_TEMPLATE_EDIT and EVENT_EDIT.",
+  args: {
+    courseTemplateId: { type: new GraphQLNonNull(GraphQLID) },
+    eventIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)), description: "Some of the template's events; left out or null: all of them." },
+  },
+  async resolve(_root, { courseTemplateId, eventIds }, ctx): Promise<{ backgroundJob: BackgroundJobRow | null; errors: FieldError[] }> {
+    requirePermission(ctx, 'COURSE_TEMPLATE_EDIT');
+    requirePermission(ctx, 'EVENT_EDIT');
+    const templateId = legacyIdOf('CourseTemplate', courseTemplateId);
+    const template = templateId === undefined ? undefined : await ctx.db('course_templates').where({ id: templateId }).first('id');
+    if (!template) return { backgroundJob: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
+    let targets: number[] | null = null;
+    if (eventIds != null) {
+      const legacy = eventIds.map((id) => legacyIdOf('Event', id));
+      const known = new Set<number>(await ctx.db('events').whereIn('id', legacy.filter((id): id is number => id !== undefined)).where({ course_template_id: template.id }).pluck('id'));
+      const errors = eventIds.flatMap((id, i) => (known.has(legacy[i]!) ? [] : [fieldError(`eventIds[${i}]`, id, 'Event not found among the events of this Course Template')]));
+      if (errors.length) return { backgroundJob: null, errors };
+      targets = [...known];
+    }
+    return { backgroundJob: await requestApplyCourseTemplate(ctx.db, ctx.tenant.id, template.id, targets, ctx.user.id), errors: [] };
+  },
+};

@@ -1,0 +1,52 @@
+import { GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { requirePermission } from '../../graphql/errors.js';
+import { byId } from '../../graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+
+/**
+ * Contact in GraphQL, as far as orders need it: who placed an order, who an invoice is for.
+ * Personal data: reading one needs CONTACT_VIEW, wherever it is reached from.
+ */
+const VIEW = 'CONTACT_VIEW';
+
+interface ContactRow {
+  id: number;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  organisation: string | null;
+  company_id: number | null;
+}
+
+const contactById = (ctx: GraphQLContext, id: number) => ctx.loader('Contact.byId', (db) => byId<ContactRow & { [k: string]: unknown }>(db, 'contacts')).load(id);
+
+export const Contact = new GraphQLObjectType<ContactRow, GraphQLContext>({
+  name: 'Contact',
+  interfaces: [NodeInterface],
+  fields: () => ({
+    ...nodeFields('Contact'),
+    firstName: { type: GraphQLString, resolve: (c) => c.first_name },
+    lastName: { type: GraphQLString, resolve: (c) => c.last_name },
+    email: { type: GraphQLString },
+    organisation: { type: GraphQLString },
+    companyLegacyId: { type: GraphQLInt, resolve: (c) => c.company_id, description: 'The REST API id of the contact\'s company.' },
+  }),
+});
+
+registerNode('Contact', { permission: VIEW, load: (ctx, id) => contactById(ctx, id) });
+
+/** A field answering the contact with id `idOf(parent)`, refused without CONTACT_VIEW. */
+export function contactField<P>(idOf: (parent: P) => number | null, description?: string): GraphQLFieldConfig<P, GraphQLContext> {
+  return {
+    type: Contact,
+    ...(description ? { description } : {}),
+    async resolve(parent, _args, ctx) {
+      const id = idOf(parent);
+      if (id === null) return null;
+      requirePermission(ctx, VIEW);
+      return (await contactById(ctx, id)) ?? null;
+    },
+  };
+}
+

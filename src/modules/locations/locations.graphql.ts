@@ -1,0 +1,104 @@
+import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { fieldErrors } from '../../graphql/common.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { listQuery } from '../../graphql/lists.js';
+import { byId } from '../../graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { isSingleLine } from '../../util/text.js';
+import { canonicalTimeZone } from '../../util/time-zones.js';
+
+/** Locations: where classroom events take place (LOCATION_VIEW / LOCATION_EDIT). */
+const VIEW = 'LOCATION_VIEW';
+const EDIT = 'LOCATION_EDIT';
+
+export interface LocationRow {
+  id: number;
+  name: string;
+  address_street: string | null;
+  address_town: string | null;
+  address_postcode: string | null;
+  address_country_id: string | null;
+  time_zone_name: string | null;
+  created_on: string;
+  updated_on: string;
+}
+
+export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId<LocationRow & { [k: string]: unknown }>(db, 'locations')).load(id));
+
+export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
+  name: 'Location',
+  interfaces: [NodeInterface],
+  fields: () => ({
+    ...nodeFields('Location'),
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    addressStreet: { type: GraphQLString, resolve: (l) => l.address_street },
+    addressTown: { type: GraphQLString, resolve: (l) => l.address_town },
+    addressPostcode: { type: GraphQLString, resolve: (l) => l.address_postcode },
+    addressCountryId: { type: GraphQLString, resolve: (l) => l.address_country_id, description: 'ISO 3166-1 alpha-2, e.g. GB.' },
+    timeZoneName: { type: GraphQLString, resolve: (l) => l.time_zone_name, description: 'IANA zone of the place, e.g. Europe/London.' },
+    createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (l) => l.created_on },
+  }),
+});
+
+registerNode('Location', { permission: VIEW, load: (ctx, id) => locationById(ctx, id) });
+
+export const locationsQuery = listQuery<LocationRow>({
+  typeName: 'Location',
+  table: 'locations',
+  permission: VIEW,
+  node: () => Location,
+  defaultOrder: { field: 'name', direction: 'asc' },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Location', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+    addressTown: { column: 'address_town', kind: 'text', orderable: true },
+    addressCountryId: { column: 'address_country_id', kind: 'text' },
+    createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
+  },
+});
+
+const LocationCreateInput = new GraphQLInputObjectType({
+  name: 'LocationCreateInput',
+  fields: {
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    addressStreet: { type: GraphQLString },
+    addressTown: { type: GraphQLString },
+    addressPostcode: { type: GraphQLString },
+    addressCountryId: { type: GraphQLString, description: 'ISO 3166-1 alpha-2, e.g. GB.' },
+    timeZoneName: { type: GraphQLString, description: 'IANA zone, e.g. Europe/London.' },
+  },
+});
+const LocationPayload = new GraphQLObjectType({ name: 'LocationPayload', fields: { location: { type: Location }, errors: fieldErrors } });
+
+type LocationInput = { name: string; addressStreet?: string | null; addressTown?: string | null; addressPostcode?: string | null; addressCountryId?: string | null; timeZoneName?: string | null };
+
+export const LocationMutations = new GraphQLObjectType<unknown, GraphQLContext>({
+  name: 'LocationMutations',
+  fields: {
+    create: {
+      type: LocationPayload,
+      args: { input: { type: new GraphQLNonNull(LocationCreateInput) } },
+      async resolve(_root, { input }: { input: LocationInput }, ctx): Promise<{ location: LocationRow | null; errors: FieldError[] }> {
+        requirePermission(ctx, EDIT);
+        const errors: FieldError[] = [];
+        const line = (label: string, v: string | null | undefined, max: number) => {
+          if (v != null && (v.length > max || !isSingleLine(v))) errors.push(fieldError(label, v, `${label} must be one line of at most ${max} characters`));
+        };
+        if (input.name.trim() === '') errors.push(fieldError('name', input.name, 'name must not be empty'));
+        line('name', input.name, 200);
+        line('addressStreet', input.addressStreet, 200);
+        line('addressTown', input.addressTown, 100);
+        line('addressPostcode', input.addressPostcode, 20);
+        if (input.addressCountryId != null && !/^[A-Z]{2}$/.test(input.addressCountryId)) errors.push(fieldError('addressCountryId', input.addressCountryId, 'addressCountryId must be a two-letter ISO 3166-1 code such as GB'));
+        const zone = input.timeZoneName == null ? null : canonicalTimeZone(input.timeZoneName);
+        if (zone === undefined) errors.push(fieldError('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
+        if (errors.length) return { location: null, errors };
+        const [row] = (await ctx.db('locations')
+          .insert({ name: input.name, address_street: input.addressStreet ?? null, address_town: input.addressTown ?? null, address_postcode: input.addressPostcode ?? null, address_country_id: input.addressCountryId ?? null, time_zone_name: zone })
+          .returning('*')) as LocationRow[];
+        return { location: row!, errors: [] };
+      },
+    },
+  },
+});

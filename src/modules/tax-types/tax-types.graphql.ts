@@ -1,0 +1,71 @@
+import { GraphQLFloat, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { fieldErrors } from '../../graphql/common.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { listQuery } from '../../graphql/lists.js';
+import { byId } from '../../graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { isSingleLine } from '../../util/text.js';
+
+/** Tax types: the tax an event's price is sold under (TAX_TYPE_VIEW / TAX_TYPE_EDIT). */
+const VIEW = 'TAX_TYPE_VIEW';
+const EDIT = 'TAX_TYPE_EDIT';
+
+export interface TaxTypeRow {
+  id: number;
+  name: string;
+  rate: string;
+  created_on: string;
+}
+
+export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId<TaxTypeRow & { [k: string]: unknown }>(db, 'tax_types')).load(id));
+
+export const TaxType = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
+  name: 'TaxType',
+  interfaces: [NodeInterface],
+  fields: () => ({
+    ...nodeFields('TaxType'),
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    rate: { type: new GraphQLNonNull(GraphQLFloat), resolve: (t) => Number(t.rate), description: 'Percent, e.g. 20 for 20 %.' },
+    createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.created_on },
+  }),
+});
+
+registerNode('TaxType', { permission: VIEW, load: (ctx, id) => taxTypeById(ctx, id) });
+
+export const taxTypesQuery = listQuery<TaxTypeRow>({
+  typeName: 'TaxType',
+  table: 'tax_types',
+  permission: VIEW,
+  node: () => TaxType,
+  defaultOrder: { field: 'name', direction: 'asc' },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'TaxType', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+  },
+});
+
+const TaxTypeCreateInput = new GraphQLInputObjectType({
+  name: 'TaxTypeCreateInput',
+  fields: { name: { type: new GraphQLNonNull(GraphQLString) }, rate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, 0 to 100.' } },
+});
+const TaxTypePayload = new GraphQLObjectType({ name: 'TaxTypePayload', fields: { taxType: { type: TaxType }, errors: fieldErrors } });
+
+export const TaxTypeMutations = new GraphQLObjectType<unknown, GraphQLContext>({
+  name: 'TaxTypeMutations',
+  fields: {
+    create: {
+      type: TaxTypePayload,
+      args: { input: { type: new GraphQLNonNull(TaxTypeCreateInput) } },
+      async resolve(_root, { input }: { input: { name: string; rate: number } }, ctx): Promise<{ taxType: TaxTypeRow | null; errors: FieldError[] }> {
+        requirePermission(ctx, EDIT);
+        const errors: FieldError[] = [];
+        if (input.name.trim() === '' || input.name.length > 100 || !isSingleLine(input.name)) errors.push(fieldError('name', input.name, 'name must be one line of 1 to 100 characters'));
+        if (!(input.rate >= 0 && input.rate <= 100) || Math.abs(Math.round(input.rate * 1000) - input.rate * 1000) > 1e-6) errors.push(fieldError('rate', String(input.rate), 'rate must be a percentage from 0 to 100 with at most 3 decimals'));
+        if (errors.length) return { taxType: null, errors };
+        const [row] = (await ctx.db('tax_types').insert({ name: input.name, rate: input.rate }).returning('*')) as TaxTypeRow[];
+        return { taxType: row!, errors: [] };
+      },
+    },
+  },
+});

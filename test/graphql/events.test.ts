@@ -1,0 +1,279 @@
+import test from 'ava';
+import pg from 'pg';
+import { toGlobalId } from '../../src/graphql/ids.js';
+import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
+import { spawnTs, waitFor } from '../helpers/harness.js';
+import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+
+/**
+ * Events in a delivery locale (contract rules 6 and 7), duplicating them, and re-applying a
+ * course template to its events in a real worker (rule 8), through real HTTP with real bearer
+ * tokens; the worker is killed in the middle of a job once.
+ */
+let f: GraphQLFixture;
+let workers: RunningWorkers | undefined;
+let en: string;
+let fr: string;
+let de: string;
+const es = toGlobalId('Locale', 6); // in the catalogue, not supported by this tenant
+let location: string;
+let taxType: string;
+
+test.serial.before(async () => {
+  f = await graphqlFixture('gev', { env: { WORKER_LOCK_MS: '2000', APPLY_BATCH_SIZE: '10' } });
+  en = await f.locale(f.tenant, 'en');
+  fr = await f.locale(f.tenant, 'fr');
+  de = await f.locale(f.tenant, 'de');
+  const made = await f.data(f.admin, `mutation {
+    location { create(input: {name: "Riverside Centre", addressTown: "London", addressCountryId: "GB", timeZoneName: "Europe/London"}) { location { id } errors { message } } }
+    taxType { create(input: {name: "Standard VAT", rate: 20}) { taxType { id } errors { message } } } }`);
+  location = made.location.create.location.id;
+  taxType = made.taxType.create.taxType.id;
+  for (const [key, label] of [['tagline', 'Tagline'], ['audience', 'Audience']]) {
+    const d = await f.data(f.admin, `mutation { customFieldDefinition { create(input: {key: "${key}", label: "${label}", type: TEXT, appliesTo: COURSE_TEMPLATE, isTranslatable: true}) { errors { message } } } }`);
+    if (d.customFieldDefinition.create.errors.length) throw new Error(JSON.stringify(d));
+  }
+});
+test.after.always(async () => {
+  await workers?.close();
+  await f?.close();
+});
+
+const EVENT = `id title inheritsTitle inheritsLocale eventType lifecycleState locale { code } timeZoneName classroomStartDateTime classroomEndDateTime startDate
+  location { name } taxType { name rate } maxPlaces minPlaces placesBooked courseTemplate { title } customFieldValues { definitionKey value }`;
+
+/** A template in English with a French translation, delivered in en and fr, French by default (the issue's example). */
+async function fireSafety(title = 'Fire Safety'): Promise<string> {
+  const created = await f.data(f.admin, `mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id } errors { message } } } }`, {
+    input: { title, localeId: en, deliveryLocaleIds: [en, fr], defaultDeliveryLocaleId: fr, customFieldValues: [{ definitionKey: 'tagline', value: 'Stay safe' }, { definitionKey: 'audience', value: 'Everyone' }] },
+  });
+  const id = created.courseTemplate.create.courseTemplate.id;
+  await translate(id, fr, { title: 'Sécurité incendie', customFieldValues: [{ definitionKey: 'tagline', value: 'Restez en sécurité' }] });
+  return id;
+}
+async function translate(id: string, localeId: string, fields: Record<string, unknown>) {
+  const d = await f.data(f.admin, 'mutation ($input: CourseTemplateTranslationUpsertInput!) { courseTemplate { upsertTranslation(input: $input) { errors { message } } } }', { input: { courseTemplateId: id, localeId, ...fields } });
+  if (d.courseTemplate.upsertTranslation.errors.length) throw new Error(JSON.stringify(d));
+}
+const create = (input: Record<string, unknown>, token = f.admin) =>
+  f.gql(token, `mutation ($input: ClassroomEventCreateInput!) { event { createClassroom(input: $input) { event { ${EVENT} } errors { label value message } } } }`, { input });
+async function created(input: Record<string, unknown>) {
+  const res = await create(input);
+  if (res.json.errors || res.json.data.event.createClassroom.errors.length) throw new Error(res.text);
+  return res.json.data.event.createClassroom.event;
+}
+const base = () => ({ eventType: 'public', timeZoneName: 'Europe/London', locationId: location, taxTypeId: taxType, classroomStartDateTime: '2027-03-10T09:00' });
+const eventCount = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => Number((await db('events').count('* as n').first())!.n));
+const readEvent = async (id: string) => (await f.data(f.admin, `query ($id: ID!) { node(id: $id) { ... on Event { ${EVENT} } } }`, { id })).node;
+const values = (e: { customFieldValues: { definitionKey: string; value: string }[] }) => Object.fromEntries(e.customFieldValues.map((v) => [v.definitionKey, v.value]));
+
+test.serial('when an event is created with no locale, then it is in the default delivery locale, with the French title and custom fields, per field falling back', async (t) => {
+  const tpl = await fireSafety();
+  const e = await created({ ...base(), courseTemplateId: tpl, classroomEndDateTime: '2027-03-10T17:00', maxPlaces: 12, minPlaces: 4 });
+  t.like(e, { title: 'Sécurité incendie', inheritsTitle: true, inheritsLocale: true, locale: { code: 'fr' }, eventType: 'public', lifecycleState: 'published' });
+  t.deepEqual(values(e), { tagline: 'Restez en sécurité', audience: 'Everyone' });
+  t.like(e, { timeZoneName: 'Europe/London', classroomStartDateTime: '2027-03-10T09:00:00', classroomEndDateTime: '2027-03-10T17:00:00', startDate: '2027-03-10' });
+  t.like(e, { location: { name: 'Riverside Centre' }, taxType: { name: 'Standard VAT', rate: 20 }, maxPlaces: 12, minPlaces: 4, placesBooked: 0, courseTemplate: { title: 'Fire Safety' } });
+  // The same row through REST.
+  const rest = await f.api('GET', `event/public_events/${Buffer.from(e.id, 'base64').toString().split(':')[1]}`);
+  t.like(rest.json, { title: 'Sécurité incendie', start_date: '2027-03-10', start_time: '09:00:00', delegates_max: 12 });
+});
+
+test.serial('rule 6: an explicit locale wins, explicit null means none, and the chain falls back to the template\'s own locale', async (t) => {
+  const tpl = await fireSafety();
+  const english = await created({ ...base(), courseTemplateId: tpl, localeId: en });
+  t.like(english, { locale: { code: 'en' }, inheritsLocale: false, title: 'Fire Safety' });
+  t.deepEqual(values(english), { tagline: 'Stay safe', audience: 'Everyone' });
+  const french = await created({ ...base(), courseTemplateId: tpl, localeId: fr });
+  t.like(french, { locale: { code: 'fr' }, inheritsLocale: false, title: 'Sécurité incendie' });
+  const none = await created({ ...base(), courseTemplateId: tpl, localeId: null });
+  t.like(none, { locale: null, inheritsLocale: false, title: 'Fire Safety' });
+  // Explicit null written in the document, not in a variable.
+  const literal = await f.data(f.admin, `mutation ($tpl: ID!) { event { createClassroom(input: {courseTemplateId: $tpl, localeId: null, eventType: private, timeZoneName: "UTC"}) { event { locale { code } eventType } errors { message } } } }`, { tpl });
+  t.deepEqual(literal.event.createClassroom, { event: { locale: null, eventType: 'private' }, errors: [] });
+  // No default delivery locale: the template's own locale (c).
+  const noDefault = (await f.data(f.admin, 'mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id } } } }', { input: { title: 'Ladders', localeId: de, deliveryLocaleIds: [fr] } })).courseTemplate.create.courseTemplate.id;
+  t.like(await created({ ...base(), courseTemplateId: noDefault }), { locale: { code: 'de' }, inheritsLocale: true });
+  // Neither: no locale.
+  const bare = (await f.data(f.admin, 'mutation { courseTemplate { create(input: {title: "Bare"}) { courseTemplate { id } } } }')).courseTemplate.create.courseTemplate.id;
+  t.like(await created({ ...base(), courseTemplateId: bare }), { locale: null, title: 'Bare' });
+  // No delivery locales: no restriction on a chosen locale.
+  t.like(await created({ ...base(), courseTemplateId: bare, localeId: de }), { locale: { code: 'de' } });
+});
+
+test.serial('the two locale messages of the contract, with the label localeId, and nothing written', async (t) => {
+  const tpl = await fireSafety();
+  const before = await eventCount();
+  const outside = await create({ ...base(), courseTemplateId: tpl, localeId: de });
+  t.deepEqual(outside.json.data.event.createClassroom, { event: null, errors: [{ label: 'localeId', value: de, message: "Locale is not one of the Course Template's delivery languages" }] });
+  for (const id of [es, 'not-an-id', toGlobalId('CourseTemplate', 1)]) {
+    const unsupported = await create({ ...base(), courseTemplateId: tpl, localeId: id });
+    t.deepEqual(unsupported.json.data.event.createClassroom.errors, [{ label: 'localeId', value: id, message: 'Provided locale is not supported' }], id);
+  }
+  t.is(await eventCount(), before);
+});
+
+test.serial('rule 7: a translation without a title gives the base title; an untranslated locale gives the base content', async (t) => {
+  const tpl = await fireSafety('Manual Handling');
+  await translate(tpl, fr, { courseText1: '<p>Soulever sans se blesser.</p>', customFieldValues: [{ definitionKey: 'audience', value: 'Tout le monde' }] });
+  const e = await created({ ...base(), courseTemplateId: tpl });
+  t.like(e, { locale: { code: 'fr' }, title: 'Manual Handling' });
+  t.deepEqual(values(e), { tagline: 'Stay safe', audience: 'Tout le monde' });
+});
+
+test.serial('bad input gets FieldErrors naming the field, and nothing is written', async (t) => {
+  const tpl = await fireSafety();
+  const before = await eventCount();
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ timeZoneName: 'Mars/Olympus' }, 'timeZoneName', /IANA time zone/],
+    [{ timeZoneName: '+01:00' }, 'timeZoneName', /IANA time zone/],
+    [{ classroomStartDateTime: '2027-03-10T09:00:00Z' }, 'classroomStartDateTime', /without a zone/],
+    [{ classroomStartDateTime: '2027-02-30T09:00' }, 'classroomStartDateTime', /without a zone/],
+    [{ classroomEndDateTime: '2027-03-10T08:00' }, 'classroomEndDateTime', /after classroomStartDateTime/],
+    [{ locationId: toGlobalId('Location', 999999) }, 'locationId', /Location not found/],
+    [{ taxTypeId: location }, 'taxTypeId', /Tax Type not found/],
+    [{ courseTemplateId: toGlobalId('CourseTemplate', 999999) }, 'courseTemplateId', /Course Template not found/],
+    [{ maxPlaces: 5, minPlaces: 6 }, 'minPlaces', /must not exceed maxPlaces/],
+    [{ title: '' }, 'title', /1 to 255/],
+  ];
+  for (const [change, label, message] of cases) {
+    const res = await create({ ...base(), courseTemplateId: tpl, ...change });
+    const errors = res.json.data.event.createClassroom.errors as { label: string; message: string }[];
+    t.deepEqual(errors.map((e) => e.label), [label], JSON.stringify(change));
+    t.regex(errors[0]!.message, message);
+  }
+  const untitled = await create({ ...base() });
+  t.deepEqual(untitled.json.data.event.createClassroom.errors.map((e: { label: string }) => e.label), ['title']);
+  const badType = await create({ ...base(), eventType: 'secret' });
+  t.regex(badType.json.errors[0].message, /EventType/);
+  t.is(await eventCount(), before);
+  // An offset-free zone is stored as IANA spells it.
+  t.is((await created({ ...base(), courseTemplateId: tpl, timeZoneName: 'europe/paris' })).timeZoneName, 'Europe/Paris');
+});
+
+test.serial('permissions: creating needs EVENT_EDIT, reading EVENT_VIEW, re-applying COURSE_TEMPLATE_EDIT and EVENT_EDIT', async (t) => {
+  const viewer = await f.tokenFor(f.tenant, 'viewer');
+  const res = await create({ ...base() }, viewer);
+  t.is(res.json.errors[0].extensions.code, 'FORBIDDEN');
+  t.regex(res.json.errors[0].message, /EVENT_EDIT/);
+  const templatesOnly = await f.tokenFor(f.tenant, 'templates', ['COURSE_TEMPLATE_VIEW', 'COURSE_TEMPLATE_EDIT']);
+  t.is((await f.gql(templatesOnly, '{ events { edges { node { id } } } }')).json.errors[0].extensions.code, 'FORBIDDEN');
+  const apply = await f.gql(templatesOnly, 'mutation ($id: ID!) { courseTemplate { applyToEvents(courseTemplateId: $id) { errors { message } } } }', { id: toGlobalId('CourseTemplate', 1) });
+  t.regex(apply.json.errors[0].message, /EVENT_EDIT/);
+  const noTemplates = await f.tokenFor(f.tenant, 'events', ['EVENT_VIEW']);
+  t.regex((await f.gql(noTemplates, '{ backgroundJob(id: "x") { state } }')).json.errors[0].message, /COURSE_TEMPLATE_VIEW/);
+});
+
+const apply = async (templateId: string, eventIds?: string[]) => {
+  const d = await f.data(f.admin, 'mutation ($id: ID!, $events: [ID!]) { courseTemplate { applyToEvents(courseTemplateId: $id, eventIds: $events) { backgroundJob { id state total } errors { label message } } } }', { id: templateId, events: eventIds ?? null });
+  return d.courseTemplate.applyToEvents;
+};
+const JOB = 'id state progress total processed errors { eventId message } startedOn finishedOn';
+const finished = (jobId: string) =>
+  waitFor(async () => {
+    const job = (await f.data(f.admin, `query ($id: ID!) { backgroundJob(id: $id) { ${JOB} } }`, { id: jobId })).backgroundJob;
+    return job.state === 'completed' || job.state === 'failed' ? job : undefined;
+  }, `background job ${jobId}`, 30000);
+
+test.serial('rule 8 in the worker: re-applying re-inherits each event in its own language; chosen titles and locales stay; duplicates keep their locale', async (t) => {
+  workers ??= startWorkers(f.ctx.rt);
+  const tpl = await fireSafety('Working at Height');
+  const inherits = await created({ ...base(), courseTemplateId: tpl });
+  const english = await created({ ...base(), courseTemplateId: tpl, localeId: en });
+  const titled = await created({ ...base(), courseTemplateId: tpl, title: 'Height, the London run' });
+  const none = await created({ ...base(), courseTemplateId: tpl, localeId: null });
+  const dup = (await f.data(f.admin, 'mutation ($id: ID!) { event { duplicate(eventId: $id) { event { id locale { code } inheritsLocale title } errors { message } } } }', { id: inherits.id })).event.duplicate;
+  t.deepEqual(dup.errors, []);
+  t.like(dup.event, { locale: { code: 'fr' }, inheritsLocale: false, title: 'Sécurité incendie' });
+
+  // The template changes: a new French title and tagline, a new English title; then German becomes the default.
+  await translate(tpl, fr, { title: 'Travail en hauteur', customFieldValues: [{ definitionKey: 'tagline', value: 'Prudence en hauteur' }] });
+  await f.data(f.admin, 'mutation ($id: ID!) { courseTemplate { update(courseTemplateId: $id, input: {title: "Working at Height (2027)"}) { errors { message } } } }', { id: tpl });
+  const { backgroundJob, errors } = await apply(tpl);
+  t.deepEqual(errors, []);
+  t.like(backgroundJob, { state: 'queued', total: 5 });
+  const job = await finished(backgroundJob.id);
+  t.like(job, { state: 'completed', progress: 100, total: 5, processed: 5, errors: [] });
+  t.truthy(job.startedOn && job.finishedOn);
+  const after = async (id: string) => {
+    const e = await readEvent(id);
+    return { locale: e.locale?.code ?? null, title: e.title, ...values(e) };
+  };
+  t.deepEqual(await after(inherits.id), { locale: 'fr', title: 'Travail en hauteur', tagline: 'Prudence en hauteur', audience: 'Everyone' });
+  t.deepEqual(await after(dup.event.id), { locale: 'fr', title: 'Travail en hauteur', tagline: 'Prudence en hauteur', audience: 'Everyone' });
+  t.deepEqual(await after(english.id), { locale: 'en', title: 'Working at Height (2027)', tagline: 'Stay safe', audience: 'Everyone' });
+  t.deepEqual(await after(titled.id), { locale: 'fr', title: 'Height, the London run', tagline: 'Prudence en hauteur', audience: 'Everyone' });
+  t.deepEqual(await after(none.id), { locale: null, title: 'Working at Height (2027)', tagline: 'Stay safe', audience: 'Everyone' });
+
+  // The delivery default moves to English: a cascading locale follows it, the duplicate stays French.
+  await f.data(f.admin, 'mutation ($id: ID!, $en: ID!) { courseTemplate { update(courseTemplateId: $id, input: {defaultDeliveryLocaleId: $en}) { errors { message } } } }', { id: tpl, en });
+  const second = await apply(tpl, [inherits.id, dup.event.id]);
+  t.like(await finished(second.backgroundJob.id), { state: 'completed', total: 2, processed: 2 });
+  t.deepEqual(await after(inherits.id), { locale: 'en', title: 'Working at Height (2027)', tagline: 'Stay safe', audience: 'Everyone' });
+  t.deepEqual(await after(dup.event.id), { locale: 'fr', title: 'Travail en hauteur', tagline: 'Prudence en hauteur', audience: 'Everyone' });
+});
+
+test.serial('applyToEvents refuses events of another template and templates that do not exist, and runs twice to the same result', async (t) => {
+  workers ??= startWorkers(f.ctx.rt);
+  const tpl = await fireSafety('Asbestos Awareness');
+  const other = await fireSafety('Confined Spaces');
+  const mine = await created({ ...base(), courseTemplateId: tpl });
+  const theirs = await created({ ...base(), courseTemplateId: other });
+  const refused = await apply(tpl, [mine.id, theirs.id, 'garbage']);
+  t.is(refused.backgroundJob, null);
+  t.deepEqual(refused.errors.map((e: { label: string }) => e.label), ['eventIds[1]', 'eventIds[2]']);
+  t.deepEqual((await apply(toGlobalId('CourseTemplate', 999999))).errors, [{ label: 'courseTemplateId', message: 'Course Template not found' }]);
+
+  const snapshot = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => ({
+    events: await db('events').where({ course_template_id: Buffer.from(tpl, 'base64').toString().split(':')[1] }).orderBy('id').select('id', 'title', 'locale_id', 'locale_cascades', 'title_cascades'),
+    values: await db('event_field_values').whereIn('event_id', db('events').where({ course_template_id: Buffer.from(tpl, 'base64').toString().split(':')[1] }).select('id')).orderBy(['event_id', 'definition_id']).select('event_id', 'definition_id', 'locale_id', 'value'),
+  }));
+  await translate(tpl, fr, { title: 'Sensibilisation amiante' });
+  await finished((await apply(tpl)).backgroundJob.id);
+  const once = await snapshot();
+  t.is(once.events[0].title, 'Sensibilisation amiante');
+  await finished((await apply(tpl)).backgroundJob.id);
+  t.deepEqual(await snapshot(), once);
+});
+
+test.serial('when the worker is killed in the middle of a job, then the next worker resumes after the last committed batch and every event is done once', async (t) => {
+  await workers?.close();
+  workers = undefined;
+  const tpl = await fireSafety('Forklift Safety');
+  const templateId = Number(Buffer.from(tpl, 'base64').toString().split(':')[1]);
+  const ids: number[] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) =>
+    (await db('events').insert(Array.from({ length: 60 }, (_, i) => ({ course_template_id: templateId, title: `Old title ${i}`, title_cascades: true }))).returning('id')).map((r: { id: number }) => r.id),
+  );
+  await translate(tpl, fr, { title: 'Sécurité chariot élévateur' });
+  const { backgroundJob } = await apply(tpl);
+  const jobId = Number(Buffer.from(backgroundJob.id, 'base64').toString().split(':')[1]);
+  const processed = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('background_jobs').where({ id: jobId }).first('processed', 'state')) as { processed: number; state: string });
+
+  // Another session holds the 35th event: the worker commits three batches of 10 and waits in the fourth.
+  const blocker = new pg.Client({ connectionString: f.ctx.rt.databaseUrl });
+  await blocker.connect();
+  await blocker.query('begin');
+  await blocker.query(`select 1 from ${f.tenant.schema}.events where id = $1 for update`, [ids[34]]);
+  const config = f.ctx.rt.config;
+  const worker = spawnTs('workers/main.ts', [], { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '2000', APPLY_BATCH_SIZE: '10', OUTBOX_SWEEP_MS: '200' });
+  try {
+    await waitFor(async () => (await processed()).processed === 30, 'three batches committed', 30000);
+    await new Promise((r) => setTimeout(r, 300));
+    t.like(await processed(), { processed: 30, state: 'running' });
+    worker.child.kill('SIGKILL');
+    await worker.done;
+  } finally {
+    worker.child.kill('SIGKILL');
+    await blocker.query('rollback');
+    await blocker.end();
+  }
+  workers = startWorkers(f.ctx.rt);
+  const job = await finished(backgroundJob.id);
+  t.like(job, { state: 'completed', total: 60, processed: 60, errors: [] });
+  const rows = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => ({
+    titles: await db('events').whereIn('id', ids).distinct('title').pluck('title'),
+    values: await db('event_field_values').whereIn('event_id', ids).groupBy('event_id').select(db.raw('count(*)::int as n')).then((r: { n: number }[]) => [...new Set(r.map((x) => x.n))]),
+  }));
+  t.deepEqual(rows, { titles: ['Sécurité chariot élévateur'], values: [2] });
+});

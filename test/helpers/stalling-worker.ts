@@ -1,0 +1,19 @@
+import { loadConfig } from '../../src/config.js';
+import { createQueueBackend } from '../../src/jobs/queues.js';
+
+/**
+ * A worker process that takes one job of the `orders` queue and never finishes it: it stands for
+ * a worker killed in the middle of a job (the test SIGKILLs it). Prints `active <job id>` when it
+ * holds a job. Uses the same queue store and namespace as the test (DATABASE_URL, REDIS_URL,
+ * QUEUE_PREFIX); its lock lasts WORKER_LOCK_MS.
+ */
+const config = loadConfig();
+const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl!, prefix: config.queuePrefix });
+queues.worker(
+  'orders',
+  (job) => {
+    process.stdout.write(`active ${job.id}\n`);
+    return new Promise(() => undefined);
+  },
+  { concurrency: 1, lockDuration: config.workerLockMs },
+);
