@@ -16,12 +16,13 @@ export interface RunningWorkers {
 /** Starts one BullMQ worker per queue and the outbox relay. Never loads Koa. */
 export function startWorkers(rt: Runtime): RunningWorkers {
   const opts = { concurrency: rt.config.workerConcurrency, lockDuration: rt.config.workerLockMs };
+  let stopping = false;
   const workers: Worker[] = [
     rt.queues.worker('tenant-stats', withRetryPolicy(tenantStatsProcessor(rt)), opts),
     rt.queues.worker('orders', withRetryPolicy(orderProcessor(rt)), opts),
     // Drains the queue invoicing had before orders were one job (see JobPayloads['invoices']).
     rt.queues.worker('invoices', withRetryPolicy(orderProcessor(rt)), opts),
-    rt.queues.worker('course-templates', withRetryPolicy(courseTemplatesProcessor(rt)), opts),
+    rt.queues.worker('course-templates', withRetryPolicy(courseTemplatesProcessor(rt, () => stopping)), opts),
   ];
   // Failures BullMQ makes by itself (stalled jobs) from a few lock periods back: a restart after a crash.
   const lookBackMs = 10 * rt.config.workerLockMs;
@@ -38,6 +39,7 @@ export function startWorkers(rt: Runtime): RunningWorkers {
   return {
     workers,
     async close() {
+      stopping = true;
       await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(watchers.map((w) => w.close()));

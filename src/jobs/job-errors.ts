@@ -6,10 +6,10 @@ import { AppError } from '../errors.js';
  * as a missing record) will not get better by retrying, so it fails the job for good; anything
  * else is thrown on and retried with the queue's exponential backoff.
  */
-export function withRetryPolicy<D, R>(fn: (job: Job<D>) => Promise<R>): (job: Job<D>) => Promise<R> {
-  return async (job) => {
+export function withRetryPolicy<D, R>(fn: (job: Job<D>, token?: string) => Promise<R>): (job: Job<D>, token?: string) => Promise<R> {
+  return async (job, token) => {
     try {
-      return await fn(job);
+      return await fn(job, token);
     } catch (err) {
       if (err instanceof AppError && err.status < 500) throw new UnrecoverableError(`${err.code}: ${err.message}`);
       throw err;

@@ -32,7 +32,8 @@ export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { age: 14 * 24 * 3600 },
 };
 
-export type Processor<Q extends QueueName> = (job: Job<JobPayloads[Q]>) => Promise<unknown>;
+/** `token` is the worker's lock on the job (for `job.moveToDelayed`). */
+export type Processor<Q extends QueueName> = (job: Job<JobPayloads[Q]>, token?: string) => Promise<unknown>;
 
 export interface QueueBackendOptions {
   /** Redis for production; without it BullMQ runs on its PostgreSQL backend in `databaseUrl`. */

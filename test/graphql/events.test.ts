@@ -277,3 +277,45 @@ test.serial('when the worker is killed in the middle of a job, then the next wor
   }));
   t.deepEqual(rows, { titles: ['Sécurité chariot élévateur'], values: [2] });
 });
+
+test.serial('when the worker is asked to stop in the middle of a job, then it hands the job back after the batch in hand, exits, and the next worker finishes it', async (t) => {
+  await workers?.close();
+  workers = undefined;
+  const tpl = await fireSafety('Ladder Safety');
+  const templateId = Number(Buffer.from(tpl, 'base64').toString().split(':')[1]);
+  const ids: number[] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) =>
+    (await db('events').insert(Array.from({ length: 60 }, (_, i) => ({ course_template_id: templateId, title: `Old title ${i}`, title_cascades: true }))).returning('id')).map((r: { id: number }) => r.id),
+  );
+  await translate(tpl, fr, { title: 'Sécurité des échelles' });
+  const { backgroundJob } = await apply(tpl);
+  const jobId = Number(Buffer.from(backgroundJob.id, 'base64').toString().split(':')[1]);
+  const processed = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('background_jobs').where({ id: jobId }).first('processed', 'state')) as { processed: number; state: string });
+
+  // The worker commits one batch of 10 and waits in the second, on a row another session holds.
+  const blocker = new pg.Client({ connectionString: f.ctx.rt.databaseUrl });
+  await blocker.connect();
+  await blocker.query('begin');
+  await blocker.query(`select 1 from ${f.tenant.schema}.events where id = $1 for update`, [ids[14]]);
+  const config = f.ctx.rt.config;
+  const worker = spawnTs('workers/main.ts', [], { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '2000', APPLY_BATCH_SIZE: '10', OUTBOX_SWEEP_MS: '200' });
+  let exit;
+  try {
+    await waitFor(async () => (await processed()).processed === 10, 'one batch committed', 30000);
+    await new Promise((r) => setTimeout(r, 300));
+    worker.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    await blocker.query('rollback');
+    exit = await worker.done;
+  } finally {
+    worker.child.kill('SIGKILL');
+    await blocker.end().catch(() => undefined);
+  }
+  t.is(exit.code, 0, exit.stderr);
+  // The batch in hand finished; the rest was left for the next worker, not done before exiting.
+  t.like(await processed(), { processed: 20, state: 'running' });
+  workers = startWorkers(f.ctx.rt);
+  const job = await finished(backgroundJob.id);
+  t.like(job, { state: 'completed', total: 60, processed: 60, errors: [] });
+  const titles = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').whereIn('id', ids).distinct('title').pluck('title'));
+  t.deepEqual(titles, ['Sécurité des échelles']);
+});

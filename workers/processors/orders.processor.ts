@@ -24,7 +24,7 @@ export function markFailedOrderJob(rt: Pick<Runtime, 'knex' | 'registry'>) {
     if (!tenant) return;
     const reason = stalled
       ? 'The order job was cut off repeatedly (its worker stopped while running it); run it again with orders:retry'
-      : `The order job failed; the error is in the worker log (job ${job.id})`;
+      : `The order job failed; the error is in the worker log (order ${job.data.orderId})`;
     await withTenant(rt.knex, tenant, (db) => markOrderFailed(db, job.data.orderId, stalled ? 'stalled' : 'job_failed', reason));
   };
 }
