@@ -45,7 +45,9 @@ export interface AppOptions {
 }
 
 export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: rt.config.env === 'production' });
+  // Behind the router in production: X-Forwarded-Proto/Host are trusted, and the client address
+  // (rate limits, sign-in throttling) is the one the router added, not one the client wrote.
+  const app = new Koa<AppState>({ proxy: rt.config.env === 'production', maxIpsCount: rt.config.proxyHops });
   const metrics = createMetrics(rt.queues);
   const platform = platformRoutes(rt, metrics);
   const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];

@@ -48,6 +48,7 @@ const schema = z.object({
   WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
   APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
   WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
+  PROXY_HOPS: intIn(1, 10).default(1),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
@@ -96,6 +97,12 @@ export interface Config {
   applyBatchSize: number;
   /** WebLink requests allowed per client address per minute (per tenant). */
   weblinkRateLimit: number;
+  /**
+   * Proxies in front of the web process that append to X-Forwarded-For (Heroku's router: 1).
+   * In production the client address is the entry that many places from the right: entries
+   * further left are whatever the client sent, and are never trusted.
+   */
+  proxyHops: number;
   queuePrefix: string;
   migrateConcurrency: number;
   bodyLimit: string;
@@ -146,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLockMs: e.WORKER_LOCK_MS,
     applyBatchSize: e.APPLY_BATCH_SIZE,
     weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
+    proxyHops: e.PROXY_HOPS,
     queuePrefix: e.QUEUE_PREFIX,
     migrateConcurrency: e.MIGRATE_CONCURRENCY,
     bodyLimit: e.BODY_LIMIT,

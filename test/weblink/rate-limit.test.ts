@@ -42,3 +42,21 @@ test.serial('when an address passes its budget, then 429 with Retry-After and a 
     await second.close(1000);
   }
 });
+
+test.serial('in production behind the router, the address is the one the router added: a client cannot pass the limit by writing its own X-Forwarded-For', async (t) => {
+  const rt = f.ctx.rt;
+  const behindRouter = await startHttpServer(createApp({ ...rt, config: { ...rt.config, env: 'production', proxyHops: 1 } }), 0, '127.0.0.1');
+  try {
+    const fourth = await f.ctx.freshTenant('wlrl4');
+    const via = (forwardedFor: string) =>
+      request(behindRouter.port, { method: 'POST', path: '/weblink/graphql', host: `${fourth.slug}.localhost`, headers: { 'x-forwarded-for': forwardedFor, 'x-forwarded-proto': 'https' }, body: { query: '{ locales { code } }' } });
+    // Each request claims another address on the left; the router appended the same real one.
+    const statuses = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await via(`10.9.0.${i}, 203.0.113.7`)).status);
+    t.deepEqual(statuses, [200, 200, 200, 429]);
+    // Another real client (another address appended by the router) has its own budget.
+    t.is((await via('10.9.0.1, 203.0.113.8')).status, 200);
+  } finally {
+    await behindRouter.close(1000);
+  }
+});
