@@ -60,6 +60,18 @@ export interface ListSpec<Row> {
 export const DEFAULT_PAGE = 20;
 export const MAX_PAGE = 100;
 
+/**
+ * `first` on a list inside a record that has no connection of its own (a template's events):
+ * bounded like a page, and counted by the cost limit like one, so lists that lead back to
+ * each other cannot multiply an answer past what the limit allows.
+ */
+export const NESTED_FIRST_ARGS = { first: { type: GraphQLInt, description: `How many: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` } };
+export function nestedFirst(args: { first?: number | null }): number {
+  const first = args.first ?? DEFAULT_PAGE;
+  if (first < 0 || first > MAX_PAGE) throw badInput(`first must be between 0 and ${MAX_PAGE}`);
+  return first;
+}
+
 export const FilterOperation = new GraphQLEnumType({
   name: 'FilterOperation',
   description: '`eq ne gt ge lt le like wordlike` take `value`; `in notin contains` take `values`; `isnull notnull` take neither. `like` uses SQL wildcards (`%excel%`), case-insensitive; `wordlike` matches a whole word. `ne` and `notin` also match records with no value (add a `notnull` filter to leave those out).',

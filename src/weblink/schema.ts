@@ -1,8 +1,9 @@
 import { GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import DataLoader from 'dataloader';
 import type { Knex } from '../db/knex.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { toGlobalId } from '../graphql/ids.js';
-import { listQuery } from '../graphql/lists.js';
+import { listQuery, MAX_PAGE, NESTED_FIRST_ARGS, nestedFirst } from '../graphql/lists.js';
 import { byId, byOwner } from '../graphql/loaders.js';
 import { customFieldValuesOf, type CustomFieldValueView } from '../modules/custom-fields/custom-fields.graphql.js';
 import type { FieldValueRow } from '../modules/custom-fields/custom-fields.service.js';
@@ -92,7 +93,12 @@ const Category: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObjectType<R
     name: { type: new GraphQLNonNull(GraphQLString) },
     introduction: { type: GraphQLString },
     parent: { type: Category, resolve: (c, _a, ctx) => byIdIn(ctx, 'categories', c.parent_id) },
-    subCategories: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Category))), resolve: (c, _a, ctx) => ctx.loader('weblink.subCategories', (db) => byOwner<Row>(db, 'categories', 'parent_id', 'name')).load(c.id) },
+    subCategories: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Category))),
+      description: 'By name.',
+      args: NESTED_FIRST_ARGS,
+      resolve: async (c, args: { first?: number | null }, ctx) => (await ctx.loader('weblink.subCategories', (db) => byOwner<Row>(db, 'categories', 'parent_id', 'name')).load(c.id)).slice(0, nestedFirst(args)),
+    },
   }),
 });
 
@@ -118,8 +124,8 @@ const CourseTemplate: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObject
     events: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Event))),
       description: 'Its published public events that are not cancelled, soonest first.',
-      resolve: (t, _a, ctx) =>
-        ctx.loader('weblink.templateEvents', (db) => byOwner<Row>(db, 'events', 'course_template_id', 'start_date')).load(t.id).then((rows) => rows.filter(isListedEvent)),
+      args: NESTED_FIRST_ARGS,
+      resolve: async (t, args: { first?: number | null }, ctx) => (await ctx.loader('weblink.templateEvents', listedEventsOf).load(t.id)).slice(0, nestedFirst(args)),
     },
   }),
 });
@@ -140,7 +146,22 @@ const Location = new GraphQLObjectType<Row, GraphQLContext>({
   fields: { name: { type: new GraphQLNonNull(GraphQLString) }, addressTown: { type: GraphQLString, resolve: (l) => l.address_town }, addressCountryId: { type: GraphQLString, resolve: (l) => l.address_country_id } },
 });
 
-const isListedEvent = (e: Row) => e.lifecycle_state === 'published' && e.type === 'public' && !e.is_cancelled;
+/** The events WebLink lists: published, public, not cancelled. */
+const listedEvents = (q: Knex.QueryBuilder, alias: string) => q.where({ [`${alias}.lifecycle_state`]: 'published', [`${alias}.type`]: 'public', [`${alias}.is_cancelled`]: false });
+
+/** Each template's listed events, soonest first, at most a page's worth each, in one statement for a page of templates. */
+const listedEventsOf = (db: Knex) =>
+  new DataLoader<number, Row[]>(async (ids) => {
+    const ranked = listedEvents(db('events as e').whereIn('e.course_template_id', ids as number[]), 'e').select('e.*', db.raw('row_number() over (partition by e.course_template_id order by e.start_date, e.id) as rank'));
+    const rows = (await db.from(ranked.as('r')).where('r.rank', '<=', MAX_PAGE).orderBy(['r.course_template_id', 'r.rank'])) as Row[];
+    const groups = new Map<number, Row[]>();
+    for (const r of rows) {
+      const owner = r.course_template_id as number;
+      if (!groups.has(owner)) groups.set(owner, []);
+      groups.get(owner)!.push(r);
+    }
+    return ids.map((id) => groups.get(id) ?? []);
+  });
 
 const Event: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObjectType<Row, GraphQLContext>({
   name: 'Event',
@@ -200,7 +221,7 @@ export function buildWebLinkSchema(): GraphQLSchema {
         node: () => Event,
         description: 'Published public events that are not cancelled, of published course templates or none.',
         scope: (q) =>
-          q.where({ 't.lifecycle_state': 'published', 't.type': 'public', 't.is_cancelled': false }).where((w) =>
+          listedEvents(q, 't').where((w) =>
             w.whereNull('t.course_template_id').orWhereExists((e) => e.select(1).from('course_templates as ct').whereRaw('ct.id = t.course_template_id').where('ct.lifecycle_state', 'published')),
           ),
         defaultOrder: { field: 'startDate', direction: 'asc' },

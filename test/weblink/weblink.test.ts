@@ -153,3 +153,23 @@ test.serial('browsers may call it: CORS preflight allows the content-locale head
   t.is(res.headers['access-control-allow-origin'], '*');
   t.is(res.headers['access-control-allow-credentials'], undefined);
 });
+
+test.serial('lists that lead back to each other are counted like pages: a nested query that would multiply the answer is refused; first bounds them', async (t) => {
+  const nested = '{ courseTemplates(first: 100) { edges { node { events { courseTemplate { events { courseTemplate { events { courseTemplate { events { title } } } } } } } } } } }';
+  const refused = await weblink(nested);
+  t.is(refused.status, 200);
+  t.regex(refused.json.errors[0].message, /Cost limit/i);
+  t.is(refused.json.data, undefined);
+  const tree = await weblink('{ categories(first: 100) { edges { node { subCategories { parent { subCategories { parent { subCategories { parent { subCategories { name } } } } } } } } } } }');
+  t.regex(tree.json.errors[0].message, /Cost limit/i);
+
+  await core('mutation ($input: ClassroomEventCreateInput!) { event { createClassroom(input: $input) { event { id } errors { message } } } }', {
+    input: { courseTemplateId: templateId, eventType: 'public', timeZoneName: 'Europe/London', classroomStartDateTime: '2027-06-01T09:00' },
+  });
+  const fire = async (first: number) => (await data(`{ courseTemplates(filters: [{field: title, operation: eq, value: "Fire Safety"}]) { edges { node { events(first: ${first}) { title } } } } }`)).courseTemplates.edges[0].node.events;
+  t.is((await fire(5)).length, 2);
+  t.is((await fire(1)).length, 1);
+  t.deepEqual(await fire(0), []);
+  const tooMany = await weblink('{ courseTemplates { edges { node { events(first: 101) { title } } } } }');
+  t.is(tooMany.json.errors[0].extensions.code, 'BAD_USER_INPUT');
+});
