@@ -131,6 +131,8 @@ test.serial('bad input gets FieldErrors naming the field, and nothing is written
     [{ classroomStartDateTime: '2027-03-10T09:00:00Z' }, 'classroomStartDateTime', /without a zone/],
     [{ classroomStartDateTime: '2027-02-30T09:00' }, 'classroomStartDateTime', /without a zone/],
     [{ classroomEndDateTime: '2027-03-10T08:00' }, 'classroomEndDateTime', /after classroomStartDateTime/],
+    [{ classroomEndDateTime: '2027-03-10T09:00:00' }, 'classroomEndDateTime', /after classroomStartDateTime/],
+    [{ classroomEndDateTime: '2027-03-10 09:00:00.000' }, 'classroomEndDateTime', /after classroomStartDateTime/],
     [{ locationId: toGlobalId('Location', 999999) }, 'locationId', /Location not found/],
     [{ taxTypeId: location }, 'taxTypeId', /Tax Type not found/],
     [{ courseTemplateId: toGlobalId('CourseTemplate', 999999) }, 'courseTemplateId', /Course Template not found/],
@@ -148,8 +150,10 @@ test.serial('bad input gets FieldErrors naming the field, and nothing is written
   const badType = await create({ ...base(), eventType: 'secret' });
   t.regex(badType.json.errors[0].message, /EventType/);
   t.is(await eventCount(), before);
-  // An offset-free zone is stored as IANA spells it.
+  // A zone is stored as the caller named it, its case corrected; current names stay current (ICU would say Europe/Kiev).
   t.is((await created({ ...base(), courseTemplateId: tpl, timeZoneName: 'europe/paris' })).timeZoneName, 'Europe/Paris');
+  t.is((await created({ ...base(), courseTemplateId: tpl, timeZoneName: 'Europe/Kyiv' })).timeZoneName, 'Europe/Kyiv');
+  t.is((await created({ ...base(), courseTemplateId: tpl, timeZoneName: 'Asia/Kolkata', classroomEndDateTime: '2027-03-10T09:00:01' })).timeZoneName, 'Asia/Kolkata');
 });
 
 test.serial('permissions: creating needs EVENT_EDIT, reading EVENT_VIEW, re-applying COURSE_TEMPLATE_EDIT and EVENT_EDIT', async (t) => {

@@ -123,6 +123,13 @@ export interface ClassroomRaw {
 
 const LOCAL_DATE_TIME = 'a local date-time without a zone, such as 2027-03-10T09:00';
 
+/** A valid local date-time spelled one way (`YYYY-MM-DDTHH:MM:SS.ffffff`), so two can be compared as text. */
+function comparableLocal(value: string): string {
+  const [date, time] = value.split('T') as [string, string];
+  const [hm, fraction = ''] = time.split('.');
+  return `${date}T${hm!.length === 5 ? `${hm}:00` : hm}.${fraction.padEnd(6, '0')}`;
+}
+
 function splitLocal(value: string): { date: string; time: string } {
   const [date, time] = value.replace(' ', 'T').split('T');
   return { date: date!, time: time!.slice(0, 8) };
@@ -164,7 +171,7 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput, raw: C
   const start = input.classroomStartDateTime != null && isDateTime(input.classroomStartDateTime) ? input.classroomStartDateTime.replace(' ', 'T') : null;
   const end = input.classroomEndDateTime != null && isDateTime(input.classroomEndDateTime) ? input.classroomEndDateTime.replace(' ', 'T') : null;
   if (end && !start) errors.push(fieldError('classroomEndDateTime', end, 'classroomEndDateTime needs classroomStartDateTime'));
-  if (start && end && end <= start) errors.push(fieldError('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
+  if (start && end && comparableLocal(end) <= comparableLocal(start)) errors.push(fieldError('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
   if (input.title != null && (input.title.trim() === '' || input.title.length > 255 || !isSingleLine(input.title))) errors.push(fieldError('title', input.title, 'title must be one line of 1 to 255 characters'));
   if (input.title == null && !from && !errors.some((e) => e.label === 'courseTemplateId')) errors.push(fieldError('title', null, 'title is required for an event without a course template'));
   if (input.code != null && (input.code.length > 64 || !isSingleLine(input.code))) errors.push(fieldError('code', input.code, 'code must be one line of at most 64 characters'));
