@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLFieldConfig, type GraphQLOutputType } from 'graphql';
 import { hasPermission } from '../modules/users/permissions.js';
 import type { GraphQLContext } from './context.js';
 
@@ -26,4 +26,28 @@ export function requirePermission(ctx: GraphQLContext, permission: string): void
 /** A mistake in the request itself (a malformed filter, a bad cursor): the whole request fails. */
 export function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+/**
+ * A field answering a record of another entity (an order line's event, an event's course
+ * template), refused without that entity's VIEW permission as reaching it directly would be;
+ * null when the parent refers to none.
+ */
+export function refField<P>(
+  type: GraphQLOutputType,
+  permission: string,
+  idOf: (parent: P) => number | null | undefined,
+  load: (ctx: GraphQLContext, id: number) => Promise<unknown>,
+  description?: string,
+): GraphQLFieldConfig<P, GraphQLContext> {
+  return {
+    type,
+    ...(description ? { description } : {}),
+    async resolve(parent, _args, ctx) {
+      const id = idOf(parent);
+      if (id == null) return null;
+      requirePermission(ctx, permission);
+      return (await load(ctx, id)) ?? null;
+    },
+  };
 }

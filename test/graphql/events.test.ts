@@ -167,6 +167,22 @@ test.serial('permissions: creating needs EVENT_EDIT, reading EVENT_VIEW, re-appl
   t.regex(apply.json.errors[0].message, /EVENT_EDIT/);
   const noTemplates = await f.tokenFor(f.tenant, 'events', ['EVENT_VIEW']);
   t.regex((await f.gql(noTemplates, '{ backgroundJob(id: "x") { state } }')).json.errors[0].message, /COURSE_TEMPLATE_VIEW/);
+
+  // Records reached through an event need their own VIEW permission, as they would directly.
+  const tpl = await fireSafety('Permit Safety');
+  await created({ ...base(), courseTemplateId: tpl, code: 'PERMIT-1' });
+  const eventsOnly = await f.gql(noTemplates, '{ events(filters: [{field: code, operation: eq, value: "PERMIT-1"}]) { edges { node { title courseTemplate { title } location { name } taxType { name } } } } }');
+  t.deepEqual(new Set(eventsOnly.json.errors.map((e: { extensions: { permission: string } }) => e.extensions.permission)), new Set(['COURSE_TEMPLATE_VIEW', 'LOCATION_VIEW', 'TAX_TYPE_VIEW']));
+  t.deepEqual(eventsOnly.json.data.events.edges[0].node, { title: 'Sécurité incendie', courseTemplate: null, location: null, taxType: null });
+  // Creating an event from a template copies the template's content: it needs COURSE_TEMPLATE_VIEW beside EVENT_EDIT.
+  const eventEditor = await f.tokenFor(f.tenant, 'event-editor', ['EVENT_VIEW', 'EVENT_EDIT']);
+  const before = await eventCount();
+  const refused = await create({ ...base(), courseTemplateId: tpl }, eventEditor);
+  t.is(refused.json.errors[0].extensions.code, 'FORBIDDEN');
+  t.regex(refused.json.errors[0].message, /COURSE_TEMPLATE_VIEW/);
+  t.is(await eventCount(), before);
+  const plain = await create({ eventType: 'public', timeZoneName: 'Europe/London', title: 'Open day' }, eventEditor);
+  t.deepEqual(plain.json.data.event.createClassroom.errors, []);
 });
 
 const apply = async (templateId: string, eventIds?: string[]) => {

@@ -104,13 +104,13 @@ test.serial('with the manual workflow, an order waits for release; opportunity.r
   }
 });
 
-test.serial('permissions: opportunities need OPPORTUNITY_VIEW, invoices INVOICE_VIEW, contacts CONTACT_VIEW, release OPPORTUNITY_EDIT', async (t) => {
+test.serial('permissions: opportunities need OPPORTUNITY_VIEW, invoices INVOICE_VIEW, contacts CONTACT_VIEW, their events EVENT_VIEW, release OPPORTUNITY_EDIT', async (t) => {
   const events = await f.tokenFor(f.tenant, 'events', ['EVENT_VIEW']);
   t.regex((await f.gql(events, '{ opportunities { edges { node { id } } } }')).json.errors[0].message, /OPPORTUNITY_VIEW/);
   t.regex((await f.gql(events, '{ invoices { edges { node { id } } } }')).json.errors[0].message, /INVOICE_VIEW/);
   const sales = await f.tokenFor(f.tenant, 'sales', ['OPPORTUNITY_VIEW']);
-  const res = await f.gql(sales, '{ opportunities(first: 1) { edges { node { state contact { email } invoice { total } } } } }');
-  t.deepEqual(res.json.errors.map((e: { extensions: { permission: string } }) => e.extensions.permission).sort(), ['CONTACT_VIEW', 'INVOICE_VIEW']);
+  const res = await f.gql(sales, '{ opportunities(first: 1) { edges { node { state contact { email } invoice { total } lines { event { title } } } } } }');
+  t.deepEqual([...new Set(res.json.errors.map((e: { extensions: { permission: string } }) => e.extensions.permission))].sort(), ['CONTACT_VIEW', 'EVENT_VIEW', 'INVOICE_VIEW']);
   t.is(res.json.data.opportunities.edges[0].node.contact, null);
   const release = await f.gql(sales, 'mutation ($id: ID!) { opportunity { release(opportunityId: $id) { errors { message } } } }', { id: toGlobalId('Opportunity', 1) });
   t.regex(release.json.errors[0].message, /OPPORTUNITY_EDIT/);

@@ -1,7 +1,7 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import { fieldErrors } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
 import { byId } from '../../graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
@@ -29,7 +29,7 @@ const BackgroundJobError = new GraphQLObjectType<BackgroundJobRow['errors'][numb
   description: 'Something the job could not do: for one event (eventId), or for the whole job (eventId null).',
   fields: () => ({
     eventId: { type: GraphQLID, resolve: (e) => (e.eventId === null ? null : toGlobalId('Event', e.eventId)) },
-    event: { type: Event, resolve: async (e, _a, ctx) => (e.eventId === null ? null : ((await eventById(ctx, e.eventId)) ?? null)) },
+    event: refField<BackgroundJobRow['errors'][number]>(Event, 'EVENT_VIEW', (e) => e.eventId, eventById),
     message: { type: new GraphQLNonNull(GraphQLString) },
   }),
 });

@@ -1,6 +1,6 @@
 import { GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { requirePermission } from '../../graphql/errors.js';
+import { refField } from '../../graphql/errors.js';
 import { byId } from '../../graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
 
@@ -38,15 +38,6 @@ registerNode('Contact', { permission: VIEW, load: (ctx, id) => contactById(ctx, 
 
 /** A field answering the contact with id `idOf(parent)`, refused without CONTACT_VIEW. */
 export function contactField<P>(idOf: (parent: P) => number | null, description?: string): GraphQLFieldConfig<P, GraphQLContext> {
-  return {
-    type: Contact,
-    ...(description ? { description } : {}),
-    async resolve(parent, _args, ctx) {
-      const id = idOf(parent);
-      if (id === null) return null;
-      requirePermission(ctx, VIEW);
-      return (await contactById(ctx, id)) ?? null;
-    },
-  };
+  return refField(Contact, VIEW, idOf, contactById, description);
 }
 

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { fieldErrors, LifecycleState } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
 import { listQuery } from '../../graphql/lists.js';
 import { byId, byOwner } from '../../graphql/loaders.js';
@@ -59,15 +59,15 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
       resolve: (e) => e.locale_cascades,
       description: "The locale follows the template's delivery chain (default delivery locale, else its own) when the template is re-applied; false when one was chosen, and for duplicated events.",
     },
-    courseTemplate: { type: CourseTemplate, resolve: (e, _a, ctx) => (e.course_template_id === null ? null : courseTemplateById(ctx, e.course_template_id)) },
+    courseTemplate: refField<EventRow>(CourseTemplate, 'COURSE_TEMPLATE_VIEW', (e) => e.course_template_id, courseTemplateById),
     customFieldValues: { ...customFieldValuesField, resolve: async (e, _a, ctx) => customFieldValuesOf(ctx, await valuesOf(ctx).load(e.id), null) },
     timeZoneName: { type: GraphQLString, resolve: (e) => e.time_zone_name, description: 'IANA zone the local date-times are in.' },
     classroomStartDateTime: { type: GraphQLString, resolve: (e) => e.classroom_start, description: 'Local date-time (no zone) in timeZoneName.' },
     classroomEndDateTime: { type: GraphQLString, resolve: (e) => e.classroom_end },
     startDate: { type: GraphQLString, resolve: (e) => e.start_date },
     endDate: { type: GraphQLString, resolve: (e) => e.end_date },
-    location: { type: Location, resolve: async (e, _a, ctx) => (await locationById(ctx, e.location_id)) ?? null },
-    taxType: { type: TaxType, resolve: async (e, _a, ctx) => (await taxTypeById(ctx, e.tax_type_id)) ?? null },
+    location: refField<EventRow>(Location, 'LOCATION_VIEW', (e) => e.location_id, locationById),
+    taxType: refField<EventRow>(TaxType, 'TAX_TYPE_VIEW', (e) => e.tax_type_id, taxTypeById),
     maxPlaces: { type: GraphQLInt, resolve: (e) => e.delegates_max },
     minPlaces: { type: GraphQLInt, resolve: (e) => e.min_places },
     placesBooked: { type: new GraphQLNonNull(GraphQLInt), resolve: (e, _a, ctx) => bookedOf(ctx).load(e.id) },
@@ -154,6 +154,10 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       args: { input: { type: new GraphQLNonNull(ClassroomEventCreateInput) } },
       async resolve(_root, { input }: { input: RawClassroom }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
+        // What the input names is read (and its title copied onto the event): its VIEW permission too.
+        if (input.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
+        if (input.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
+        if (input.taxTypeId != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
         return createClassroomEvent(ctx.db, await resolveClassroom(ctx, input), input);
       },
     },

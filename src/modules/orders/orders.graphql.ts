@@ -2,7 +2,7 @@ import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, Grap
 import { AppError } from '../../errors.js';
 import { fieldErrors } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
 import { listQuery } from '../../graphql/lists.js';
 import { byId, byOwner } from '../../graphql/loaders.js';
@@ -41,7 +41,7 @@ const loaders = {
   paymentType: (ctx: GraphQLContext) => ctx.loader('PaymentType.byId', (db) => byId<Row>(db, 'payment_types')),
 };
 
-const eventField = { type: Event, resolve: async (r: Row, _a: unknown, ctx: GraphQLContext) => (r.event_id == null ? null : ((await eventById(ctx, r.event_id as number)) ?? null)) };
+const eventField = refField<Row>(Event, 'EVENT_VIEW', (r) => r.event_id as number | null, eventById);
 
 const StockItem = new GraphQLObjectType<Row, GraphQLContext>({
   name: 'StockItem',
