@@ -1,6 +1,7 @@
 import test from 'ava';
 import pg from 'pg';
 import { toGlobalId } from '../../src/graphql/ids.js';
+import { readInheritance, reinheritEvents } from '../../src/modules/events/events.service.js';
 import { withTenant } from '../../src/tenancy/with-tenant.js';
 import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
 import { spawnTs, waitFor } from '../helpers/harness.js';
@@ -338,4 +339,20 @@ test.serial('when the worker is asked to stop in the middle of a job, then it ha
   t.like(job, { state: 'completed', total: 60, processed: 60, errors: [] });
   const titles = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').whereIn('id', ids).distinct('title').pluck('title'));
   t.deepEqual(titles, ['Sécurité des échelles']);
+});
+
+test.serial('a batch that copies more custom field values than one statement takes parameters for still re-inherits every event', async (t) => {
+  const tpl = await fireSafety('Scaffold Safety');
+  const templateId = Number(Buffer.from(tpl, 'base64').toString().split(':')[1]);
+  const copied = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+    const defs = await db('custom_field_definitions')
+      .insert(Array.from({ length: 18 }, (_, i) => ({ key: `bulk_${i}`, label: `Bulk ${i}`, type: 'text', applies_to: 'course_template' })))
+      .returning('id');
+    await db('course_template_field_values').insert(defs.map((d: { id: number }) => ({ course_template_id: templateId, definition_id: d.id, value: `v${d.id}` })));
+    const ids = (await db('events').insert(Array.from({ length: 1000 }, (_, i) => ({ course_template_id: templateId, title: `Run ${i}`, title_cascades: true }))).returning('id')).map((r: { id: number }) => r.id);
+    // 1,000 events x 20 values: 80,000 parameters as one plain multi-row INSERT.
+    const done = await reinheritEvents(db, (await readInheritance(db, templateId))!, ids);
+    return { done: done.length, values: Number((await db('event_field_values').whereIn('event_id', ids).count('* as n').first())!.n) };
+  });
+  t.deepEqual(copied, { done: 1000, values: 20000 });
 });

@@ -93,7 +93,14 @@ async function writeInheritedValues(db: Db, eventIds: number[], values: { event_
     .whereIn('event_id', eventIds)
     .whereIn('definition_id', db('custom_field_definitions').where({ applies_to: 'course_template' }).select('id'))
     .delete();
-  if (values.length) await db('event_field_values').insert(values.map((v) => ({ ...v, locale_id: null })));
+  // One parameter whatever the number of rows (a statement takes at most 65,535 parameters).
+  if (values.length) {
+    await db.raw(
+      `insert into event_field_values (event_id, definition_id, locale_id, value)
+       select x.event_id, x.definition_id, null, x.value from json_to_recordset(?::json) as x(event_id int, definition_id int, value text)`,
+      [JSON.stringify(values)],
+    );
+  }
 }
 
 export interface ClassroomInput {
