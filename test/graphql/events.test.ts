@@ -101,6 +101,14 @@ test.serial('rule 6: an explicit locale wins, explicit null means none, and the 
   t.like(await created({ ...base(), courseTemplateId: bare }), { locale: null, title: 'Bare' });
   // No delivery locales: no restriction on a chosen locale.
   t.like(await created({ ...base(), courseTemplateId: bare, localeId: de }), { locale: { code: 'de' } });
+  // A default delivery locale the instance stopped supporting is passed over; chosen explicitly, it is refused.
+  const it = await f.locale(f.tenant, 'it');
+  const italian = (await f.data(f.admin, 'mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id } } } }', { input: { title: 'Cranes', localeId: en, deliveryLocaleIds: [en, it], defaultDeliveryLocaleId: it } })).courseTemplate.create.courseTemplate.id;
+  t.like(await created({ ...base(), courseTemplateId: italian }), { locale: { code: 'it' } });
+  await f.data(f.admin, 'mutation ($id: ID!) { locale { disable(localeId: $id) { errors { message } } } }', { id: it });
+  t.like(await created({ ...base(), courseTemplateId: italian }), { locale: { code: 'en' }, inheritsLocale: true });
+  const refused = await create({ ...base(), courseTemplateId: italian, localeId: it });
+  t.deepEqual(refused.json.data.event.createClassroom.errors.map((e: { label: string; message: string }) => [e.label, e.message]), [['localeId', 'Provided locale is not supported']]);
 });
 
 test.serial('the two locale messages of the contract, with the label localeId, and nothing written', async (t) => {

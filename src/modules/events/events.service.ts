@@ -49,6 +49,8 @@ export interface Inheritance {
   titles: Map<number, string>;
   /** The template's custom field values: base values, and translations by locale. */
   values: { definition_id: number; locale_id: number | null; value: string }[];
+  /** The locales the instance supports now. */
+  supported: Set<number>;
 }
 
 /** Reads what {@link inherit} needs of a template: its row, its translated titles, its (non-built-in) custom field values. */
@@ -61,15 +63,20 @@ export async function readInheritance(db: Db, templateId: number): Promise<Inher
     .where({ 'v.course_template_id': templateId, 'd.is_builtin': false })
     .orderBy('v.definition_id')
     .select<Inheritance['values']>('v.definition_id', 'v.locale_id', 'v.value');
-  return { template, titles: new Map(titles.map((t) => [t.locale_id, t.title])), values };
+  const supported = new Set(await db('locales').where({ supported: true }).pluck<number[]>('id'));
+  return { template, titles: new Map(titles.map((t) => [t.locale_id, t.title])), values, supported };
 }
 
 /**
  * Contract rule 6: the event's locale is (a) the one the caller chose, explicit null included,
- * else (b) the template's default delivery locale, else (c) the template's own locale.
+ * else (b) the template's default delivery locale, else (c) the template's own locale. A locale
+ * the instance has stopped supporting is passed over (no new content goes into it), so the
+ * chain goes on to the next, and ends with no locale.
  */
-export function cascadedLocale(template: Inheritance['template'] | undefined): number | null {
-  return template?.default_delivery_locale_id ?? template?.locale_id ?? null;
+export function cascadedLocale(from: Inheritance | undefined): number | null {
+  if (!from) return null;
+  const { default_delivery_locale_id: delivery, locale_id: own } = from.template;
+  return [delivery, own].find((id): id is number => id != null && from.supported.has(id)) ?? null;
 }
 
 /**
@@ -161,7 +168,7 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput, raw: C
   // Rule 6, with its two messages.
   let localeId: number | null = null;
   if (input.locale === false) errors.push(fieldError('localeId', raw.localeId, 'Provided locale is not supported'));
-  else if (input.locale === undefined) localeId = cascadedLocale(from?.template);
+  else if (input.locale === undefined) localeId = cascadedLocale(from);
   else if (input.locale !== null) {
     if (delivery.length && !delivery.includes(input.locale.id)) errors.push(fieldError('localeId', raw.localeId, "Locale is not one of the Course Template's delivery languages"));
     localeId = input.locale.id;
@@ -257,7 +264,7 @@ export async function reinheritEvents(db: Db, from: Inheritance, eventIds: numbe
     .select<Pick<EventRow, 'id' | 'title' | 'locale_id' | 'locale_cascades' | 'title_cascades'>[]>('id', 'title', 'locale_id', 'locale_cascades', 'title_cascades');
   if (!events.length) return [];
   const changes = events.map((e) => {
-    const localeId = e.locale_cascades ? cascadedLocale(from.template) : e.locale_id;
+    const localeId = e.locale_cascades ? cascadedLocale(from) : e.locale_id;
     const inherited = inherit(from, localeId);
     return { id: e.id, locale_id: localeId, title: e.title_cascades ? inherited.title : e.title, values: inherited.values };
   });
