@@ -6,6 +6,7 @@ import * as m004 from './004_orders.js';
 import * as m005 from './005_translations.js';
 import * as m006 from './006_default_delivery_locale.js';
 import * as m007 from './007_event_delivery.js';
+import * as m008 from './008_event_references.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008];

@@ -59,6 +59,8 @@ const CASES: Case[] = [
   { what: 'an impossible date-time', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', classroom_start: '2027-02-30T10:00' }), status: 404, field: 'classroom_start' },
   { what: 'an hour of 25', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_time: '25:99' }), status: 404, field: 'start_time' },
   { what: 'an unknown event type', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', type: 'weird' }), status: 404, field: 'type' },
+  { what: 'a tax type that does not exist', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', tax_type_id: 999999 }), status: 404, field: 'tax_type_id' },
+  { what: 'a tax type that does not exist on PUT', method: 'PUT', path: () => `event/public_events/${eventId}`, body: () => ({ tax_type_id: 999999 }), status: 400, field: 'tax_type_id' },
   { what: 'a NUL in a name', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ name: 'a\u0000b' }), status: 404, field: 'name' },
   { what: 'a NUL inside a jsonb array', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ courses: ['a\u0000'] }), status: 404, field: 'courses' },
   { what: 'an array nested 5000 deep', method: 'POST', path: () => 'crm/marketing_activities', raw: () => JSON.stringify(MA({ region_categories: '@' })).replace('"@"', `${'['.repeat(5000)}"x"${']'.repeat(5000)}`), status: 404, field: 'region_categories' },

@@ -49,7 +49,7 @@ export const publicEvents = defineResource({
     location: { type: 'string', column: 'location' },
     tag_id: { type: 'integer', column: 'tag_id' },
     tag: { type: 'object' },
-    tax_type_id: { type: 'integer', column: 'tax_type_id' },
+    tax_type_id: { type: 'integer', column: 'tax_type_id', references: { table: 'tax_types', label: 'tax type' } },
     tax_type: { type: 'object' },
     personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: { table: 'contacts', label: 'contact' } },
     personnel_administrator: { type: 'object' },
