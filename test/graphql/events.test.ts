@@ -129,6 +129,9 @@ test.serial('rule 7: a translation without a title gives the base title; an untr
   const e = await created({ ...base(), courseTemplateId: tpl });
   t.like(e, { locale: { code: 'fr' }, title: 'Manual Handling' });
   t.deepEqual(values(e), { tagline: 'Stay safe', audience: 'Tout le monde' });
+  // A title translated as a deliberate blank: an event needs a title, so it takes the base one (README).
+  await translate(tpl, fr, { title: '' });
+  t.like(await created({ ...base(), courseTemplateId: tpl }), { locale: { code: 'fr' }, title: 'Manual Handling' });
 });
 
 test.serial('bad input gets FieldErrors naming the field, and nothing is written', async (t) => {
