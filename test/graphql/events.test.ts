@@ -367,3 +367,19 @@ test.serial('a batch that copies more custom field values than one statement tak
   });
   t.deepEqual(copied, { done: 1000, values: 20000 });
 });
+
+test.serial('another instance reaches none of it: events, duplicates and background jobs of this instance are not found there', async (t) => {
+  const tpl = await fireSafety('Isolation Safety');
+  const event = await created({ ...base(), courseTemplateId: tpl });
+  const { backgroundJob } = await apply(tpl, [event.id]);
+  const other = await f.ctx.freshTenant('gevb');
+  const theirs = await f.tokenFor(other, 'admin');
+  const seen = await f.data(theirs, 'query ($e: ID!, $j: ID!) { node(id: $e) { id } backgroundJob(id: $j) { id } events { edges { node { id } } } }', { e: event.id, j: backgroundJob.id });
+  t.deepEqual(seen, { node: null, backgroundJob: null, events: { edges: [] } });
+  const dup = await f.data(theirs, 'mutation ($e: ID!) { event { duplicate(eventId: $e) { event { id } errors { label message } } } }', { e: event.id });
+  t.deepEqual(dup.event.duplicate, { event: null, errors: [{ label: 'eventId', message: 'Event not found' }] });
+  const applied = await f.data(theirs, 'mutation ($id: ID!) { courseTemplate { applyToEvents(courseTemplateId: $id) { backgroundJob { id } errors { label message } } } }', { id: tpl });
+  t.is(applied.courseTemplate.applyToEvents.backgroundJob, null);
+  t.is(applied.courseTemplate.applyToEvents.errors[0].label, 'courseTemplateId');
+  t.is(await withTenant(f.ctx.rt.knex, other, async (db) => Number((await db('events').count('* as n').first())!.n)), 0);
+});
