@@ -269,26 +269,39 @@ test.serial('applyToEvents refuses events of another template and templates that
   t.deepEqual(await snapshot(), once);
 });
 
-test.serial('when the worker is killed in the middle of a job, then the next worker resumes after the last committed batch and every event is done once', async (t) => {
+/**
+ * A job re-applying a new template (French title `frenchTitle`) to 60 events, and a worker
+ * process (batches of 10) that is held inside the batch holding event `blockedIndex`: another
+ * session has that row locked until `release()`.
+ */
+async function heldApplyJob(title: string, frenchTitle: string, blockedIndex: number) {
   await workers?.close();
   workers = undefined;
-  const tpl = await fireSafety('Forklift Safety');
+  const tpl = await fireSafety(title);
   const templateId = Number(Buffer.from(tpl, 'base64').toString().split(':')[1]);
   const ids: number[] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) =>
     (await db('events').insert(Array.from({ length: 60 }, (_, i) => ({ course_template_id: templateId, title: `Old title ${i}`, title_cascades: true }))).returning('id')).map((r: { id: number }) => r.id),
   );
-  await translate(tpl, fr, { title: 'Sécurité chariot élévateur' });
+  await translate(tpl, fr, { title: frenchTitle });
   const { backgroundJob } = await apply(tpl);
   const jobId = Number(Buffer.from(backgroundJob.id, 'base64').toString().split(':')[1]);
   const processed = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('background_jobs').where({ id: jobId }).first('processed', 'state')) as { processed: number; state: string });
-
-  // Another session holds the 35th event: the worker commits three batches of 10 and waits in the fourth.
   const blocker = new pg.Client({ connectionString: f.ctx.rt.databaseUrl });
   await blocker.connect();
   await blocker.query('begin');
-  await blocker.query(`select 1 from ${f.tenant.schema}.events where id = $1 for update`, [ids[34]]);
+  await blocker.query(`select 1 from ${f.tenant.schema}.events where id = $1 for update`, [ids[blockedIndex]]);
   const config = f.ctx.rt.config;
   const worker = spawnTs('workers/main.ts', [], { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '2000', APPLY_BATCH_SIZE: '10', OUTBOX_SWEEP_MS: '200' });
+  const release = async () => {
+    await blocker.query('rollback').catch(() => undefined);
+    await blocker.end().catch(() => undefined);
+  };
+  return { ids, backgroundJob, processed, worker, release };
+}
+
+test.serial('when the worker is killed in the middle of a job, then the next worker resumes after the last committed batch and every event is done once', async (t) => {
+  // Another session holds the 35th event: the worker commits three batches of 10 and waits in the fourth.
+  const { ids, backgroundJob, processed, worker, release } = await heldApplyJob('Forklift Safety', 'Sécurité chariot élévateur', 34);
   try {
     await waitFor(async () => (await processed()).processed === 30, 'three batches committed', 30000);
     await new Promise((r) => setTimeout(r, 300));
@@ -297,8 +310,7 @@ test.serial('when the worker is killed in the middle of a job, then the next wor
     await worker.done;
   } finally {
     worker.child.kill('SIGKILL');
-    await blocker.query('rollback');
-    await blocker.end();
+    await release();
   }
   workers = startWorkers(f.ctx.rt);
   const job = await finished(backgroundJob.id);
@@ -311,36 +323,19 @@ test.serial('when the worker is killed in the middle of a job, then the next wor
 });
 
 test.serial('when the worker is asked to stop in the middle of a job, then it hands the job back after the batch in hand, exits, and the next worker finishes it', async (t) => {
-  await workers?.close();
-  workers = undefined;
-  const tpl = await fireSafety('Ladder Safety');
-  const templateId = Number(Buffer.from(tpl, 'base64').toString().split(':')[1]);
-  const ids: number[] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) =>
-    (await db('events').insert(Array.from({ length: 60 }, (_, i) => ({ course_template_id: templateId, title: `Old title ${i}`, title_cascades: true }))).returning('id')).map((r: { id: number }) => r.id),
-  );
-  await translate(tpl, fr, { title: 'Sécurité des échelles' });
-  const { backgroundJob } = await apply(tpl);
-  const jobId = Number(Buffer.from(backgroundJob.id, 'base64').toString().split(':')[1]);
-  const processed = () => withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('background_jobs').where({ id: jobId }).first('processed', 'state')) as { processed: number; state: string });
-
   // The worker commits one batch of 10 and waits in the second, on a row another session holds.
-  const blocker = new pg.Client({ connectionString: f.ctx.rt.databaseUrl });
-  await blocker.connect();
-  await blocker.query('begin');
-  await blocker.query(`select 1 from ${f.tenant.schema}.events where id = $1 for update`, [ids[14]]);
-  const config = f.ctx.rt.config;
-  const worker = spawnTs('workers/main.ts', [], { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '2000', APPLY_BATCH_SIZE: '10', OUTBOX_SWEEP_MS: '200' });
+  const { ids, backgroundJob, processed, worker, release } = await heldApplyJob('Ladder Safety', 'Sécurité des échelles', 14);
   let exit;
   try {
     await waitFor(async () => (await processed()).processed === 10, 'one batch committed', 30000);
     await new Promise((r) => setTimeout(r, 300));
     worker.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    await blocker.query('rollback');
+    await release();
     exit = await worker.done;
   } finally {
     worker.child.kill('SIGKILL');
-    await blocker.end().catch(() => undefined);
+    await release();
   }
   t.is(exit.code, 0, exit.stderr);
   // The batch in hand finished; the rest was left for the next worker, not done before exiting.
