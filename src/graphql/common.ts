@@ -1,4 +1,4 @@
-import { GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLOutputType } from 'graphql';
 
 /** Shared GraphQL types: FieldError and the lifecycle states of course templates and events. */
 export const FieldErrorType = new GraphQLObjectType({
@@ -12,6 +12,11 @@ export const FieldErrorType = new GraphQLObjectType({
 });
 
 export const fieldErrors = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FieldErrorType))), description: 'Empty on success.' };
+
+/** A mutation's payload, as every mutation has it: the record under `field` (null when refused) and `errors`. */
+export function payloadType(name: string, field: string, type: () => GraphQLOutputType): GraphQLObjectType {
+  return new GraphQLObjectType({ name, fields: () => ({ [field]: { type: type() }, errors: fieldErrors }) });
+}
 
 export const LIFECYCLE_STATES = ['draft', 'published', 'cancelled'] as const;
 export const LifecycleState = new GraphQLEnumType({ name: 'LifecycleState', values: Object.fromEntries(LIFECYCLE_STATES.map((v) => [v, { value: v }])) });

@@ -1,5 +1,5 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
@@ -69,7 +69,7 @@ export const backgroundJobQuery: GraphQLFieldConfig<unknown, GraphQLContext, { i
   },
 };
 
-const ApplyToEventsPayload = new GraphQLObjectType({ name: 'ApplyToEventsPayload', fields: () => ({ backgroundJob: { type: BackgroundJob }, errors: fieldErrors }) });
+const ApplyToEventsPayload = payloadType('ApplyToEventsPayload', 'backgroundJob', () => BackgroundJob);
 
 /**
  * `courseTemplate.applyToEvents`: re-applies the template to its events (all of them, or those

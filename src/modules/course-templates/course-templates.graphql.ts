@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors, LifecycleState } from '../../graphql/common.js';
+import { LifecycleState, payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -100,7 +100,7 @@ const inputFields = (create: boolean) => ({
 
 const CourseTemplateCreateInput = new GraphQLInputObjectType({ name: 'CourseTemplateCreateInput', fields: inputFields(true) });
 const CourseTemplateUpdateInput = new GraphQLInputObjectType({ name: 'CourseTemplateUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
-const CourseTemplatePayload = new GraphQLObjectType({ name: 'CourseTemplatePayload', fields: { courseTemplate: { type: CourseTemplate }, errors: fieldErrors } });
+const CourseTemplatePayload = payloadType('CourseTemplatePayload', 'courseTemplate', () => CourseTemplate);
 
 type RawInput = Record<string, unknown> & { localeId?: string | null; deliveryLocaleIds?: string[] | null; defaultDeliveryLocaleId?: string | null };
 

@@ -9,7 +9,7 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -118,10 +118,7 @@ const CustomFieldDefinitionInput = new GraphQLInputObjectType({
   },
 });
 
-const CustomFieldDefinitionPayload = new GraphQLObjectType({
-  name: 'CustomFieldDefinitionPayload',
-  fields: { customFieldDefinition: { type: CustomFieldDefinition }, errors: fieldErrors },
-});
+const CustomFieldDefinitionPayload = payloadType('CustomFieldDefinitionPayload', 'customFieldDefinition', () => CustomFieldDefinition);
 
 type Payload = { customFieldDefinition: DefinitionRow | null; errors: FieldError[] };
 type DefinitionInputArgs = { key?: string | null; label?: string | null; type?: string | null; appliesTo?: string | null; isTranslatable?: boolean | null; maxLength?: number | null; pattern?: string | null };

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors, LifecycleState } from '../../graphql/common.js';
+import { LifecycleState, payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -126,7 +126,7 @@ const ClassroomEventCreateInput = new GraphQLInputObjectType({
     lifecycleState: { type: LifecycleState, description: 'Default published.' },
   },
 });
-const EventPayload = new GraphQLObjectType({ name: 'EventPayload', fields: () => ({ event: { type: Event }, errors: fieldErrors }) });
+const EventPayload = payloadType('EventPayload', 'event', () => Event);
 
 type RawClassroom = Omit<ClassroomInput, 'courseTemplateId' | 'locale' | 'location' | 'taxType'> & { courseTemplateId?: string | null; localeId?: string | null; locationId?: string | null; taxTypeId?: string | null };
 type Payload = { event: EventRow | null; errors: FieldError[] };

@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -67,7 +67,7 @@ const inputFields = (create: boolean) => ({
 });
 const LearningPathCreateInput = new GraphQLInputObjectType({ name: 'LearningPathCreateInput', fields: inputFields(true) });
 const LearningPathUpdateInput = new GraphQLInputObjectType({ name: 'LearningPathUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
-const LearningPathPayload = new GraphQLObjectType({ name: 'LearningPathPayload', fields: { learningPath: { type: LearningPath }, errors: fieldErrors } });
+const LearningPathPayload = payloadType('LearningPathPayload', 'learningPath', () => LearningPath);
 
 type RawInput = Record<string, unknown> & { localeId?: string | null };
 type Payload = { learningPath: LearningPathRow | null; errors: FieldError[] };

@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import { AppError } from '../../errors.js';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -65,10 +65,7 @@ export const localesQuery = listQuery<LocaleRow>({
   },
 });
 
-const LocalePayload = new GraphQLObjectType({
-  name: 'LocalePayload',
-  fields: { locale: { type: Locale }, errors: fieldErrors },
-});
+const LocalePayload = payloadType('LocalePayload', 'locale', () => Locale);
 
 type LocaleAction = (db: GraphQLContext['db'], id: number) => Promise<LocaleRow>;
 

@@ -1,5 +1,5 @@
 import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { listQuery } from '../../graphql/lists.js';
@@ -69,7 +69,7 @@ const LocationCreateInput = new GraphQLInputObjectType({
     timeZoneName: { type: GraphQLString, description: 'IANA zone, e.g. Europe/London.' },
   },
 });
-const LocationPayload = new GraphQLObjectType({ name: 'LocationPayload', fields: { location: { type: Location }, errors: fieldErrors } });
+const LocationPayload = payloadType('LocationPayload', 'location', () => Location);
 
 type LocationInput = { name: string; addressStreet?: string | null; addressTown?: string | null; addressPostcode?: string | null; addressCountryId?: string | null; timeZoneName?: string | null };
 

@@ -1,6 +1,6 @@
 import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { AppError } from '../../errors.js';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf } from '../../graphql/ids.js';
@@ -198,7 +198,7 @@ export const invoicesQuery = listQuery<Row>({
   },
 });
 
-const OpportunityPayload = new GraphQLObjectType({ name: 'OpportunityPayload', fields: () => ({ opportunity: { type: Opportunity }, errors: fieldErrors }) });
+const OpportunityPayload = payloadType('OpportunityPayload', 'opportunity', () => Opportunity);
 
 export const OpportunityMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'OpportunityMutations',

@@ -1,5 +1,5 @@
 import { GraphQLFloat, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { listQuery } from '../../graphql/lists.js';
@@ -49,7 +49,7 @@ const TaxTypeCreateInput = new GraphQLInputObjectType({
   name: 'TaxTypeCreateInput',
   fields: { name: { type: new GraphQLNonNull(GraphQLString) }, rate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, 0 to 100.' } },
 });
-const TaxTypePayload = new GraphQLObjectType({ name: 'TaxTypePayload', fields: { taxType: { type: TaxType }, errors: fieldErrors } });
+const TaxTypePayload = payloadType('TaxTypePayload', 'taxType', () => TaxType);
 
 export const TaxTypeMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'TaxTypeMutations',

@@ -9,7 +9,7 @@ import {
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { fieldErrors } from '../../graphql/common.js';
+import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { requirePermission, type FieldError } from '../../graphql/errors.js';
 import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
@@ -112,7 +112,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
     name: `${ownerType}TranslationDeleteInput`,
     fields: { [entity.idLabel]: { type: new GraphQLNonNull(GraphQLID) }, localeId: { type: new GraphQLNonNull(GraphQLID) } },
   });
-  const payload = new GraphQLObjectType({ name: `${ownerType}TranslationPayload`, fields: { translation: { type }, errors: fieldErrors } });
+  const payload = payloadType(`${ownerType}TranslationPayload`, 'translation', () => type);
 
   const forget = (ctx: GraphQLContext, ownerId: number) => {
     translations(ctx).clear(ownerId);
