@@ -1,5 +1,6 @@
 import { GraphQLError, type GraphQLFieldConfig, type GraphQLOutputType } from 'graphql';
 import { hasPermission } from '../modules/users/permissions.js';
+import { isSingleLine } from '../util/text.js';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -21,6 +22,15 @@ export function requirePermission(ctx: GraphQLContext, permission: string): void
   if (!hasPermission(ctx.user.permissions, permission)) {
     throw new GraphQLError(`You do not have permission to do this: your role lacks ${permission}`, { extensions: { code: 'FORBIDDEN', permission } });
   }
+}
+
+/**
+ * The FieldError (none or one) of a single-line text field (a name, a code, a title) that holds a
+ * line break or is too long; with `required`, also when it is blank. None when the value is absent.
+ */
+export function lineErrors(label: string, value: string | null | undefined, max: number, required = false): FieldError[] {
+  if (value == null || (value.length <= max && isSingleLine(value) && !(required && value.trim() === ''))) return [];
+  return [fieldError(label, value, required ? `${label} must be one line of 1 to ${max} characters` : `${label} must be one line of at most ${max} characters`)];
 }
 
 /** A mistake in the request itself (a malformed filter, a bad cursor): the whole request fails. */

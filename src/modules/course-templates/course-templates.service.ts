@@ -1,8 +1,7 @@
 import type { Db } from '../../db/knex.js';
-import { fieldError, type FieldError } from '../../graphql/errors.js';
+import { fieldError, lineErrors, type FieldError } from '../../graphql/errors.js';
 import { LIFECYCLE_STATES } from '../../graphql/common.js';
 import { sanitizeRichText } from '../../util/rich-text.js';
-import { isSingleLine } from '../../util/text.js';
 import { checkBaseValues, COURSE_TEMPLATE_VALUES, writeBaseValues, type DefinitionRow, type ValueInput } from '../custom-fields/custom-fields.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';
 import { textProblem, type TranslatableEntity } from '../translations/translations.service.js';
@@ -73,7 +72,8 @@ const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 function textColumns(input: CourseTemplateInput, mode: 'create' | 'update', errors: FieldError[]): Record<string, string | null> {
   const columns: Record<string, string | null> = {};
   if (input.code !== undefined) {
-    if (input.code !== null && (input.code.length > 64 || !isSingleLine(input.code))) errors.push(fieldError('code', input.code, 'code must be a single line of at most 64 characters'));
+    const codeErrors = lineErrors('code', input.code, 64);
+    if (codeErrors.length) errors.push(...codeErrors);
     else columns.code = input.code;
   }
   for (const [name, f] of Object.entries(COURSE_TEMPLATE_TRANSLATIONS.fields)) {

@@ -1,8 +1,7 @@
 import type { Db } from '../../db/knex.js';
 import { LIFECYCLE_STATES } from '../../graphql/common.js';
-import { fieldError, type FieldError } from '../../graphql/errors.js';
+import { fieldError, lineErrors, type FieldError } from '../../graphql/errors.js';
 import { isDateTime } from '../../rest/fields.js';
-import { isSingleLine } from '../../util/text.js';
 import { canonicalTimeZone } from '../../util/time-zones.js';
 import type { CourseTemplateRow } from '../course-templates/course-templates.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';
@@ -186,9 +185,9 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput, raw: C
   const end = input.classroomEndDateTime != null && isDateTime(input.classroomEndDateTime) ? input.classroomEndDateTime.replace(' ', 'T') : null;
   if (end && !start) errors.push(fieldError('classroomEndDateTime', end, 'classroomEndDateTime needs classroomStartDateTime'));
   if (start && end && comparableLocal(end) <= comparableLocal(start)) errors.push(fieldError('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
-  if (input.title != null && (input.title.trim() === '' || input.title.length > 255 || !isSingleLine(input.title))) errors.push(fieldError('title', input.title, 'title must be one line of 1 to 255 characters'));
+  errors.push(...lineErrors('title', input.title, 255, true));
   if (input.title == null && !from && !errors.some((e) => e.label === 'courseTemplateId')) errors.push(fieldError('title', null, 'title is required for an event without a course template'));
-  if (input.code != null && (input.code.length > 64 || !isSingleLine(input.code))) errors.push(fieldError('code', input.code, 'code must be one line of at most 64 characters'));
+  errors.push(...lineErrors('code', input.code, 64));
   for (const [label, value] of [['maxPlaces', input.maxPlaces], ['minPlaces', input.minPlaces]] as const) {
     if (value != null && (value < 0 || value > 100000)) errors.push(fieldError(label, String(value), `${label} must be from 0 to 100000`));
   }

@@ -1,11 +1,10 @@
 import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { fieldError, lineErrors, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { listQuery } from '../../graphql/lists.js';
 import { byId } from '../../graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
-import { isSingleLine } from '../../util/text.js';
 import { canonicalTimeZone } from '../../util/time-zones.js';
 
 /** Locations: where classroom events take place (LOCATION_VIEW / LOCATION_EDIT). */
@@ -82,14 +81,11 @@ export const LocationMutations = new GraphQLObjectType<unknown, GraphQLContext>(
       async resolve(_root, { input }: { input: LocationInput }, ctx): Promise<{ location: LocationRow | null; errors: FieldError[] }> {
         requirePermission(ctx, EDIT);
         const errors: FieldError[] = [];
-        const line = (label: string, v: string | null | undefined, max: number) => {
-          if (v != null && (v.length > max || !isSingleLine(v))) errors.push(fieldError(label, v, `${label} must be one line of at most ${max} characters`));
-        };
         if (input.name.trim() === '') errors.push(fieldError('name', input.name, 'name must not be empty'));
-        line('name', input.name, 200);
-        line('addressStreet', input.addressStreet, 200);
-        line('addressTown', input.addressTown, 100);
-        line('addressPostcode', input.addressPostcode, 20);
+        errors.push(...lineErrors('name', input.name, 200));
+        errors.push(...lineErrors('addressStreet', input.addressStreet, 200));
+        errors.push(...lineErrors('addressTown', input.addressTown, 100));
+        errors.push(...lineErrors('addressPostcode', input.addressPostcode, 20));
         if (input.addressCountryId != null && !/^[A-Z]{2}$/.test(input.addressCountryId)) errors.push(fieldError('addressCountryId', input.addressCountryId, 'addressCountryId must be a two-letter ISO 3166-1 code such as GB'));
         const zone = input.timeZoneName == null ? null : canonicalTimeZone(input.timeZoneName);
         if (zone === undefined) errors.push(fieldError('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));

@@ -1,11 +1,10 @@
 import { GraphQLFloat, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../graphql/common.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
+import { fieldError, lineErrors, requirePermission, type FieldError } from '../../graphql/errors.js';
 import { listQuery } from '../../graphql/lists.js';
 import { byId } from '../../graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
-import { isSingleLine } from '../../util/text.js';
 
 /** Tax types: the tax an event's price is sold under (TAX_TYPE_VIEW / TAX_TYPE_EDIT). */
 const VIEW = 'TAX_TYPE_VIEW';
@@ -60,7 +59,7 @@ export const TaxTypeMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       async resolve(_root, { input }: { input: { name: string; rate: number } }, ctx): Promise<{ taxType: TaxTypeRow | null; errors: FieldError[] }> {
         requirePermission(ctx, EDIT);
         const errors: FieldError[] = [];
-        if (input.name.trim() === '' || input.name.length > 100 || !isSingleLine(input.name)) errors.push(fieldError('name', input.name, 'name must be one line of 1 to 100 characters'));
+        errors.push(...lineErrors('name', input.name, 100, true));
         if (!(input.rate >= 0 && input.rate <= 100) || Math.abs(Math.round(input.rate * 1000) - input.rate * 1000) > 1e-6) errors.push(fieldError('rate', String(input.rate), 'rate must be a percentage from 0 to 100 with at most 3 decimals'));
         if (errors.length) return { taxType: null, errors };
         const [row] = (await ctx.db('tax_types').insert({ name: input.name, rate: input.rate }).returning('*')) as TaxTypeRow[];
