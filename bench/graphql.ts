@@ -3,6 +3,7 @@ import { createServiceClient } from '../src/oauth/clients.service.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
 import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
+import { seedTranslatedTemplates } from './lib/templates.js';
 import { requestJson, round } from './lib/load.js';
 
 /**
@@ -21,27 +22,7 @@ export async function main(argv: string[]): Promise<void> {
   // 200 templates in English with French and German translations, two custom fields each.
   await withTenant(knex, tenant, async (trx) => {
     await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
-    await trx('locales').whereIn('code', ['fr', 'de']).update({ supported: true });
-    const [tagline, audience] = await trx('custom_field_definitions')
-      .insert([
-        { key: 'tagline', label: 'Tagline', type: 'text', applies_to: 'course_template', is_translatable: true },
-        { key: 'audience', label: 'Audience', type: 'text', applies_to: 'course_template', is_translatable: true },
-      ])
-      .returning('id');
-    const templates = await trx('course_templates')
-      .insert(Array.from({ length: 200 }, (_, i) => ({ title: `Course ${i}`, course_text1: `<p>About course ${i}</p>`, locale_id: 1 })))
-      .returning('id');
-    for (const { id } of templates) {
-      await trx('course_template_translations').insert([
-        { course_template_id: id, locale_id: 3, title: `Cours ${id}`, course_text1: `<p>Le cours ${id}</p>` },
-        { course_template_id: id, locale_id: 5, title: `Kurs ${id}` },
-      ]);
-      await trx('course_template_field_values').insert([
-        { course_template_id: id, definition_id: tagline.id, value: 'Learn by doing' },
-        { course_template_id: id, definition_id: audience.id, value: 'Managers' },
-        { course_template_id: id, definition_id: tagline.id, locale_id: 3, value: 'Apprendre en faisant' },
-      ]);
-    }
+    await seedTranslatedTemplates(trx, { count: 200, german: true });
   });
   const creds = await createServiceClient(knex, tenant, { name: 'Bench', serviceUser: 'bench@bench.test' });
 

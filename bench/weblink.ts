@@ -2,6 +2,7 @@ import { toGlobalId } from '../src/graphql/ids.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
 import { benchTenant, cell, compareArgs, compareVariants, type Outcome } from './lib/compare.js';
 import { freePort, startProcess, stopProcess } from './lib/env.js';
+import { seedTranslatedTemplates } from './lib/templates.js';
 import { requestJson, round } from './lib/load.js';
 
 /**
@@ -19,25 +20,8 @@ export async function main(argv: string[]): Promise<void> {
   const { db, knex, tenant } = await benchTenant('weblink');
   // 200 published templates in English with French translations (title and first text) and two custom fields, one translated.
   await withTenant(knex, tenant, async (trx) => {
-    await trx('locales').where({ code: 'fr' }).update({ supported: true });
     const [category] = await trx('categories').insert({ name: 'Health & Safety', priority: 1 }).returning('id');
-    const [tagline, audience] = await trx('custom_field_definitions')
-      .insert([
-        { key: 'tagline', label: 'Tagline', type: 'text', applies_to: 'course_template', is_translatable: true },
-        { key: 'audience', label: 'Audience', type: 'text', applies_to: 'course_template', is_translatable: true },
-      ])
-      .returning('id');
-    const templates = await trx('course_templates')
-      .insert(Array.from({ length: 200 }, (_, i) => ({ code: `C${i}`, title: `Course ${i}`, course_text1: `<p>About course ${i}</p>`, course_text2: '<p>For everyone.</p>', lifecycle_state: 'published', locale_id: 1, category_id: category.id })))
-      .returning('id');
-    await trx('course_template_translations').insert(templates.map(({ id }: { id: number }) => ({ course_template_id: id, locale_id: 3, title: `Cours ${id}`, course_text1: `<p>Le cours ${id}</p>` })));
-    await trx('course_template_field_values').insert(
-      templates.flatMap(({ id }: { id: number }) => [
-        { course_template_id: id, definition_id: tagline.id, value: 'Learn by doing' },
-        { course_template_id: id, definition_id: audience.id, value: 'Managers' },
-        { course_template_id: id, definition_id: tagline.id, locale_id: 3, value: 'Apprendre en faisant' },
-      ]),
-    );
+    await seedTranslatedTemplates(trx, { count: 200, row: (i) => ({ code: `C${i}`, course_text2: '<p>For everyone.</p>', lifecycle_state: 'published', category_id: category.id }) });
   });
 
   const port = await freePort();
