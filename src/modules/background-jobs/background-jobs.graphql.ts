@@ -87,7 +87,7 @@ export const applyToEventsMutation: GraphQLFieldConfig<unknown, GraphQLContext, 
     requirePermission(ctx, 'COURSE_TEMPLATE_EDIT');
     requirePermission(ctx, 'EVENT_EDIT');
     const templateId = legacyIdOf('CourseTemplate', courseTemplateId);
-    const template = templateId === undefined ? undefined : await ctx.db('course_templates').where({ id: templateId }).first('id');
+    const template = templateId === undefined ? undefined : await courseTemplateById(ctx, templateId);
     if (!template) return { backgroundJob: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
     let targets: number[] | null = null;
     if (eventIds != null) {
