@@ -63,6 +63,7 @@ const schema = z.object({
   TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
   SEED_DEMO: bool.optional(),
   LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   SESSION_SECRET: z
     .string()
     .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
@@ -114,6 +115,8 @@ export interface Config {
   legacyRestApi: boolean;
   /** Keys that sign session cookies, newest first; outside production a random one per process when unset. */
   sessionKeys: string[];
+  /** The bearer token a metrics scraper sends for `/metrics` (platform administrators may use their credentials). */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The demo tenant is for local use: never seeded into a production database by default.
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
+    metricsToken: e.METRICS_TOKEN,
     sessionKeys: e.SESSION_SECRET ? e.SESSION_SECRET.split(',').map((k) => k.trim()) : [crypto.randomBytes(32).toString('base64url')],
   };
 }

@@ -1,12 +1,12 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, specifiedRules, validate, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, validate, type ASTVisitor, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
 import { getGraphQLParameters, processRequest, type Request as HelixRequest } from 'graphql-helix';
 import type { Knex } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import type { AppContext } from '../http/context.js';
-import { answerFor } from '../http/errors.js';
+import { answerFor, clientErrorFrom } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { withTenant } from '../tenancy/with-tenant.js';
@@ -26,10 +26,26 @@ import { createQueryCache, type QueryCache } from './query-cache.js';
 export const QUERY_LIMITS = { depth: 12, aliases: 20, cost: 60000 };
 const VALIDATION_RULES = [
   ...specifiedRules,
+  knownOperationTypesRule,
   maxDepthRule({ n: QUERY_LIMITS.depth, ignoreIntrospection: true, exposeLimits: true }),
   maxAliasesRule({ n: QUERY_LIMITS.aliases, exposeLimits: true }),
 ];
 const COST_RULE = costLimitRule({ maxCost: QUERY_LIMITS.cost, ignoreIntrospection: true, exposeLimits: true });
+
+/**
+ * An operation of a kind the schema does not have (a mutation on the read-only WebLink API) is
+ * a validation error, as graphql-js 17 makes it (`KnownOperationTypesRule`); graphql-js 16
+ * leaves it to execution, where graphql-jit's compiler throws it as a server failure.
+ */
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (!context.getSchema().getRootType(node.operation)) {
+        context.reportError(new GraphQLError(`This API has no ${node.operation}s`, { nodes: node }));
+      }
+    },
+  };
+}
 
 /** The rules, then the cost limit, counted with every page size at its worst ({@link withWorstCasePages}). */
 const validateWithCost: typeof validate = (schema, document, rules, options) => {
@@ -168,7 +184,11 @@ export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer
     async answer(ctx, tenant, makeContext, opts = {}) {
       const media = responseType(ctx.get('accept'));
       if (!media) return void this.acceptable(ctx);
-      if (ctx.state.bodyError !== undefined) return graphqlErrors(ctx, 400, 'The request body is not valid JSON', 'BAD_REQUEST');
+      if (ctx.state.bodyError !== undefined) {
+        // Too large (413), not decompressible, not JSON (400): the same answers REST gives.
+        const bodyError = clientErrorFrom(ctx.state.bodyError) ?? new AppError(400, 'bad_request', 'The request body is not valid JSON');
+        return graphqlErrors(ctx, bodyError.status, bodyError.message, bodyError.code.toUpperCase());
+      }
       const shape = malformed(ctx.request.body);
       if (shape) return graphqlErrors(ctx, 400, shape, 'BAD_REQUEST');
       try {

@@ -40,7 +40,7 @@ export function createQueryCache(options: { validate?: typeof validate } = {}): 
         documents.set(source, hit);
         return hit;
       }
-      const document = parse(source); // a syntax error throws, as helix expects
+      const document = parseBounded(source); // a syntax error throws, as helix expects
       if (source.length > MAX_CACHED_SOURCE) return document;
       if (documents.size >= MAX_DOCUMENTS) documents.delete(documents.keys().next().value!);
       documents.set(source, document);
@@ -52,7 +52,9 @@ export function createQueryCache(options: { validate?: typeof validate } = {}): 
         try {
           errors = validateDocument(schema, document, rules);
         } catch (err) {
-          // The limit rules throw their refusal; it is a validation error like any other.
+          // The limit rules throw their refusal; it is a validation error like any other. So is
+          // a document whose fragments lead through each other deeper than validation can follow.
+          if (err instanceof RangeError) err = new GraphQLError(TOO_DEEP);
           if (!(err instanceof GraphQLError)) throw err;
           errors = [err];
         }
@@ -76,6 +78,27 @@ export function createQueryCache(options: { validate?: typeof validate } = {}): 
       return entry.query.query(args.rootValue, args.contextValue, variables);
     },
   };
+}
+
+/**
+ * Bounds on reading a query, so a document that is too large or nested too deeply is refused
+ * with a message instead of exhausting the stack: a parse of more tokens than this is stopped
+ * (the largest query a real client sends has a few hundred), and one that overflows the stack
+ * anyway (brackets nested thousands deep) says so.
+ */
+export const MAX_TOKENS = 10_000;
+const TOO_DEEP = 'The query is nested too deeply (selections or fragments inside each other) to be read';
+
+function parseBounded(source: string): DocumentNode {
+  try {
+    return parse(source, { maxTokens: MAX_TOKENS });
+  } catch (err) {
+    if (err instanceof RangeError) throw new GraphQLError(TOO_DEEP);
+    if (err instanceof GraphQLError && /more th(?:an|at) \d+ tokens/.test(err.message)) {
+      throw new GraphQLError(`The query is too large: at most ${MAX_TOKENS.toLocaleString('en')} tokens (names, values and punctuation)`);
+    }
+    throw err;
+  }
 }
 
 /** The variables that stand inside an input object or list written in the query (`{localeId: $loc}`, `[$a]`). */

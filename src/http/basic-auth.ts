@@ -3,6 +3,7 @@ import type { Knex } from '../db/knex.js';
 import { PLATFORM_SCHEMA } from '../tenancy/tenant.js';
 import { UnauthorizedError } from '../errors.js';
 import { verifyPasswordOrDummy } from '../modules/users/password.js';
+import { hasControlCharacter } from '../util/text.js';
 import { tenantOf, type AppMiddleware } from './context.js';
 import { bindLog } from './request-id.js';
 import { dbOf } from './tenant-transaction.js';
@@ -63,7 +64,10 @@ export function parseBasic(header: string): { email: string; password: string } 
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return undefined;
-  return { email: decoded.slice(0, colon).toLowerCase(), password: decoded.slice(colon + 1) };
+  const email = decoded.slice(0, colon).toLowerCase();
+  // No email holds a control character (a NUL would not even reach the database): wrong credentials.
+  if (email.length > 254 || hasControlCharacter(email)) return undefined;
+  return { email, password: decoded.slice(colon + 1) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { AppError, dataExceptionOf } from '../errors.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
-/** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape). */
-function clientErrorFrom(err: unknown): AppError | undefined {
+/** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape), as AppErrors. */
+export function clientErrorFrom(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; expose?: unknown; message?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
@@ -62,9 +62,11 @@ export function errorMapping(): AppMiddleware {
         ctx.status = 404;
         ctx.body = { error: { code: 'route_not_found', message: `No route for ${ctx.method} ${ctx.path}` } };
       } else if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
-        // The router's answer to a known path with another method; it has set `Allow`.
-        const code = ctx.status === 405 ? 'method_not_allowed' : 'not_implemented';
-        ctx.body = { error: { code, message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})` } };
+        // The router's answer to a known path with another method; it has set `Allow`. A method
+        // the router knows nothing of at all (TRACE, PROPFIND) it answers 501, but for the client
+        // it is the same mistake: this path does not take that method (RFC 9110 §15.5.6).
+        ctx.status = 405;
+        ctx.body = { error: { code: 'method_not_allowed', message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})` } };
       }
     } catch (err) {
       const { status, ...error } = answerFor(ctx, err);

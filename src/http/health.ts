@@ -1,8 +1,12 @@
+import crypto from 'node:crypto';
 import Router from '@koa/router';
 import { pingDb } from '../db/knex.js';
 import { withTimeout } from '../util/net.js';
 import type { Runtime } from '../runtime.js';
-import type { AppState } from './context.js';
+import type { AppMiddleware, AppState } from './context.js';
+import { platformAdminAuth } from './basic-auth.js';
+import { UnauthorizedError } from '../errors.js';
+import { slugFromHost } from '../tenancy/registry.js';
 import type { Metrics } from './metrics.js';
 import { migrationGuideHtml, MIGRATION_MAP } from '../rest/migration-guide.js';
 import { openApiDocument } from '../rest/openapi.js';
@@ -36,9 +40,34 @@ export function platformRoutes(rt: Runtime, metrics: Metrics): Router<AppState> 
       ctx.body = migrationGuideHtml();
     }
   });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+  // What the process is doing (routes, latencies, queue depths, memory) is for the platform's
+  // operators: on the platform host only, for the metrics token or a platform administrator.
+  const scraper = metricsAccess(rt);
+  router.get('/metrics', async (ctx, next) => {
+    if (slugFromHost(ctx.get('host'), rt.config.baseDomain) !== undefined) return next();
+    await scraper(ctx, async () => {
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.registry.metrics();
+    });
   });
   return router;
+}
+
+/**
+ * `Authorization: Bearer <METRICS_TOKEN>` (what a Prometheus scrape job sends; compared in
+ * constant time), or a platform administrator's Basic credentials (a person looking).
+ */
+function metricsAccess(rt: Runtime): AppMiddleware {
+  const admin = platformAdminAuth(rt.knex);
+  const expected = rt.config.metricsToken ? crypto.createHash('sha256').update(rt.config.metricsToken).digest() : undefined;
+  return async (ctx, next) => {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+    if (bearer !== undefined) {
+      const given = crypto.createHash('sha256').update(bearer).digest();
+      if (expected && crypto.timingSafeEqual(given, expected)) return next();
+      ctx.set('WWW-Authenticate', 'Bearer realm="Lectern metrics", error="invalid_token"');
+      throw new UnauthorizedError('The metrics token is not valid', 'invalid_credentials');
+    }
+    return admin(ctx, next);
+  };
 }

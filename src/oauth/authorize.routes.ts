@@ -7,6 +7,7 @@ import { regenerateSession, sessionOf, type PendingAuthorization } from '../http
 import type { SignIn } from '../modules/users/sign-in.service.js';
 import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
 import { isValidSlug } from '../tenancy/slug.js';
+import { hasControlCharacter } from '../util/text.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { SCOPE, type OAuthClient, type OAuthUser } from './oauth-model.js';
 import type { OAuthServers } from './oauth-server.js';
@@ -32,11 +33,15 @@ const CODE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
 // RFC 6749 Appendix A: printable ASCII.
 const VSCHAR = /^[\x20-\x7E]+$/;
 
-/** A request parameter that must appear at most once (RFC 6749 §3.1). */
+/**
+ * A request parameter that must appear at most once (RFC 6749 §3.1): null when repeated. A value
+ * with a control character is no value any parameter here takes (RFC 6749 Appendix A): it is
+ * left out, so it is refused like a missing one, never looked up.
+ */
 function single(ctx: AppContext, name: string): string | undefined | null {
   const v = ctx.query[name];
   if (Array.isArray(v)) return null;
-  return v === undefined || v === '' ? undefined : v;
+  return v === undefined || v === '' || hasControlCharacter(v) ? undefined : v;
 }
 
 /** The instance a user named, as a full address (`https://acme.lectern.example.com`), a host, or a bare slug. */

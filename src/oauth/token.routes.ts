@@ -12,13 +12,13 @@ import { authorizationServerMetadata, type OAuthServers } from './oauth-server.j
  * form-urlencoded first (RFC 6749 §2.3.1) and decoded here before the library sees them.
  */
 
-/** RFC 6749 §2.3.1: Basic credentials are `urlencode(id):urlencode(secret)`. */
-function decodeBasic(header: string | undefined): string | undefined {
+/** RFC 6749 §2.3.1: Basic credentials are `urlencode(id):urlencode(secret)`; decoded here. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-  if (!m) return header;
+  if (!m) return undefined;
   const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = raw.indexOf(':');
-  if (colon < 0) return header;
+  if (colon < 0) return undefined;
   const decode = (v: string) => {
     try {
       return decodeURIComponent(v.replace(/\+/g, ' '));
@@ -26,7 +26,7 @@ function decodeBasic(header: string | undefined): string | undefined {
       return v;
     }
   };
-  return `Basic ${Buffer.from(`${decode(raw.slice(0, colon))}:${decode(raw.slice(colon + 1))}`).toString('base64')}`;
+  return { id: decode(raw.slice(0, colon)), secret: decode(raw.slice(colon + 1)) };
 }
 
 function oauthError(ctx: AppContext, status: number, error: string, description: string): void {
@@ -57,14 +57,20 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
     const bodyless = !ctx.request.length && Object.keys(body).length === 0;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(ctx.headers)) if (typeof v === 'string') headers[k] = v;
-    const authorization = decodeBasic(headers.authorization);
-    if (authorization) headers.authorization = authorization;
+    const basic = basicCredentials(headers.authorization);
+    if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}`;
+    // RFC 6749 §2.3: one client authentication per request. A secret in the form beside Basic
+    // credentials (or another client id there) is two, and which one counts would be a guess.
+    const params: Record<string, unknown> = { ...query, ...body };
+    if (basic && (params.client_secret !== undefined || (params.client_id !== undefined && params.client_id !== basic.id))) {
+      return oauthError(ctx, 400, 'invalid_request', 'Use one client authentication: HTTP Basic, or client_id and client_secret in the form, not both');
+    }
     // Parameters in the query string with no body count as a form.
     if (bodyless) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       headers['content-length'] = '0';
     }
-    const request = new OAuth2Server.Request({ method: ctx.method, headers, query, body: { ...query, ...body } });
+    const request = new OAuth2Server.Request({ method: ctx.method, headers, query, body: params });
     const response = new OAuth2Server.Response();
     try {
       await servers.token.token(request, response);

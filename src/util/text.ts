@@ -2,3 +2,11 @@
 export function isSingleLine(value: string): boolean {
   return !/[\r\n]/.test(value) && !value.includes('\u0000');
 }
+
+/**
+ * Whether `value` holds a control character (C0 or DEL). Identifiers a client sends (an email, a
+ * client id) never do; a NUL among them would only reach the database to be refused there.
+ */
+export function hasControlCharacter(value: string): boolean {
+  return /[\u0000-\u001f\u007f]/.test(value);
+}

@@ -9,9 +9,10 @@ let ctx: TestContext;
 let port: number;
 let close: () => Promise<void>;
 let tenant: Tenant;
+const SCRAPER_TOKEN = 'plumbing-metrics-token-0123456789';
 
 test.serial.before(async () => {
-  ctx = await setupTestRuntime({ BODY_LIMIT: '2kb' });
+  ctx = await setupTestRuntime({ BODY_LIMIT: '2kb', METRICS_TOKEN: SCRAPER_TOKEN });
   tenant = await ctx.freshTenant('plumb');
   await withTenant(ctx.rt.knex, tenant, (db) => createUser(db, { email: 'plumb@x.test', password: 'plumbing-secret-1', role: 'admin' }));
   ({ port, close } = await startTestApp(ctx.rt));
@@ -81,7 +82,7 @@ test('when the queue store is unreachable, then /readyz is 503 naming it', async
 
 test('when /metrics is scraped, then it has HTTP latency by route and status, and queue depth by queue', async (t) => {
   await request(port, { host: host() });
-  const r = await request(port, { path: '/metrics' });
+  const r = await request(port, { path: '/metrics', headers: { authorization: `Bearer ${SCRAPER_TOKEN}` } });
   t.is(r.status, 200);
   t.regex(String(r.headers['content-type']), /text\/plain/);
   t.regex(r.text, /http_request_duration_seconds_count\{method="GET",route="\/",status="200"\} \d+/);

@@ -2,6 +2,7 @@ import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible'
 import type { Knex } from '../../db/knex.js';
 import { PLATFORM_SCHEMA, type Tenant } from '../../tenancy/tenant.js';
 import { withTenant } from '../../tenancy/with-tenant.js';
+import { hasControlCharacter } from '../../util/text.js';
 import { verifyPasswordOrDummy } from './password.js';
 
 /**
@@ -35,7 +36,15 @@ export class SignIn {
   }
 
   async attempt(tenant: Tenant, emailInput: string, password: string, address: string): Promise<SignInResult> {
+    // No account has such an email (a NUL, a line break, a novel): refused like a wrong password,
+    // costing the same verification, counted for the address only (there is no account to count).
     const email = emailInput.trim().toLowerCase();
+    if (email.length > 254 || hasControlCharacter(email)) {
+      await verifyPasswordOrDummy(undefined, password);
+      await this.perAddress.penalty(address);
+      const wait = await this.waitFor('', address);
+      return wait > 0 ? { ok: false, reason: 'throttled', retryAfterS: wait } : { ok: false, reason: 'invalid' };
+    }
     const accountKey = `${tenant.id}:${email}`;
     const waiting = await this.waitFor(accountKey, address);
     if (waiting > 0) return { ok: false, reason: 'throttled', retryAfterS: waiting };
