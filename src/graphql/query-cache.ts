@@ -54,9 +54,9 @@ export function createQueryCache(options: { validate?: typeof validate } = {}): 
         } catch (err) {
           // The limit rules throw their refusal; it is a validation error like any other. So is
           // a document whose fragments lead through each other deeper than validation can follow.
-          if (err instanceof RangeError) err = new GraphQLError(TOO_DEEP);
-          if (!(err instanceof GraphQLError)) throw err;
-          errors = [err];
+          const refusal = err instanceof RangeError ? new GraphQLError(TOO_DEEP) : err;
+          if (!(refusal instanceof GraphQLError)) throw err;
+          errors = [refusal];
         }
         validations.set(document, errors);
       }

@@ -8,5 +8,6 @@ export function isSingleLine(value: string): boolean {
  * client id) never do; a NUL among them would only reach the database to be refused there.
  */
 export function hasControlCharacter(value: string): boolean {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   return /[\u0000-\u001f\u007f]/.test(value);
 }

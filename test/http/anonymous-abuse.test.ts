@@ -1,5 +1,5 @@
 import net from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
 import { request } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
@@ -24,7 +24,7 @@ const weblink = (body: unknown) => request(f.port, { method: 'POST', path: '/web
  * No 500, no stack, no SQL: a GraphQL error body with a message. A document that does not parse
  * or validate answers 200 to `application/json` clients (GraphQL over HTTP §6.4.1), which these are.
  */
-function assertClientError(t: import('ava').ExecutionContext, res: { status: number; text: string; json: { errors?: { message?: string }[] } }, message: RegExp) {
+function assertClientError(t: ExecutionContext, res: { status: number; text: string; json: { errors?: { message?: string }[] } }, message: RegExp) {
   t.is(res.status, 200, res.text.slice(0, 500));
   t.regex(res.json?.errors?.[0]?.message ?? '', message, res.text.slice(0, 500));
   t.notRegex(res.text, /at \w+ \(|node_modules|select |RangeError/i);
