@@ -1,6 +1,5 @@
 import { NotFoundError } from '../errors.js';
 import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
-import { isValidSlug } from '../tenancy/slug.js';
 import type { AppMiddleware } from './context.js';
 import { bindLog } from './request-id.js';
 
@@ -9,7 +8,7 @@ export function resolveTenant(registry: TenantRegistry, baseDomain: string): App
   return async (ctx, next) => {
     const host = ctx.get('host');
     const slug = slugFromHost(host, baseDomain);
-    const tenant = slug && isValidSlug(slug) ? await registry.bySlug(slug) : undefined;
+    const tenant = slug ? await registry.bySlug(slug) : undefined;
     if (!tenant) {
       throw new NotFoundError(`No tenant at host '${host}'. Tenants are addressed as <slug>.${baseDomain}`, 'tenant_not_found');
     }

@@ -6,7 +6,6 @@ import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from 
 import { regenerateSession, sessionOf, type PendingAuthorization } from '../http/session.js';
 import type { SignIn } from '../modules/users/sign-in.service.js';
 import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
-import { isValidSlug } from '../tenancy/slug.js';
 import { hasControlCharacter } from '../util/text.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { SCOPE, type OAuthClient, type OAuthUser } from './oauth-model.js';
@@ -57,7 +56,7 @@ export async function resolveInstance(input: string, config: Config, registry: T
       return undefined;
     }
   }
-  return slug && isValidSlug(slug) ? registry.bySlug(slug) : undefined;
+  return slug ? registry.bySlug(slug) : undefined;
 }
 
 export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {

@@ -1,10 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import type { Knex } from '../db/knex.js';
+import { isValidSlug } from './slug.js';
 import { PLATFORM_SCHEMA, type Tenant } from './tenant.js';
-
-interface Entry {
-  tenant: Tenant | undefined;
-  expires: number;
-}
 
 interface TenantRow {
   id: number;
@@ -16,43 +13,63 @@ interface TenantRow {
 
 const toTenant = (r: TenantRow): Tenant => ({ id: r.id, slug: r.slug, name: r.name, schema: r.schema_name });
 
+/** Names that are no tenant, remembered briefly so a flood of them costs no lookups; at most this many. */
+export const MAX_UNKNOWN_CACHED = 1000;
+
 /**
  * Looks tenants up by slug or id with a short in-process cache, so resolving the tenant of a
  * request costs one map lookup whatever the number of tenants. Misses are cached more briefly,
- * so a tenant created by the CLI is reachable within a couple of seconds.
+ * so a tenant created by the CLI is reachable within a couple of seconds. Every cache is bounded
+ * (least recently used out first), and a name that cannot be a slug is never looked up or kept:
+ * a caller choosing Host headers can neither grow the heap nor reach the database with junk.
  */
 export class TenantRegistry {
-  private readonly bySlugCache = new Map<string, Entry>();
-  private readonly byIdCache = new Map<number, Entry>();
-  private readonly missTtlMs: number;
+  // Tenants found, by slug and by id; names found to be no tenant, apart, so a flood of unknown
+  // names can only push out other unknown names, never the tenants being served.
+  private readonly bySlugCache: LRUCache<string, Tenant>;
+  private readonly byIdCache: LRUCache<number, Tenant>;
+  private readonly unknown: LRUCache<string, true>;
 
   constructor(
     private readonly knex: Knex,
-    private readonly ttlMs: number,
+    ttlMs: number,
+    maxTenants = 20_000,
   ) {
-    this.missTtlMs = Math.min(ttlMs, 2000);
+    // A TTL of 0 means "do not cache" (tests and the CLI see changes at once).
+    const ttl = Math.max(1, ttlMs);
+    this.bySlugCache = new LRUCache({ max: maxTenants, ttl });
+    this.byIdCache = new LRUCache({ max: maxTenants, ttl });
+    this.unknown = new LRUCache({ max: MAX_UNKNOWN_CACHED, ttl: Math.max(1, Math.min(ttlMs, 2000)) });
   }
 
   async bySlug(slug: string): Promise<Tenant | undefined> {
-    const now = Date.now();
+    if (!isValidSlug(slug)) return undefined;
     const hit = this.bySlugCache.get(slug);
-    if (hit && hit.expires > now) return hit.tenant;
+    if (hit) return hit;
+    if (this.unknown.has(slug)) return undefined;
     const row = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ slug, status: 'active' }).first();
-    const tenant = row ? toTenant(row) : undefined;
-    this.bySlugCache.set(slug, { tenant, expires: now + (tenant ? this.ttlMs : this.missTtlMs) });
+    if (!row) {
+      this.unknown.set(slug, true);
+      return undefined;
+    }
+    const tenant = toTenant(row);
+    this.bySlugCache.set(slug, tenant);
     return tenant;
   }
 
   /** By id, for workers (job payloads carry tenant ids). Only hits are cached: a job for a tenant that is gone is rare. */
   async byId(id: number): Promise<Tenant | undefined> {
-    const now = Date.now();
     const hit = this.byIdCache.get(id);
-    if (hit && hit.expires > now) return hit.tenant;
+    if (hit) return hit;
     const row = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ id, status: 'active' }).first();
     const tenant = row ? toTenant(row) : undefined;
-    if (tenant) this.byIdCache.set(id, { tenant, expires: now + this.ttlMs });
-    else this.byIdCache.delete(id);
+    if (tenant) this.byIdCache.set(id, tenant);
     return tenant;
+  }
+
+  /** How many tenants and unknown names this process remembers (tests, diagnostics). */
+  cached(): { known: number; unknown: number } {
+    return { known: this.bySlugCache.size, unknown: this.unknown.size };
   }
 
   async list(): Promise<Tenant[]> {
