@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Knex } from '../db/knex.js';
 import { tenantOf, type AppContext, type AppState } from '../http/context.js';
 import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../http/pages.js';
-import { claimForm, endSession, oneTimeFormId, regenerateSession, sessionOf } from '../http/session.js';
+import { claimForm, endSession, oneTimeFormId, sessionOf, signInSession } from '../http/session.js';
 import { hasPermission } from '../modules/users/permissions.js';
 import type { SignIn } from '../modules/users/sign-in.service.js';
 import {
@@ -71,8 +71,7 @@ ${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${AP
     const tenant = tenantOf(ctx);
     const result = await deps.signIn.attempt(tenant, email, String(body.password ?? ''), ctx.ip);
     if (!result.ok) return loginPage(ctx, { email, next, ...signInRefusal(ctx, result) });
-    await regenerateSession(ctx);
-    sessionOf(ctx).user = { tenantId: tenant.id, userId: result.user.id, email: result.user.email };
+    await signInSession(ctx, { tenantId: tenant.id, userId: result.user.id, email: result.user.email });
     ctx.redirect(next);
   });
   router.post('/control-panel/logout', (ctx) => {

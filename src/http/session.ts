@@ -16,10 +16,13 @@ import type { AppContext, AppMiddleware, AppState } from './context.js';
  * production, `X-Forwarded-Proto`). A host's cookie is its own: a session never crosses hosts.
  */
 
-/** What a session holds. Everything is optional: a session starts empty. */
+/**
+ * What a session holds. Everything is optional: a session starts empty, and an empty session is
+ * never stored: looking at a page (a sign-in form, the instance page) keeps nothing server-side.
+ * A session is stored once there is something to keep: an authorization in progress, or a
+ * signed-in user.
+ */
 export interface SessionData {
-  /** Per-session secret the CSRF tokens of its forms are made from. */
-  csrfSecret?: string;
   /** The signed-in user of this host's tenant (Control Panel, account pages, OAuth sign-in). */
   user?: { tenantId: number; userId: number; email: string };
   /** An authorization request waiting for sign-in and consent (platform host only). */
@@ -29,6 +32,8 @@ export interface SessionData {
 }
 
 export interface PendingAuthorization {
+  /** Names this request on the pages it shows, so a decision applies to the request its page displayed. */
+  id: string;
   clientId: string;
   redirectUri: string;
   state?: string;
@@ -40,7 +45,9 @@ export interface PendingAuthorization {
 }
 
 const TABLE = `${PLATFORM_SCHEMA}.web_sessions`;
+/** A signed-in session lasts 8 hours; one only waiting for a sign-in, half an hour. */
 const MAX_AGE_MS = 8 * 3600_000;
+const PENDING_MAX_AGE_MS = 30 * 60_000;
 const idHash = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
 
 export function sessions(app: Koa<AppState>, knex: Knex, keys: string[]): AppMiddleware {
@@ -85,9 +92,23 @@ export function sessionOf(ctx: AppContext): SessionData {
   return s;
 }
 
-/** A fresh session id for the signed-in session, against session fixation. */
-export async function regenerateSession(ctx: AppContext): Promise<void> {
-  await (ctx as unknown as { session: { regenerate(): Promise<void> } }).session.regenerate();
+/**
+ * Signs `user` in: a fresh session id (against session fixation) and a fresh CSRF secret, so
+ * neither an id nor a form token someone planted or saw before sign-in is good after it.
+ */
+export async function signInSession(ctx: AppContext, user: NonNullable<SessionData['user']>): Promise<void> {
+  const session = (ctx as unknown as { session: SessionData & { regenerate(): Promise<void>; maxAge: number } }).session;
+  await session.regenerate();
+  session.user = user;
+  session.maxAge = MAX_AGE_MS;
+  rotateCsrfSecret(ctx);
+}
+
+/** Keeps an authorization in progress: a short-lived session until the user signs in. */
+export function keepPendingAuthorization(ctx: AppContext, pending: PendingAuthorization): void {
+  const session = (ctx as unknown as { session: SessionData & { maxAge: number } }).session;
+  session.authorization = pending;
+  if (!session.user) session.maxAge = PENDING_MAX_AGE_MS;
 }
 
 /** Ends the session: its row is deleted and the cookie cleared. */
@@ -99,26 +120,44 @@ declare module './context.js' {
   interface AppState {
     /** The CSRF token to put in this page's forms. */
     csrfToken?: string;
+    /** This browser's CSRF secret, once read or made in this request. */
+    csrfSecret?: string;
   }
 }
 
 const tokens = new Tokens();
+const CSRF_COOKIE = 'lectern.csrf';
+
+/** The CSRF secret lives in a signed cookie of its own, so a page with a form needs no stored session. */
+function csrfSecretOf(ctx: AppContext): string {
+  return ctx.cookies.get(CSRF_COOKIE, { signed: true }) ?? rotateCsrfSecret(ctx);
+}
+
+function rotateCsrfSecret(ctx: AppContext): string {
+  const secret = tokens.secretSync();
+  ctx.cookies.set(CSRF_COOKIE, secret, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
+  // Forms on the page this request renders carry tokens of the new secret.
+  ctx.state.csrfSecret = secret;
+  ctx.state.csrfToken = tokens.create(secret);
+  return secret;
+}
 
 /**
- * CSRF protection for every form: each session has a secret; pages embed a token made from it
- * (`_csrf`), and a POST without a valid one is refused (403) before its handler runs.
+ * CSRF protection for every form: each browser has a secret, in a signed, HttpOnly cookie of
+ * this host (never readable by another site, never forgeable without the server's keys); pages
+ * embed a token made from it (`_csrf`), and a POST without a valid one is refused (403) before
+ * its handler runs. Signing in changes the secret (see {@link signInSession}).
  */
 export function csrfProtection(): AppMiddleware {
   return async (ctx, next) => {
-    const session = sessionOf(ctx);
-    session.csrfSecret ??= tokens.secretSync();
+    const secret = ctx.state.csrfSecret ?? csrfSecretOf(ctx);
     if (ctx.method === 'POST') {
       const sent = (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
-      if (typeof sent !== 'string' || !tokens.verify(session.csrfSecret, sent)) {
+      if (typeof sent !== 'string' || !tokens.verify(secret, sent)) {
         throw new AppError(403, 'csrf_failed', 'This form has expired or did not come from this site. Go back, reload the page and try again.');
       }
     }
-    ctx.state.csrfToken = tokens.create(session.csrfSecret);
+    ctx.state.csrfToken ??= tokens.create(secret);
     await next();
   };
 }

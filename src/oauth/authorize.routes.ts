@@ -1,9 +1,10 @@
+import crypto from 'node:crypto';
 import Router from '@koa/router';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Config } from '../config.js';
 import type { AppContext, AppState } from '../http/context.js';
 import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../http/pages.js';
-import { regenerateSession, sessionOf, type PendingAuthorization } from '../http/session.js';
+import { keepPendingAuthorization, sessionOf, signInSession, type PendingAuthorization } from '../http/session.js';
 import type { SignIn } from '../modules/users/sign-in.service.js';
 import { slugFromHost, type TenantRegistry } from '../tenancy/registry.js';
 import { hasControlCharacter } from '../util/text.js';
@@ -102,15 +103,15 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
     }
     const instance = single(ctx, 'instance');
     const tenant = typeof instance === 'string' ? await resolveInstance(instance, config, registry) : undefined;
-    const session = sessionOf(ctx);
-    session.authorization = {
+    keepPendingAuthorization(ctx, {
+      id: crypto.randomBytes(12).toString('base64url'),
       clientId: client.id,
       redirectUri,
       ...(back.state ? { state: back.state } : {}),
       ...(scope ? { scope } : {}),
       ...(challenge ? { codeChallenge: challenge as string, codeChallengeMethod: 'S256' } : {}),
       ...(tenant ? { tenantId: tenant.id } : {}),
-    };
+    });
     ctx.redirect(nextStep(ctx));
   });
 
@@ -188,16 +189,16 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
     const email = String(body.email ?? '');
     const result = await deps.signIn.attempt(found.tenant, email, String(body.password ?? ''), ctx.ip);
     if (!result.ok) return loginPage(ctx, found.tenant, { email, ...signInRefusal(ctx, result) });
-    await regenerateSession(ctx);
-    sessionOf(ctx).user = { tenantId: found.tenant.id, userId: result.user.id, email: result.user.email };
+    await signInSession(ctx, { tenantId: found.tenant.id, userId: result.user.id, email: result.user.email });
     ctx.redirect('/oauth/consent');
   });
 
-  const consentBody = (ctx: AppContext, client: OAuthClient, tenant: Tenant, email: string): Html =>
+  // Each decision form names the request its page shows: Allow applies to that request only.
+  const consentBody = (ctx: AppContext, pending: PendingAuthorization, client: OAuthClient, tenant: Tenant, email: string): Html =>
     html`<p><strong>${client.name}</strong> wants to use Lectern on your behalf.</p>
 <p>It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its access.</p>
-<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="decision" value="allow"><button type="submit">Allow</button></form>
-<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="decision" value="deny"><button type="submit" class="secondary">Deny</button></form>
+<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="allow"><button type="submit">Allow</button></form>
+<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="deny"><button type="submit" class="secondary">Deny</button></form>
 <form method="post" action="/oauth/switch-account">${csrfField(ctx)}<p class="muted">Not ${email}? <button type="submit" class="secondary">Use another account</button></p></form>`;
 
   /** The signed-in user, when it is a user of the pending request's instance. */
@@ -215,7 +216,7 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
     if (!user) return;
     const client = await clientOf(found.pending.clientId);
     if (!client) return stop(ctx, 'Unknown application', 'This application is no longer registered with Lectern.');
-    sendPage(ctx, `Allow ${client.name}?`, consentBody(ctx, client, found.tenant, user.email));
+    sendPage(ctx, `Allow ${client.name}?`, consentBody(ctx, found.pending, client, found.tenant, user.email));
   });
 
   router.post('/consent', async (ctx) => {
@@ -224,10 +225,16 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
     const user = signedIn(ctx, found.tenant);
     if (!user) return;
     const { pending } = found;
+    const body = ctx.request.body as Record<string, unknown>;
+    // The page this decision comes from showed another request than the one now in progress
+    // (another application's authorization started in this browser since): it decides nothing.
+    if (body.request !== pending.id) {
+      return stop(ctx, 'This page is out of date', 'Another sign-in was started in this browser after this page was shown, so this answer cannot be used. Go back to the application and start again.');
+    }
     const session = sessionOf(ctx);
     // One decision per request: a second submission (a double click, the back button) finds nothing pending.
     session.authorization = undefined;
-    if ((ctx.request.body as Record<string, unknown>).decision !== 'allow') return redirectError(ctx, pending, 'access_denied', 'The user denied access');
+    if (body.decision !== 'allow') return redirectError(ctx, pending, 'access_denied', 'The user denied access');
     const request = new OAuth2Server.Request({
       method: 'POST',
       query: {},

@@ -2,6 +2,7 @@ import test from 'ava';
 import * as client from 'openid-client';
 import { Browser } from '../helpers/browser.js';
 import { request } from '../helpers/harness.js';
+import { createIntegrationClient } from '../../src/oauth/clients.service.js';
 import { CALLBACK, oauthFixture, type OAuthFixture } from '../helpers/oauth.js';
 
 /**
@@ -235,4 +236,62 @@ test.serial('no bearer token, or a malformed one: 401 with a Bearer challenge (i
   const unknown = await f.hello('lat_not-a-token');
   t.is(unknown.status, 401);
   t.regex(unknown.headers['www-authenticate'] ?? '', /error="invalid_token"/);
+});
+
+test.serial('when a second authorization starts in the same browser, then Allow on the first consent page never issues a code to the second application', async (t) => {
+  const other = await createIntegrationClient(f.ctx.rt.knex, { name: 'Other application', redirectUris: ['http://localhost:9998/other'] });
+  const browser = new Browser(f.port);
+  const first = client.buildAuthorizationUrl(f.config, { redirect_uri: CALLBACK, state: 'x'.repeat(32), instance: f.instanceOf(f.tenant) }).toString();
+  await browser.follow(first, CALLBACK);
+  const login = await browser.submit(`${f.issuer}/oauth/login`, { email: f.email, password: 'integration-secret-1' });
+  const consentX = await browser.follow(login.location!, CALLBACK);
+  t.true('page' in consentX);
+  const pageX = browser.page!;
+  t.regex(pageX.text, new RegExp(`<strong>oac integration</strong> wants to use Lectern`));
+
+  // In another tab, the same browser is sent to authorize another application.
+  const second = `${f.issuer}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: other.clientId, redirect_uri: 'http://localhost:9998/other', state: 'y'.repeat(32), instance: f.instanceOf(f.tenant) })}`;
+  const consentY = await browser.follow(second, 'http://localhost:9998/other');
+  t.true('page' in consentY && /<strong>Other application<\/strong>/.test(consentY.page.text));
+
+  // Back in the first tab, the user clicks Allow on the page that named the first application.
+  browser.page = pageX;
+  const decided = await browser.submit(`${f.issuer}/oauth/consent`, {}, { where: { decision: 'allow' } });
+  t.false(String(decided.location ?? '').startsWith('http://localhost:9998/other'), `no code for the application the page did not name: ${decided.location}`);
+  if (decided.location?.startsWith(CALLBACK)) t.truthy(new URL(decided.location).searchParams.get('code'), 'a code for the application the page named');
+  else t.regex(decided.text, /start again|out of date|no longer/i);
+});
+
+test.serial('when pages are only looked at, then no session is stored; signing in stores one', async (t) => {
+  const countSessions = async () => Number((await rows('web_sessions').count('* as n').first())!.n);
+  const sidOf = (res: { headers: Record<string, unknown> }) => ([] as string[]).concat((res.headers['set-cookie'] as string[] | undefined) ?? []).find((c) => c.startsWith('lectern.sid='));
+  const anonymous = new Browser(f.port);
+  for (const url of [`${f.issuer}/oauth/instance`, `${f.issuer}/oauth/login`, `http://${f.tenant.slug}.localhost:${f.port}/control-panel/login`, `http://${f.tenant.slug}.localhost:${f.port}/account/applications`]) {
+    const res = await anonymous.get(url);
+    t.is(sidOf(res), undefined, `${url} made a session`);
+  }
+  // A sign-in form still works without one, and signing in makes one.
+  const before = await countSessions();
+  const page = await anonymous.follow(`http://${f.tenant.slug}.localhost:${f.port}/control-panel/login`);
+  t.true('page' in page);
+  const signedIn = await anonymous.submit(`http://${f.tenant.slug}.localhost:${f.port}/control-panel/login`, { email: f.email, password: 'integration-secret-1' });
+  t.is(signedIn.status, 302, signedIn.text.slice(0, 300));
+  t.truthy(sidOf(signedIn));
+  t.true((await countSessions()) > before);
+});
+
+test.serial('when a user signs in, then the CSRF tokens of the pages seen before no longer work', async (t) => {
+  const host = `http://${f.tenant.slug}.localhost:${f.port}`;
+  const browser = new Browser(f.port);
+  await browser.follow(`${host}/control-panel/login`);
+  const before = /name="_csrf" value="([^"]+)"/.exec(browser.page!.text)![1]!;
+  const signedIn = await browser.submit(`${host}/control-panel/login`, { email: f.email, password: 'integration-secret-1' });
+  t.is(signedIn.status, 302);
+  await browser.follow(signedIn.location!);
+  const after = /name="_csrf" value="([^"]+)"/.exec(browser.page!.text)![1]!;
+  // A token planted before sign-in (a login-CSRF attacker knows it) no longer signs a form.
+  const stale = await browser.send('POST', `${host}/control-panel/logout`, { form: { _csrf: before } });
+  t.is(stale.status, 403, stale.text.slice(0, 200));
+  const fresh = await browser.send('POST', `${host}/control-panel/logout`, { form: { _csrf: after } });
+  t.is(fresh.status, 302);
 });
