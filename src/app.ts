@@ -67,7 +67,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use(weblinkEndpoint(rt));
 
   // Pages (sign-in, consent, Control Panel): HTML errors, HTTPS, a session, CSRF on every form.
-  const signIn = new SignIn(rt.knex);
+  const signIn = new SignIn(rt.knex, rt.passwords);
   const session = sessions(app, rt.knex, rt.config.sessionKeys);
   const pageStack = (...routers: Router<AppState>[]) =>
     stack(pageErrors(), requireHttps(rt.config), session, csrfProtection(), ...routers.flatMap((r) => [r.routes(), r.allowedMethods()]));

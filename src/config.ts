@@ -54,6 +54,9 @@ const schema = z.object({
     .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
     .default('lectern'),
   MIGRATE_CONCURRENCY: intIn(1, 64).default(4),
+  PASSWORD_CHECK_CONCURRENCY: intIn(1, 64).default(2),
+  PASSWORD_CHECK_QUEUE: intIn(0, 10000).default(100),
+  PASSWORD_FAILURES_PER_ADDRESS: intIn(1, 1000000).default(50),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, 'must look like 512kb or 1mb')
@@ -106,6 +109,12 @@ export interface Config {
   proxyHops: number;
   queuePrefix: string;
   migrateConcurrency: number;
+  /** argon2 password verifications at once per web process (each takes about 44 ms of a core). */
+  passwordCheckConcurrency: number;
+  /** Password verifications that may wait for a turn; more at once are refused with 503. */
+  passwordCheckQueue: number;
+  /** Failed password checks from one address (all accounts) in an hour before its attempts are slowed. */
+  passwordFailuresPerAddress: number;
   bodyLimit: string;
   shutdownTimeoutMs: number;
   outboxSweepMs: number;
@@ -159,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proxyHops: e.PROXY_HOPS,
     queuePrefix: e.QUEUE_PREFIX,
     migrateConcurrency: e.MIGRATE_CONCURRENCY,
+    passwordCheckConcurrency: e.PASSWORD_CHECK_CONCURRENCY,
+    passwordCheckQueue: e.PASSWORD_CHECK_QUEUE,
+    passwordFailuresPerAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
     bodyLimit: e.BODY_LIMIT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,

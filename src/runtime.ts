@@ -5,6 +5,7 @@ import { createKnex, type Knex } from './db/knex.js';
 import { OutboxDispatcher } from './jobs/outbox.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queues.js';
 import { createLogger, type Logger } from './logger.js';
+import { PasswordGuard } from './modules/users/password-guard.js';
 import { LegacyUsageRecorder } from './rest/usage.js';
 import { TenantRegistry } from './tenancy/registry.js';
 
@@ -19,6 +20,8 @@ export interface Runtime {
   dispatcher: OutboxDispatcher;
   /** Legacy REST call counts (web only; flushed on close). */
   legacyUsage: LegacyUsageRecorder;
+  /** Every password check of this process (REST Basic auth, the dashboard, the sign-in pages) goes through it. */
+  passwords: PasswordGuard;
   embedded: EmbeddedDatabase | undefined;
   /** A Redis connection for the web process's own counters (rate limits), made on first use; undefined without REDIS_URL. */
   redis(): Redis | undefined;
@@ -42,6 +45,7 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
   const dispatcher = new OutboxDispatcher(knex, queues, log, config.queuePrefix);
   const legacyUsage = new LegacyUsageRecorder(knex, log);
+  const passwords = new PasswordGuard(knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress });
   let closed = false;
   let redis: Redis | undefined;
   return {
@@ -53,6 +57,7 @@ export async function createRuntime(config: Config, name: string, log = createLo
     queues,
     dispatcher,
     legacyUsage,
+    passwords,
     embedded,
     redis() {
       if (!config.redisUrl || closed) return undefined;

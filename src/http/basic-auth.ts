@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import type { Knex } from '../db/knex.js';
 import { PLATFORM_SCHEMA } from '../tenancy/tenant.js';
-import { UnauthorizedError } from '../errors.js';
-import { verifyPasswordOrDummy } from '../modules/users/password.js';
+import { AppError, UnauthorizedError } from '../errors.js';
+import type { PasswordGuard } from '../modules/users/password-guard.js';
+import { assertTenantSchema } from '../tenancy/slug.js';
 import { hasControlCharacter } from '../util/text.js';
-import { tenantOf, type AppMiddleware } from './context.js';
+import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
 import { bindLog } from './request-id.js';
-import { dbOf } from './tenant-transaction.js';
 
 export interface AuthenticatedUser {
   id: number;
@@ -71,11 +71,14 @@ export function parseBasic(header: string): { email: string; password: string } 
 }
 
 /**
- * HTTP Basic authentication of a user of the request's tenant (legacy REST API), read in the
- * request's transaction. Missing or
- * wrong credentials, or credentials of another tenant, get 401 with `WWW-Authenticate: Basic`.
+ * HTTP Basic authentication of a user of the request's tenant (legacy REST API). Runs before the
+ * request's transaction opens: the user is read with one statement of its own, and a password
+ * that must be verified (no recent success remembered) goes through the password guard, so a
+ * flood of guesses holds no pooled connection while argon2 runs, and is slowed like guesses on
+ * the sign-in pages. Missing or wrong credentials, or credentials of another tenant, get 401 with
+ * `WWW-Authenticate: Basic`; an address that must wait, 429 with `Retry-After`.
  */
-export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
+export function basicAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
   const verified = new VerifiedCredentials(cacheTtlMs);
   return async (ctx, next) => {
     const tenant = tenantOf(ctx);
@@ -85,9 +88,16 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
       return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
     };
     if (!creds) throw fail();
-    const { rows } = await dbOf(ctx).raw<{ rows: UserRow[] }>(USER_BY_EMAIL, [creds.email]);
+    // The schema name is validated to [a-z][a-z0-9_]*: it stands in the statement as an identifier.
+    const schema = assertTenantSchema(tenant.schema);
+    const { rows } = await knex.raw<{ rows: UserRow[] }>(userByEmail(schema), [creds.email]);
     const user = rows[0];
-    if (!(await checkPassword(verified, verified.keyOf(tenant.schema, creds.email, creds.password), user?.password_hash, creds.password)) || !user) throw fail();
+    const key = verified.keyOf(tenant.schema, creds.email, creds.password);
+    if (!user || !verified.has(key, user.password_hash ?? '')) {
+      const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);
+      if (!check || !user?.password_hash) throw fail();
+      verified.remember(key, user.password_hash);
+    }
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
     bindLog(ctx, { userId: user.id });
     await next();
@@ -95,38 +105,50 @@ export function basicAuth(cacheTtlMs = 5 * 60_000): AppMiddleware {
 }
 
 /**
- * Verifies a password against a stored hash, remembering a success in `cache` under `key`.
- * Unknown users (no hash) cost one real argon2 verification too, so timing does not tell
- * which emails exist.
+ * A password check through the guard: true when it holds, false when it does not. An address
+ * that must wait gets 429 (`too_many_attempts`) with `Retry-After`; when too many checks are
+ * waiting already, 503 with `Retry-After: 1`.
  */
-export async function checkPassword(cache: VerifiedCredentials, key: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
-  if (passwordHash && cache.has(key, passwordHash)) return true;
-  if (!(await verifyPasswordOrDummy(passwordHash, password))) return false;
-  cache.remember(key, passwordHash!);
-  return true;
+export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, account: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
+  let check;
+  try {
+    check = await passwords.check(account, ctx.ip, passwordHash, password);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 503) ctx.set('Retry-After', '1');
+    throw err;
+  }
+  if (check.ok) return true;
+  if (check.reason === 'invalid') return false;
+  ctx.set('Retry-After', String(check.retryAfterS));
+  throw new AppError(429, 'too_many_attempts', `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`);
 }
 
 // Runs on every REST request: plain SQL, so no query builder is compiled each time.
-const USER_BY_EMAIL = `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
-  from users join roles on roles.id = users.role_id
+const userByEmail = (schema: string) => `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
+  from "${schema}".users join "${schema}".roles on roles.id = users.role_id
   where lower(users.email) = ? and users.is_active limit 1`;
 
 /**
  * HTTP Basic authentication of a platform administrator (`platform.admins`, created with
- * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard.
+ * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard; through the
+ * same password guard as every other password check.
  */
-export function platformAdminAuth(knex: Knex, cacheTtlMs = 5 * 60_000): AppMiddleware {
+export function platformAdminAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
   const verified = new VerifiedCredentials(cacheTtlMs);
   return async (ctx, next) => {
     const creds = parseBasic(ctx.get('authorization'));
-    const admin = creds
-      ? await knex(`${PLATFORM_SCHEMA}.admins`).whereRaw('lower(email) = ?', [creds.email]).first<{ id: number; password_hash: string } | undefined>('id', 'password_hash')
-      : undefined;
-    if (!creds || !(await checkPassword(verified, verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password), admin?.password_hash, creds.password))) {
+    const refuse = () => {
       ctx.set('WWW-Authenticate', 'Basic realm="Lectern platform admin", charset="UTF-8"');
-      throw new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
+      return new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
+    };
+    if (!creds) throw refuse();
+    const admin = await knex(`${PLATFORM_SCHEMA}.admins`).whereRaw('lower(email) = ?', [creds.email]).first<{ id: number; password_hash: string } | undefined>('id', 'password_hash');
+    const key = verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password);
+    if (!admin || !verified.has(key, admin.password_hash)) {
+      if (!(await guardedCheck(ctx, passwords, `platform:${creds.email}`, admin?.password_hash, creds.password)) || !admin) throw refuse();
+      verified.remember(key, admin.password_hash);
     }
-    bindLog(ctx, { adminId: admin!.id });
+    bindLog(ctx, { adminId: admin.id });
     await next();
   };
 }

@@ -58,7 +58,7 @@ export function platformRoutes(rt: Runtime, metrics: Metrics): Router<AppState> 
  * constant time), or a platform administrator's Basic credentials (a person looking).
  */
 function metricsAccess(rt: Runtime): AppMiddleware {
-  const admin = platformAdminAuth(rt.knex);
+  const admin = platformAdminAuth(rt.knex, rt.passwords);
   const expected = rt.config.metricsToken ? crypto.createHash('sha256').update(rt.config.metricsToken).digest() : undefined;
   return async (ctx, next) => {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];

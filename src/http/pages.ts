@@ -79,6 +79,12 @@ export function pageErrors(): AppMiddleware {
         sendPage(ctx, err.status === 403 ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Something is not right', html`<p class="error">${err.message}</p>`, { status: err.status });
         return;
       }
+      // Too busy for now (too many sign-in checks waiting): say so, and when to come back.
+      if (err instanceof AppError && err.status === 503) {
+        ctx.set('Retry-After', '1');
+        sendPage(ctx, 'Busy', html`<p class="error">${err.message}</p>`, { status: 503 });
+        return;
+      }
       ctx.state.log.error({ err }, 'page failed');
       sendPage(ctx, 'Something went wrong', html`<p class="error">Something went wrong on our side. Please try again. (Reference: <code>${ctx.state.requestId}</code>)</p>`, { status: 500 });
     }
@@ -99,5 +105,6 @@ ${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" na
 export function signInRefusal(ctx: AppContext, result: { reason: 'invalid' } | { reason: 'throttled'; retryAfterS: number }): { error: string; status: number } {
   if (result.reason === 'invalid') return { error: 'The email or password is not right.', status: 401 };
   ctx.set('Retry-After', String(result.retryAfterS));
-  return { error: `Too many sign-in attempts. Wait ${Math.ceil(result.retryAfterS / 60)} minute(s) and try again.`, status: 429 };
+  const wait = result.retryAfterS < 120 ? `${result.retryAfterS} seconds` : `${Math.ceil(result.retryAfterS / 60)} minutes`;
+  return { error: `Too many sign-in attempts. Wait ${wait} and try again.`, status: 429 };
 }

@@ -27,7 +27,7 @@ export function queueDashboard(rt: Runtime): AppMiddleware {
       board = undefined; // try again on the next visit
       throw err;
     }));
-  const guarded = compose([platformAdminAuth(rt.knex), (async (ctx, next) => (await loaded())(ctx, next)) as AppMiddleware]);
+  const guarded = compose([platformAdminAuth(rt.knex, rt.passwords), (async (ctx, next) => (await loaded())(ctx, next)) as AppMiddleware]);
   return (ctx, next) => {
     const onPath = ctx.path === DASHBOARD_PATH || ctx.path.startsWith(`${DASHBOARD_PATH}/`);
     return onPath && slugFromHost(ctx.get('host'), rt.config.baseDomain) === undefined ? guarded(ctx, next) : next();

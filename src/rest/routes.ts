@@ -54,8 +54,9 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
       usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${layer?.path ?? '(unknown path)'}`);
     }
   });
+  // Credentials first, outside any transaction: a request that fails them never takes one.
+  router.use(basicAuth(rt.knex, rt.passwords));
   router.use(tenantTransaction(rt.knex, rt.dispatcher));
-  router.use(basicAuth());
   router.use(bodyErrors());
 
   // Each route names the permission it needs; it is checked before anything is read.

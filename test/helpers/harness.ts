@@ -30,6 +30,9 @@ export function testConfig(extra: Record<string, string | undefined> = {}): Conf
     HOST: '127.0.0.1',
     OUTBOX_SWEEP_MS: '200',
     WORKER_CONCURRENCY: '4',
+    // Every test file sends from 127.0.0.1 into one shared count per address: the per-address
+    // slow-down is tested on its own (test/http/password-guard.test.ts), not tripped by the suite.
+    PASSWORD_FAILURES_PER_ADDRESS: '1000000',
     ...extra,
   });
 }
@@ -42,11 +45,12 @@ export interface TestContext {
   cleanup(): Promise<void>;
 }
 
-export async function setupTestRuntime(extra: Record<string, string | undefined> = {}): Promise<TestContext> {
+/** `name`: the runtime's name, which its database connections carry as `lectern-<name>` (application_name). */
+export async function setupTestRuntime(extra: Record<string, string | undefined> = {}, name = 'test'): Promise<TestContext> {
   // The port the app will listen on is known up front, so the addresses it gives out (the OAuth
   // issuer, tenant URLs) are the ones the tests call.
   const config = testConfig({ PORT: String(await freePort()), ...extra });
-  const rt = await createRuntime(config, 'test');
+  const rt = await createRuntime(config, name);
   const tenants: Tenant[] = [];
   return {
     rt,
@@ -100,10 +104,13 @@ export interface HttpResult {
   json: any;
 }
 
-/** A real HTTP request with an explicit Host header (how tenants are addressed). */
+/**
+ * A real HTTP request with an explicit Host header (how tenants are addressed). `from`: the local
+ * address to send from (any of 127.0.0.0/8), for tests of what is counted per client address.
+ */
 export function request(
   port: number,
-  opts: { method?: string; path?: string; host?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer },
+  opts: { method?: string; path?: string; host?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer; from?: string },
 ): Promise<HttpResult> {
   const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
   const headers: Record<string, string> = {
@@ -113,7 +120,7 @@ export function request(
   };
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers, ...(opts.from ? { localAddress: opts.from } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -37,17 +37,8 @@ export interface AuthorizeOutcome {
   browser: Browser;
 }
 
-/**
- * Sign-in failures are also counted per address, and every test signs in from 127.0.0.1 into
- * one shared table: forget those counts so earlier runs on this database do not bleed in.
- */
-export async function forgetAddressThrottle(f: RestFixture): Promise<void> {
-  await f.ctx.rt.knex('platform.login_limits').where('key', 'like', 'address:%').delete();
-}
-
 export async function oauthFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}): Promise<OAuthFixture> {
   const f = await restFixture(label, env, appOptions);
-  await forgetAddressThrottle(f);
   const issuer = `http://localhost:${f.port}`;
   const integration = await createIntegrationClient(f.ctx.rt.knex, { name: `${label} integration`, redirectUris: [CALLBACK] });
   const configure = (clientId: string, secret: string, auth: 'post' | 'basic' = 'post') =>

@@ -13,13 +13,13 @@ export interface RestFixture {
   port: number;
   email: string;
   /** A REST v2 call on the tenant's host with the tenant user's Basic credentials. */
-  api(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; host?: string; rawBody?: string }): Promise<HttpResult>;
+  api(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; host?: string; rawBody?: string; from?: string }): Promise<HttpResult>;
   close(): Promise<void>;
 }
 
 /** A fresh tenant with an API user, a running app, and a REST client for it. */
-export async function restFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}): Promise<RestFixture> {
-  const ctx = await setupTestRuntime(env);
+export async function restFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}, runtimeName?: string): Promise<RestFixture> {
+  const ctx = await setupTestRuntime(env, runtimeName);
   const tenant = await ctx.freshTenant(label);
   const email = `api@${label}.test`;
   await withTenant(ctx.rt.knex, tenant, (db) => createUser(db, { email, password: PASSWORD, role: 'admin' }));
@@ -34,6 +34,7 @@ export async function restFixture(label: string, env: Record<string, string | un
         method,
         path: `/api/v2/${path}`,
         host: opts.host ?? `${tenant.slug}.localhost`,
+        ...(opts.from ? { from: opts.from } : {}),
         headers: { authorization: basic(email, PASSWORD), accept: 'application/json', ...opts.headers },
         ...(body !== undefined ? { body } : {}),
         ...(opts.rawBody !== undefined ? { rawBody: opts.rawBody, headers: { authorization: basic(email, PASSWORD), 'content-type': 'application/json', ...opts.headers } } : {}),
