@@ -42,6 +42,8 @@ const only = (when: (ctx: AppContext) => boolean, mw: AppMiddleware): AppMiddlew
 export interface AppOptions {
   /** The Core GraphQL schema served (default: Lectern's; tests serve one with extra fields). */
   graphqlSchema?: GraphQLSchema;
+  /** The WebLink schema served (default: Lectern's; tests serve one with extra fields). */
+  weblinkSchema?: GraphQLSchema;
 }
 
 export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> {
@@ -64,7 +66,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use(platform.allowedMethods());
   app.use(queueDashboard(rt));
   app.use(graphqlEndpoint(rt, options.graphqlSchema));
-  app.use(weblinkEndpoint(rt));
+  app.use(weblinkEndpoint(rt, options.weblinkSchema));
 
   // Pages (sign-in, consent, Control Panel): HTML errors, HTTPS, a session, CSRF on every form.
   const signIn = new SignIn(rt.knex, rt.passwords);

@@ -48,6 +48,8 @@ const schema = z.object({
   WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
   APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
   WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
+  STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
+  WEBLINK_STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(5000),
   PROXY_HOPS: intIn(1, 10).default(1),
   QUEUE_PREFIX: z
     .string()
@@ -101,6 +103,10 @@ export interface Config {
   applyBatchSize: number;
   /** WebLink requests allowed per client address per minute (per tenant). */
   weblinkRateLimit: number;
+  /** Longest a statement of a REST, Core GraphQL or page request may run. */
+  statementTimeoutMs: number;
+  /** Longest a statement of a (public, anonymous) WebLink request may run. */
+  weblinkStatementTimeoutMs: number;
   /**
    * Proxies in front of the web process that append to X-Forwarded-For (Heroku's router: 1).
    * In production the client address is the entry that many places from the right: entries
@@ -165,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLockMs: e.WORKER_LOCK_MS,
     applyBatchSize: e.APPLY_BATCH_SIZE,
     weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    weblinkStatementTimeoutMs: e.WEBLINK_STATEMENT_TIMEOUT_MS,
     proxyHops: e.PROXY_HOPS,
     queuePrefix: e.QUEUE_PREFIX,
     migrateConcurrency: e.MIGRATE_CONCURRENCY,

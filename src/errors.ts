@@ -67,6 +67,24 @@ export function dataExceptionOf(err: unknown): AppError | undefined {
   return new AppError(400, 'invalid_value', 'A value in the request is out of range or malformed');
 }
 
+/**
+ * A statement stopped by the request's statement timeout (SQLSTATE 57014, query_canceled): the
+ * request asked for more work than its API allows at once, or the database is overloaded.
+ * Either way the client may try again, asking for less: 503, never an internal error.
+ */
+export function queryTimeoutOf(err: unknown): AppError | undefined {
+  if ((err as { code?: unknown })?.code !== '57014') return undefined;
+  return new AppError(503, 'query_timeout', 'The request took longer than this API allows and was stopped; ask for less (fewer records, fewer filters) or try again later');
+}
+
+/** PostgreSQL binds at most this many values to one statement (the protocol counts them in 16 bits). */
+export const MAX_BOUND_VALUES = 65535;
+
+/** The refusal of a statement with more values than PostgreSQL can bind: it came from a request's input. */
+export function tooManyValues(count: number): AppError {
+  return new AppError(400, 'too_many_values', `The request carries too many values (${count}; at most ${MAX_BOUND_VALUES} can be used in one query): send fewer`);
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Service temporarily unavailable', code = 'unavailable') {
     super(503, code, message);

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './logger.js';
 import { PasswordGuard } from './modules/users/password-guard.js';
 import { LegacyUsageRecorder } from './rest/usage.js';
 import { TenantRegistry } from './tenancy/registry.js';
+import { TenantGate } from './tenancy/tenant-gate.js';
 
 /** The shared parts of a process (web, worker, CLI, all-in-one): pool, queues, registry, logger. */
 export interface Runtime {
@@ -22,6 +23,8 @@ export interface Runtime {
   legacyUsage: LegacyUsageRecorder;
   /** Every password check of this process (REST Basic auth, the dashboard, the sign-in pages) goes through it. */
   passwords: PasswordGuard;
+  /** How much of the pool one tenant's requests may hold at once (web). */
+  gate: TenantGate;
   embedded: EmbeddedDatabase | undefined;
   /** A Redis connection for the web process's own counters (rate limits), made on first use; undefined without REDIS_URL. */
   redis(): Redis | undefined;
@@ -45,6 +48,8 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
   const dispatcher = new OutboxDispatcher(knex, queues, log, config.queuePrefix);
   const legacyUsage = new LegacyUsageRecorder(knex, log);
+  // Half the pool for one tenant, a quarter for its anonymous WebLink traffic (at least one each).
+  const gate = new TenantGate({ perTenant: Math.max(1, Math.floor(config.dbPoolMax / 2)), perTenantWeblink: Math.max(1, Math.floor(config.dbPoolMax / 4)), maxWaiting: 200, maxWaitMs: 10_000 });
   const passwords = new PasswordGuard(knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress });
   let closed = false;
   let redis: Redis | undefined;
@@ -58,6 +63,7 @@ export async function createRuntime(config: Config, name: string, log = createLo
     dispatcher,
     legacyUsage,
     passwords,
+    gate,
     embedded,
     redis() {
       if (!config.redisUrl || closed) return undefined;

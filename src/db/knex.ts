@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { tooManyBindings } from './transaction.js';
 
 export type { Knex };
 /** A transaction (or the root knex) that service functions receive first. */
@@ -24,7 +25,7 @@ export interface KnexOptions {
 
 /** One pool per process. Never set `searchPath` here: tenancy is per transaction (see withTenant). */
 export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
-  return knexFactory({
+  const knex = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: opts.applicationName },
     pool: {
@@ -47,6 +48,14 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
       debug: (m: unknown) => opts.log?.debug({ knex: m }, 'knex debug'),
     },
   });
+  // Statements outside a request transaction get the same refusal of too many bound values.
+  const client = knex.client as { query(conn: unknown, obj: { bindings?: unknown[] }): Promise<unknown> };
+  const query = client.query.bind(client);
+  client.query = (conn, obj) => {
+    const tooMany = tooManyBindings(obj);
+    return tooMany ? Promise.reject(tooMany) : query(conn, obj);
+  };
+  return knex;
 }
 
 /** Cheap liveness probe used by /readyz. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 
 /**
  * A transaction on one pooled connection, opened and closed by us rather than by
@@ -41,6 +42,15 @@ function inTurn<T>(conn: object, run: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/**
+ * A statement with more bound values than PostgreSQL takes would only fail there (with a 500 and
+ * its whole text in the log): it is refused here, before it is sent, as the client's mistake.
+ */
+export function tooManyBindings(obj: { bindings?: unknown[] } | undefined): AppError | undefined {
+  const count = obj?.bindings?.length ?? 0;
+  return count > MAX_BOUND_VALUES ? tooManyValues(count) : undefined;
+}
+
 const LEASE_ENDED = 'Transaction query already complete: the transaction this query belongs to has ended';
 const CLIENT_EVENTS = ['start', 'query', 'query-error', 'query-response'] as const;
 /** As knex: a ROLLBACK that does not answer in 5 s gives the connection up. */
@@ -58,8 +68,10 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
   client.transacting = true;
   const query = root.constructor.prototype.query;
   const stream = root.constructor.prototype.stream;
-  client.query = function (this: KnexClient, c: unknown, obj: unknown) {
+  client.query = function (this: KnexClient, c: unknown, obj: { bindings?: unknown[] }) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
+    const tooMany = tooManyBindings(obj);
+    if (tooMany) return Promise.reject(tooMany);
     return inTurn(conn, () => query.call(this, c, obj));
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {

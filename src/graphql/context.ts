@@ -1,5 +1,9 @@
 import type { Knex } from '../db/knex.js';
 import type { Tenant } from '../tenancy/tenant.js';
+import { badInput } from './errors.js';
+
+/** Filter values one request may use over all its lists (see GraphQLContext.spendFilterValues). */
+export const MAX_FILTER_VALUES_PER_REQUEST = 200;
 
 /** What every resolver gets: the request's tenant transaction and who is asking. */
 export interface GraphQLContext {
@@ -20,13 +24,26 @@ export interface GraphQLContext {
    * checks what is stored before it writes, so they take turns.
    */
   inTurn<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Counts `values` filter values (a filter without values counts one) against the request's
+   * budget, throwing a client error past it: filters cost database work whatever the page size,
+   * so they count toward a request's cost beside its fields.
+   */
+  spendFilterValues(values: number): void;
 }
 
 /** The per-request parts of a {@link GraphQLContext}: its loaders and its turn of writes. */
-export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn'> {
+export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues'> {
   const made = new Map<string, unknown>();
   let last: Promise<unknown> = Promise.resolve();
+  let filterValues = 0;
   return {
+    spendFilterValues(values) {
+      filterValues += values;
+      if (filterValues > MAX_FILTER_VALUES_PER_REQUEST) {
+        throw badInput(`Filters count toward the request's cost: at most ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request, over all its lists (a filter without values counts one)`);
+      }
+    },
     loader<T>(key: string, make: (db: Knex) => T): T {
       if (!made.has(key)) made.set(key, make(db));
       return made.get(key) as T;

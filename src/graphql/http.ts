@@ -9,7 +9,8 @@ import type { AppContext } from '../http/context.js';
 import { answerFor, clientErrorFrom } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { withTenant } from '../tenancy/with-tenant.js';
+import { requestTransaction } from '../http/tenant-transaction.js';
+import type { Lane } from '../tenancy/tenant-gate.js';
 import type { GraphQLContext } from './context.js';
 import { withWorstCasePages } from './cost.js';
 import { createQueryCache, type QueryCache } from './query-cache.js';
@@ -117,6 +118,12 @@ export function graphqlErrors(ctx: AppContext, status: number, message: string, 
   ctx.body = { errors: [{ message, extensions: { code, ...extra } }] };
 }
 
+/** How a request runs: read only (WebLink), and in which lane of its tenant's turn (timeouts, share of the pool). */
+export interface AnswerOptions {
+  readOnly?: boolean;
+  lane?: Lane;
+}
+
 /** What a request runs as, made inside its transaction; or why it is refused before it runs. */
 export type RequestContext = { context: GraphQLContext } | { refuse: { status: number; message: string; code: string; headers?: Record<string, string> } };
 
@@ -125,7 +132,7 @@ export interface GraphQLServer {
    * Answers one GraphQL request in `tenant`'s schema (one transaction; read only when asked):
    * `makeContext` says who it runs as. The media type is checked first (406).
    */
-  answer(ctx: AppContext, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts?: { readOnly?: boolean }): Promise<void>;
+  answer(ctx: AppContext, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts?: AnswerOptions): Promise<void>;
   /** Checks the Accept header; false (and a 406 answered) when nothing acceptable can be sent. */
   acceptable(ctx: AppContext): boolean;
 }
@@ -133,10 +140,11 @@ export interface GraphQLServer {
 export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer {
   const cache: QueryCache = createQueryCache({ validate: validateWithCost });
 
-  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, readOnly: boolean) {
-    await withTenant(
-      rt.knex,
+  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts: AnswerOptions) {
+    await requestTransaction(
+      rt,
       tenant,
+      opts.lane ?? 'api',
       async (db) => {
         const made = await makeContext(db);
         if ('refuse' in made) {
@@ -169,7 +177,7 @@ export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer
         ctx.type = media === 'json' ? 'application/json' : RESPONSE_TYPE;
         ctx.body = result.payload;
       },
-      { dispatcher: rt.dispatcher, readOnly },
+      { readOnly: opts.readOnly ?? false },
     );
   }
 
@@ -192,7 +200,7 @@ export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer
       const shape = malformed(ctx.request.body);
       if (shape) return graphqlErrors(ctx, 400, shape, 'BAD_REQUEST');
       try {
-        await run(ctx, media, tenant, makeContext, opts.readOnly ?? false);
+        await run(ctx, media, tenant, makeContext, opts);
       } catch (err) {
         const { status, code, message, details, requestId } = answerFor(ctx, err instanceof ServerFailure ? err.failure : err);
         graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), { ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) });

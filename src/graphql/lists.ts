@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import type { Knex } from '../db/knex.js';
 import { isCalendarDate, isDateTime } from '../rest/fields.js';
-import type { GraphQLContext } from './context.js';
+import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
 import { badInput, requirePermission } from './errors.js';
 import { fromGlobalId } from './ids.js';
 
@@ -59,6 +59,9 @@ export interface ListSpec<Row> {
 
 export const DEFAULT_PAGE = 20;
 export const MAX_PAGE = 100;
+/** Filters one list takes, and values one filter takes (`in`, `notin`, `contains`). */
+export const MAX_FILTERS = 20;
+export const MAX_FILTER_VALUES = 100;
 
 /**
  * `first` on a list inside a record that has no connection of its own (a template's events):
@@ -170,7 +173,7 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
   const many = (): (string | number | boolean | null)[] => {
     if (!Array.isArray(f.values) || f.values.length === 0) throw badInput(`${name}: needs a non-empty \`values\``);
     if (f.value != null) throw badInput(`${name}: takes \`values\`, not \`value\``);
-    if (f.values.length > 500) throw badInput(`${name}: at most 500 values`);
+    if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
     return f.values.map((v) => {
       if (typeof v !== 'string') throw badInput(`${name}: values are strings`);
       return convert(field, f.field, v);
@@ -277,7 +280,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
   });
   const args: GraphQLFieldConfigArgumentMap = {
-    filters: { type: new GraphQLList(filter), description: 'All must hold.' },
+    filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
     order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
     first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` },
     offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
@@ -294,9 +297,12 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
       if (a.offset != null && a.after != null) throw badInput('Use either offset or after, not both');
       const offset = a.after != null ? offsetOfCursor(String(a.after)) : ((a.offset as number | null | undefined) ?? 0);
       if (offset < 0) throw badInput('offset must not be negative');
+      const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
+      if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
+      ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
       const where = (q: Knex.QueryBuilder) => {
         spec.scope?.(q, ctx);
-        ((a.filters as (FilterInput | null)[] | null | undefined) ?? []).forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields));
+        filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields));
         return q;
       };
       const o = (a.order as { field: string; direction: 'asc' | 'desc' } | null | undefined) ?? spec.defaultOrder;

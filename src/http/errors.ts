@@ -1,4 +1,4 @@
-import { AppError, dataExceptionOf } from '../errors.js';
+import { AppError, dataExceptionOf, queryTimeoutOf } from '../errors.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
 /** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape), as AppErrors. */
@@ -41,7 +41,7 @@ export function answerFor(ctx: AppContext, err: unknown): ErrorAnswer {
   const dataError = dataExceptionOf(err);
   // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
   if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
-  const clientError = dataError ?? clientErrorFrom(err);
+  const clientError = dataError ?? queryTimeoutOf(err) ?? clientErrorFrom(err);
   if (clientError) return { status: clientError.status, code: clientError.code, message: clientError.message, details: clientError.details };
   const status = err instanceof AppError ? err.status : 500;
   ctx.state.log.error({ err }, 'request failed');

@@ -1,5 +1,7 @@
 import type { Knex } from '../db/knex.js';
-import type { OutboxDispatcher } from '../jobs/outbox.js';
+import type { Runtime } from '../runtime.js';
+import type { Lane } from '../tenancy/tenant-gate.js';
+import type { Tenant } from '../tenancy/tenant.js';
 import { withTenant } from '../tenancy/with-tenant.js';
 import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
 
@@ -11,25 +13,36 @@ declare module './context.js' {
 }
 
 /**
- * One database transaction per request, with the tenant's transaction-local search_path:
- * authentication and the handler share it, it commits when the handler succeeds and rolls
- * back when anything throws; outbox rows are enqueued after the commit.
+ * The database work of one request in a tenant: one transaction in the tenant's schema, taken
+ * in the tenant's turn (at most half the pool per tenant, a quarter for its anonymous WebLink
+ * lane), every statement under the lane's statement timeout, outbox rows enqueued after commit.
+ * Every request that reads or writes a tenant's tables goes through here.
  */
-export function tenantTransaction(knex: Knex, dispatcher: OutboxDispatcher): AppMiddleware {
+export function requestTransaction<T>(
+  rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
+  tenant: Tenant,
+  lane: Lane,
+  fn: (db: Knex) => Promise<T>,
+  opts: { readOnly?: boolean } = {},
+): Promise<T> {
+  const statementTimeoutMs = lane === 'weblink' ? rt.config.weblinkStatementTimeoutMs : rt.config.statementTimeoutMs;
+  return rt.gate.run(tenant.id, lane, () => withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, ...opts }));
+}
+
+/**
+ * One database transaction per REST request ({@link requestTransaction}): the handler runs in it,
+ * it commits when the handler succeeds and rolls back when anything throws.
+ */
+export function tenantTransaction(rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
   return (ctx, next) =>
-    withTenant(
-      knex,
-      tenantOf(ctx),
-      async (db) => {
-        ctx.state.db = db;
-        try {
-          await next();
-        } finally {
-          ctx.state.db = undefined;
-        }
-      },
-      { dispatcher },
-    );
+    requestTransaction(rt, tenantOf(ctx), 'api', async (db) => {
+      ctx.state.db = db;
+      try {
+        await next();
+      } finally {
+        ctx.state.db = undefined;
+      }
+    });
 }
 
 /** The request's tenant transaction; the middleware guarantees it on tenant API routes. */

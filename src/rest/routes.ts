@@ -56,7 +56,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   });
   // Credentials first, outside any transaction: a request that fails them never takes one.
   router.use(basicAuth(rt.knex, rt.passwords));
-  router.use(tenantTransaction(rt.knex, rt.dispatcher));
+  router.use(tenantTransaction(rt));
   router.use(bodyErrors());
 
   // Each route names the permission it needs; it is checked before anything is read.

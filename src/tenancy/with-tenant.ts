@@ -9,6 +9,11 @@ export interface WithTenantOptions {
   dispatcher?: OutboxDispatcher | undefined;
   /** A read-only transaction: PostgreSQL refuses any write in it (public, read-only APIs). */
   readOnly?: boolean;
+  /**
+   * Every statement of the transaction is stopped after this long (SQLSTATE 57014, answered 503
+   * `query_timeout` to a request), so no request can keep a connection busy for longer.
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 /**
@@ -25,7 +30,9 @@ export async function withTenant<T>(
   // Validated to [a-z][a-z0-9_]*, so it can stand as a literal in the opening statement.
   const schema = assertTenantSchema(tenant.schema);
   let trx: Knex | undefined;
-  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true)`;
+  // Transaction-local settings, in the round trip that opens the transaction.
+  const timeout = opts.statementTimeoutMs === undefined ? '' : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
+  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true)${timeout}`;
   const result = await runTransaction(knex, opening, (db) => {
     trx = db;
     return fn(db);

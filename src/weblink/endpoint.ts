@@ -1,4 +1,5 @@
 import cors from '@koa/cors';
+import type { GraphQLSchema } from 'graphql';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Knex } from '../db/knex.js';
 import { requestScope } from '../graphql/context.js';
@@ -55,8 +56,8 @@ class SupportedLocales {
   }
 }
 
-export function weblinkEndpoint(rt: Runtime): AppMiddleware {
-  const server = graphqlServer(rt, buildWebLinkSchema());
+export function weblinkEndpoint(rt: Runtime, schema: GraphQLSchema = buildWebLinkSchema()): AppMiddleware {
+  const server = graphqlServer(rt, schema);
   const supported = new SupportedLocales(rt.config.tenantCacheTtlMs);
   let limiter: RateLimiterAbstract | undefined;
   const withCors = cors({
@@ -109,7 +110,7 @@ export function weblinkEndpoint(rt: Runtime): AppMiddleware {
           }
           return { context: { db, tenant, clientId: null, user: PUBLIC_USER, contentLocale, ...requestScope(db) } };
         },
-        { readOnly: true },
+        { readOnly: true, lane: 'weblink' },
       );
     });
   };

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { tenantBaseUrl } from '../../config.js';
 import { tenantOf, type AppState } from '../../http/context.js';
 import type { Runtime } from '../../runtime.js';
-import { withTenant } from '../../tenancy/with-tenant.js';
+import { requestTransaction } from '../../http/tenant-transaction.js';
 
 /**
  * `GET /` on a tenant's host: a small public discovery document read from the tenant's own
@@ -12,7 +12,7 @@ export function tenantInfoRoutes(rt: Runtime): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/', async (ctx) => {
     const tenant = tenantOf(ctx);
-    const settings = await withTenant(rt.knex, tenant, (db) => db('settings').select('name').first<{ name: string }>());
+    const settings = await requestTransaction(rt, tenant, 'api', (db) => db('settings').select('name').first<{ name: string }>(), { readOnly: true });
     const base = tenantBaseUrl(rt.config, tenant.slug);
     ctx.body = {
       tenant: tenant.slug,
