@@ -46,6 +46,8 @@ const schema = z.object({
   DB_POOL_MAX: intIn(1, 200).default(10),
   WORKER_CONCURRENCY: intIn(1, 100).default(5),
   WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
+  JOB_ATTEMPTS: intIn(1, 100).default(8),
+  RECONCILE_AFTER_MS: intIn(500, 86400000).default(60000),
   APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
   WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
   STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
@@ -99,6 +101,10 @@ export interface Config {
   workerConcurrency: number;
   /** How long a worker's claim on a job lasts without renewal; a killed worker's jobs run again after it. */
   workerLockMs: number;
+  /** How often a job runs (failures with backoff, or stalls) before it fails for good. */
+  jobAttempts: number;
+  /** How long work may sit with no live queue job before the worker's reconciler queues it again. */
+  reconcileAfterMs: number;
   /** Events re-inherited per transaction when a course template is re-applied to its events. */
   applyBatchSize: number;
   /** WebLink requests allowed per client address per minute (per tenant). */
@@ -169,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerLockMs: e.WORKER_LOCK_MS,
+    jobAttempts: e.JOB_ATTEMPTS,
+    reconcileAfterMs: e.RECONCILE_AFTER_MS,
     applyBatchSize: e.APPLY_BATCH_SIZE,
     weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,

@@ -39,7 +39,8 @@ const pendingByTrx = new WeakMap<object, OutboxRow[]>();
 export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number, job: OutboxJob<Q>): Promise<number> {
   if (job.jobId?.includes(':')) throw new Error(`job id must not contain ':' (${job.jobId})`);
   const [row] = await db(TABLE)
-    .insert({ tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: JSON.stringify(job.data) })
+    // A job without an id of its own (a statistics refresh) is not followed by the reconciler.
+    .insert({ tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: JSON.stringify(job.data), ...(job.jobId ? {} : { settled_at: db.fn.now() }) })
     .returning<{ id: number }[]>('id');
   if (!row) throw new Error('outbox insert returned no id');
   const list = pendingByTrx.get(db) ?? [];
@@ -164,13 +165,26 @@ export class OutboxDispatcher {
     });
   }
 
-  /** Deletes rows enqueued more than `days` ago. */
+  /** Deletes rows enqueued and settled more than `days` ago (open rows stay for the reconciler). */
   async prune(days = 7): Promise<number> {
     return this.knex(TABLE)
       .whereNotNull('enqueued_at')
-      .where('enqueued_at', '<', this.knex.raw(`now() - make_interval(days => ?)`, [days]))
+      .whereNotNull('settled_at')
+      .where('settled_at', '<', this.knex.raw(`now() - make_interval(days => ?)`, [days]))
       .delete();
   }
+}
+
+/**
+ * Closes the outbox row of a job that completed: its work is done, the reconciler need not
+ * follow it. Best effort by design: a row left open is settled by the reconciler's next look.
+ */
+export async function settleJob(knex: Knex, jobId: string): Promise<void> {
+  // A job the reconciler queued again (`<id>-q<n>`) can complete before the reconciler's
+  // transaction commits the row's new job id: matching the first id too, the update waits for
+  // that commit and then settles the row by its new id.
+  const original = jobId.replace(/-q\d+$/, '');
+  await knex(TABLE).whereIn('job_id', [...new Set([jobId, original])]).whereNull('settled_at').update({ settled_at: knex.fn.now() });
 }
 
 /** Periodic relay loop used by the worker process. */

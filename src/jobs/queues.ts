@@ -25,8 +25,11 @@ export interface JobPayloads {
 export type QueueName = keyof JobPayloads;
 export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices', 'course-templates'];
 
+/** How often a job runs before it fails for good (JOB_ATTEMPTS), unless the queue backend is told otherwise. */
+export const DEFAULT_ATTEMPTS = 8;
+
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
-  attempts: 8,
+  attempts: DEFAULT_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: { age: 24 * 3600, count: 5000 },
   removeOnFail: { age: 14 * 24 * 3600 },
@@ -41,6 +44,12 @@ export interface QueueBackendOptions {
   databaseUrl: string;
   /** Namespaces every queue: a Redis key prefix, or a PostgreSQL schema. */
   prefix: string;
+  /**
+   * How often a job may run before it fails for good (JOB_ATTEMPTS): a job that fails is
+   * retried with backoff up to this many attempts, and a job whose worker died holding it
+   * (stalled) is given out again as often, rather than failed on its second stall.
+   */
+  attempts?: number;
 }
 
 export interface QueueBackend {
@@ -58,15 +67,18 @@ export interface QueueBackend {
 
 /**
  * A job whose worker dies (SIGKILL, lost host) keeps its lock until `lockDuration` passes; the
- * stalled-job check, run as often, then gives it to another worker.
+ * stalled-job check, run as often, then gives it to another worker, up to `attempts - 1` times
+ * (BullMQ's default is once: a deploy that kills workers twice would fail an order for good).
  */
-function workerTiming(opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval'> {
-  return { concurrency: opts.concurrency, lockDuration: opts.lockDuration, stalledInterval: opts.lockDuration };
+function workerTiming(opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>, attempts: number): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+  return { concurrency: opts.concurrency, lockDuration: opts.lockDuration, stalledInterval: opts.lockDuration, maxStalledCount: Math.max(1, attempts - 1) };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq's backend-generic classes are typed per backend; the two branches below hide that behind QueueBackend. */
 export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
   const queues = new Map<QueueName, Queue>();
+  const attempts = opts.attempts ?? DEFAULT_ATTEMPTS;
+  const jobOptions: DefaultJobOptions = { ...DEFAULT_JOB_OPTIONS, attempts };
   if (opts.redisUrl) {
     const redisUrl = opts.redisUrl;
     // Hash-tagged so every key of a queue lands in one Redis Cluster slot.
@@ -80,7 +92,7 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
       queue(name) {
         let q = queues.get(name);
         if (!q) {
-          q = new Queue(name, { connection: producer, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, skipWaitingForReady: true });
+          q = new Queue(name, { connection: producer, prefix, defaultJobOptions: jobOptions, skipWaitingForReady: true });
           q.on('error', () => undefined); // reported through the failing call instead
           queues.set(name, q);
         }
@@ -90,7 +102,7 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
         return new Worker(name, processor as any, {
           connection: { url: redisUrl, maxRetriesPerRequest: null },
           prefix,
-          ...workerTiming(wopts),
+          ...workerTiming(wopts, attempts),
         });
       },
       events(name) {
@@ -118,14 +130,14 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
     queue(name) {
       let q = queues.get(name);
       if (!q) {
-        q = new pgBackend.Queue(name, { connection, defaultJobOptions: DEFAULT_JOB_OPTIONS }) as unknown as Queue;
+        q = new pgBackend.Queue(name, { connection, defaultJobOptions: jobOptions }) as unknown as Queue;
         q.on('error', () => undefined);
         queues.set(name, q);
       }
       return q;
     },
     worker(name, processor, wopts) {
-      return new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts) }) as unknown as Worker;
+      return new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts, attempts) }) as unknown as Worker;
     },
     events(name) {
       return new pgBackend.QueueEvents(name, { connection }) as unknown as QueueEvents;

@@ -8,7 +8,7 @@ import { createQueueBackend } from '../../src/jobs/queues.js';
  * QUEUE_PREFIX); its lock lasts WORKER_LOCK_MS.
  */
 const config = loadConfig();
-const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl!, prefix: config.queuePrefix });
+const queues = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl!, prefix: config.queuePrefix, attempts: config.jobAttempts });
 queues.worker(
   'orders',
   (job) => {

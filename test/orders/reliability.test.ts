@@ -3,12 +3,11 @@ import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { OutboxDispatcher } from '../../src/jobs/outbox.js';
 import { createQueueBackend } from '../../src/jobs/queues.js';
-import { createPaymentType } from '../../src/modules/orders/order-settings.service.js';
-import { createUser } from '../../src/modules/users/users.service.js';
 import type { Tenant } from '../../src/tenancy/tenant.js';
 import { withTenant } from '../../src/tenancy/with-tenant.js';
 import { startWorkers } from '../../workers/runtime.js';
 import { request, spawnTs, waitFor } from '../helpers/harness.js';
+import { assertExactlyOnce as assertOrdersOnce, finishedOrders, orderFor, orderSetup, type OrderSetup } from '../helpers/orders.js';
 import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';
 
 /**
@@ -23,59 +22,14 @@ test.serial.before(async () => {
 });
 test.after.always(async () => f?.close());
 
-interface Setup {
-  tenant: Tenant;
-  email: string;
-  contacts: number[];
-  eventId: number;
-}
-
-/** A tenant with an API user, contacts, an event and the `card` payment type. */
-async function setUp(tenant: Tenant, label: string): Promise<Setup> {
-  const email = `api@${label}.test`;
-  return withTenant(f.ctx.rt.knex, tenant, async (db) => {
-    if (!(await db('users').where({ email }).first())) await createUser(db, { email, password: PASSWORD, role: 'admin' });
-    await createPaymentType(db, 'card').catch(() => undefined);
-    const contacts = (await db('contacts').insert(Array.from({ length: 6 }, (_, i) => ({ first_name: `${label}${i}`, last_name: label }))).returning('id')).map((r: { id: number }) => r.id);
-    const [tpl] = await db('course_templates').insert({ title: `${label} course` }).returning('id');
-    const [ev] = await db('events').insert({ course_template_id: tpl.id, title: `${label} event`, price: 50, currency_code: 'EUR' }).returning('id');
-    return { tenant, email, contacts, eventId: ev.id };
-  });
-}
-
-/** An order with two named students, one unnamed place and a payment: 3 places at 50. */
-const orderFor = (s: Setup, i: number) => ({
-  contact_id: s.contacts[i % s.contacts.length],
-  external_id: `${s.tenant.slug}-${i}`,
-  items: [{ event_id: s.eventId, price: 50, quantity: 3, students: [{ contact_id: s.contacts[(i + 1) % 6] }, { contact_id: s.contacts[(i + 2) % 6] }] }],
-  payment: { amount: 150, type: 'card' },
-});
+type Setup = OrderSetup;
+const setUp = (tenant: Tenant, label: string) => orderSetup(f.ctx.rt.knex, tenant, label);
 
 const post = (port: number, s: Setup, body: unknown) =>
   request(port, { method: 'POST', path: '/api/v2/orders', host: `${s.tenant.slug}.localhost`, headers: { authorization: basic(s.email, PASSWORD) }, body });
 
-/** Every order of the tenant finished exactly once: one registration, its 3 places, one invoice of 150. */
-async function assertExactlyOnce(t: ExecutionContext, s: Setup, orderIds: number[]) {
-  const rows = await withTenant(f.ctx.rt.knex, s.tenant, (db) =>
-    db('opportunities as o')
-      .whereIn('o.id', orderIds)
-      .select(
-        'o.id',
-        'o.state',
-        db.raw('(select count(*)::int from registrations r where r.opportunity_id = o.id) as registrations'),
-        db.raw('(select count(*)::int from invoices i where i.opportunity_id = o.id) as invoices'),
-        db.raw('(select coalesce(sum(coalesce(d.num_places, 1)), 0)::int from delegates d join registrations r on r.id = d.registration_id where r.opportunity_id = o.id) as places'),
-        db.raw('(select count(*)::int from delegates d join registrations r on r.id = d.registration_id where r.opportunity_id = o.id and d.contact_id is not null) as named'),
-        db.raw('(select coalesce(sum(total), 0)::float from invoices i where i.opportunity_id = o.id) as total'),
-      ),
-  );
-  t.is(rows.length, orderIds.length, `${s.tenant.slug}: every order is in its own tenant`);
-  const wrong = rows.filter((r: Record<string, unknown>) => r.state !== 'completed' || r.registrations !== 1 || r.invoices !== 1 || r.places !== 3 || r.named !== 2 || r.total !== 150);
-  t.deepEqual(wrong, [], `${s.tenant.slug}: orders not completed exactly once`);
-}
-
-const completed = (s: Setup, ids: number[]) =>
-  withTenant(f.ctx.rt.knex, s.tenant, async (db) => Number((await db('opportunities').whereIn('id', ids).whereIn('state', ['completed', 'failed']).count('* as n').first())!.n));
+const assertExactlyOnce = (t: ExecutionContext, s: Setup, orderIds: number[]) => assertOrdersOnce(t, f.ctx.rt.knex, s, orderIds);
+const completed = (s: Setup, ids: number[]) => finishedOrders(f.ctx.rt.knex, s, ids);
 
 test.serial('when the queue store is unreachable during intake, then orders are still accepted and are processed once it is back', async (t) => {
   const s = await setUp(f.tenant, 'ordr');
@@ -188,10 +142,10 @@ async function holdAndDie(t: ExecutionContext, env: Record<string, string | unde
 }
 
 /**
- * An order whose job is cut off twice (the first time BullMQ gives it out again, the second time,
- * maxStalledCount 1, it fails the job itself with no processor to see it), then is marked failed
- * (stalled), and once ops retry it, completes exactly once. `when` places Lectern's workers
- * before or after the failure.
+ * An order whose job is cut off twice with JOB_ATTEMPTS=2 (the first time BullMQ gives it out
+ * again, the second time it has run out of attempts and BullMQ fails the job itself with no
+ * processor to see it), then is marked failed (stalled), and once ops retry it, completes
+ * exactly once. `when` places Lectern's workers before or after the failure.
  */
 async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'workers listening' | 'workers start after the failure') {
   const tenant = await f.ctx.freshTenant(label);
@@ -199,7 +153,10 @@ async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'w
   const { placeOrder, retryOrder } = await import('../../src/modules/orders/orders.service.js');
   const { showOrder } = await import('../../src/modules/orders/order-view.service.js');
   const { config } = f.ctx.rt;
-  const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '1000' };
+  const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '1000', JOB_ATTEMPTS: '2' };
+  // Lectern's workers with the same limit (the stalled-job check of any worker applies its own).
+  const twoAttempts = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix, attempts: 2 });
+  const startTwoAttemptWorkers = () => startWorkers({ ...f.ctx.rt, queues: twoAttempts });
   // Enqueued at once by the dispatcher; no worker of ours runs yet.
   const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)), { dispatcher: f.ctx.rt.dispatcher });
   const jobFailed = async () => (await f.ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}`))?.isFailed();
@@ -210,7 +167,7 @@ async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'w
       // Lectern's workers start while the second one holds the job; their own stalled-job check
       // fails it once that worker is dead, and their failure watchers hear of it.
       await holdAndDie(t, env, async () => {
-        workers = startWorkers(f.ctx.rt);
+        workers = startTwoAttemptWorkers();
         await new Promise((r) => setTimeout(r, 1500));
       });
     } else {
@@ -223,7 +180,7 @@ async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'w
       } finally {
         checker.child.kill('SIGKILL');
       }
-      workers = startWorkers(f.ctx.rt);
+      workers = startTwoAttemptWorkers();
     }
     const order = await waitFor(async () => {
       const o = await withTenant(f.ctx.rt.knex, tenant, (db) => showOrder(db, orderId));
@@ -238,11 +195,38 @@ async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'w
     await waitFor(async () => (await withTenant(f.ctx.rt.knex, tenant, (db) => showOrder(db, orderId))).state === 'completed', 'the retried order');
   } finally {
     await workers?.close();
+    await twoAttempts.close();
   }
   await assertExactlyOnce(t, s, [orderId]);
 }
 
-test.serial('when an order job\'s worker dies holding it more often than BullMQ allows, then the order is marked failed (stalled) and a retry completes it once', async (t) => {
+test.serial('when an order job\'s worker dies holding it twice, then the job is given out again (not failed) and the order completes once', async (t) => {
+  const tenant = await f.ctx.freshTenant('ordt');
+  const s = await setUp(tenant, 'ordt');
+  const { placeOrder } = await import('../../src/modules/orders/orders.service.js');
+  const { config } = f.ctx.rt;
+  // The default JOB_ATTEMPTS: a stall is retried like any failed attempt.
+  const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '1000' };
+  const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)), { dispatcher: f.ctx.rt.dispatcher });
+  let workers: ReturnType<typeof startWorkers> | undefined;
+  try {
+    await holdAndDie(t, env);
+    await holdAndDie(t, env, async () => {
+      workers = startWorkers(f.ctx.rt);
+      await new Promise((r) => setTimeout(r, 1500));
+    });
+    await waitFor(async () => (await completed(s, [orderId])) === 1, 'the order after two stalls', 60000);
+  } finally {
+    await workers?.close();
+  }
+  const job = await f.ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}`);
+  t.false(await job!.isFailed(), 'the job was not failed by its stalls');
+  const order = await withTenant(f.ctx.rt.knex, tenant, (db) => db('opportunities').where({ id: orderId }).first('state', 'failure_code'));
+  t.deepEqual(order, { state: 'completed', failure_code: null });
+  await assertExactlyOnce(t, s, [orderId]);
+});
+
+test.serial('when an order job\'s worker dies holding it as often as its attempts allow, then the order is marked failed (stalled) and a retry completes it once', async (t) => {
   await stalledOrderScenario(t, 'ords', 'workers listening');
 });
 

@@ -78,3 +78,9 @@ export async function failBackgroundJob(db: Db, id: number, message: string): Pr
     .whereNotIn('state', ['completed', 'failed'])
     .update({ state: 'failed', finished_on: utcNow(db), errors: db.raw(`errors || ?::jsonb`, [JSON.stringify([{ eventId: null, message: message.slice(0, 1000) }])]) });
 }
+
+/** Whether a background job still needs its queue job's work: it is queued or running. */
+export async function backgroundJobNeedsWork(db: Db, id: number): Promise<boolean> {
+  const row = await db('background_jobs').where({ id }).first<{ state: BackgroundJobRow['state'] } | undefined>('state');
+  return row?.state === 'queued' || row?.state === 'running';
+}

@@ -192,3 +192,13 @@ export async function markOrderFailed(db: Db, orderId: number, code: string, rea
     .whereNotIn('state', ['completed', 'failed'])
     .update({ state: 'failed', failure_code: code, failure_reason: reason.slice(0, 1000), failed_on: utcNow(db), updated_on: utcNow(db) });
 }
+
+/**
+ * Whether an order still needs its job's work: it is received, released or registered. One
+ * awaiting release, completed, failed or gone needs nothing of that job (a release or a retry
+ * queues a job of its own).
+ */
+export async function orderNeedsWork(db: Db, orderId: number): Promise<boolean> {
+  const row = await db('opportunities').where({ id: orderId }).first<{ state: string } | undefined>('state');
+  return row !== undefined && ['received', 'released', 'registered'].includes(row.state);
+}
