@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
   orders: () => import('./orders.js'),
   graphql: () => import('./graphql.js'),
   weblink: () => import('./weblink.js'),
+  chaos: () => import('./chaos.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
