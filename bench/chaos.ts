@@ -2,12 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createKnex } from '../src/db/knex.js';
-import { createPaymentType } from '../src/modules/orders/order-settings.service.js';
-import { createUser } from '../src/modules/users/users.service.js';
-import { migratePlatform } from '../src/tenancy/migrate.js';
-import { createTenant } from '../src/tenancy/provision.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
+import { orderFixture } from './lib/order-fixture.js';
 import { requestJson, round } from './lib/load.js';
 
 /**
@@ -37,16 +34,7 @@ export async function main(argv: string[]): Promise<void> {
   let redis = await startRedis(redisPort);
   const db = await benchDatabase('chaos');
   const knex = createKnex(db.url, { poolMax: 4, applicationName: 'bench-chaos' });
-  await migratePlatform(knex);
-  const tenant = await createTenant(knex, { slug: 'chaos', name: 'Chaos' });
-  const fixture = await withTenant(knex, tenant, async (trx) => {
-    await createUser(trx, { email: 'chaos@chaos.test', password: 'chaos-password-1', role: 'admin' });
-    await createPaymentType(trx, 'card');
-    const contacts = (await trx('contacts').insert(Array.from({ length: 50 }, (_, i) => ({ first_name: `P${i}`, last_name: 'Chaos' }))).returning('id')).map((r: { id: number }) => r.id);
-    const [tpl] = await trx('course_templates').insert({ title: 'Chaos course' }).returning('id');
-    const [ev] = await trx('events').insert({ course_template_id: tpl.id, title: 'Chaos event', price: 100, currency_code: 'GBP' }).returning('id');
-    return { contacts, eventId: ev.id as number };
-  });
+  const { tenant, order } = await orderFixture(knex, 'chaos');
   const env = {
     DATABASE_URL: db.url,
     REDIS_URL: redisUrl,
@@ -72,7 +60,6 @@ export async function main(argv: string[]): Promise<void> {
     }
   })();
 
-  const auth = `Basic ${Buffer.from('chaos@chaos.test:chaos-password-1').toString('base64')}`;
   const accepted: number[] = [];
   let refused = 0;
   let sent = 0;
@@ -89,17 +76,7 @@ export async function main(argv: string[]): Promise<void> {
             await stopRedis(redis, 'SIGKILL');
             setTimeout(() => void startRedis(redisPort).then((r) => (redis = r)), 1000);
           }
-          const res = await requestJson(port, {
-            method: 'POST',
-            path: '/api/v2/orders',
-            host: 'chaos.localhost',
-            headers: { authorization: auth, 'content-type': 'application/json' },
-            body: JSON.stringify({
-              contact_id: fixture.contacts[i % 50],
-              items: [{ event_id: fixture.eventId, price: 100, quantity: 3, students: [{ contact_id: fixture.contacts[(i + 1) % 50] }, { contact_id: fixture.contacts[(i + 2) % 50] }] }],
-              payment: { amount: 300, type: 'card', currency: 'GBP' },
-            }),
-          });
+          const res = await requestJson(port, order(i));
           const id = (res.json as { order_id?: number } | undefined)?.order_id;
           if (res.status === 200 && id) accepted.push(id);
           else refused++;

@@ -3,13 +3,10 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createKnex, type Knex } from '../src/db/knex.js';
 import { createQueueBackend } from '../src/jobs/queues.js';
-import { createPaymentType } from '../src/modules/orders/order-settings.service.js';
-import { createUser } from '../src/modules/users/users.service.js';
-import { migratePlatform } from '../src/tenancy/migrate.js';
-import { createTenant } from '../src/tenancy/provision.js';
 import type { Tenant } from '../src/tenancy/tenant.js';
 import { withTenant } from '../src/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
+import { orderFixture } from './lib/order-fixture.js';
 import { requestJson, round, runLoad, summarise, type LoadResult } from './lib/load.js';
 
 /**
@@ -85,28 +82,7 @@ async function runBackend(
   const prefix = `bench_orders_${backend}`;
   const queueEnv = { DATABASE_URL: db.url, REDIS_URL: backend === 'redis' ? opts.redisUrl : '', QUEUE_PREFIX: prefix };
   if (backend === 'redis') await clearRedisPrefix(opts.redisUrl!, prefix);
-  await migratePlatform(knex);
-  const tenant = await createTenant(knex, { slug: 'bench', name: 'Bench' });
-  const fixture = await withTenant(knex, tenant, async (trx) => {
-    await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
-    await createPaymentType(trx, 'card');
-    const contacts = (await trx('contacts').insert(Array.from({ length: 50 }, (_, i) => ({ first_name: `P${i}`, last_name: 'Bench' }))).returning('id')).map((r: { id: number }) => r.id);
-    const [tpl] = await trx('course_templates').insert({ title: 'Bench course' }).returning('id');
-    const [ev] = await trx('events').insert({ course_template_id: tpl.id, title: 'Bench event', price: 100, currency_code: 'GBP' }).returning('id');
-    return { contacts, eventId: ev.id as number };
-  });
-  const auth = `Basic ${Buffer.from('bench@bench.test:bench-password-1').toString('base64')}`;
-  const order = (i: number) => ({
-    method: 'POST',
-    path: '/api/v2/orders',
-    host: 'bench.localhost',
-    headers: { authorization: auth, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      contact_id: fixture.contacts[i % 50],
-      items: [{ event_id: fixture.eventId, price: 100, quantity: 3, students: [{ contact_id: fixture.contacts[(i + 1) % 50] }, { contact_id: fixture.contacts[(i + 2) % 50] }] }],
-      payment: { amount: 300, type: 'card', currency: 'GBP' },
-    }),
-  });
+  const { tenant, order } = await orderFixture(knex, 'bench');
 
   const port = await freePort();
   const web = await startProcess('dist/src/web.js', { ...queueEnv, PORT: String(port), HOST: '127.0.0.1' }, port);
