@@ -11,12 +11,16 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-properties': ['error', {
         object: 'process', property: 'env',
-        message: 'Only src/config.ts reads process.env (pass config down instead).',
+        message: 'Only src/platform/config.ts reads process.env (pass config down instead).',
       }],
     },
   },
   {
-    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**'],
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    files: ['src/platform/config.ts', 'scripts/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createKnex } from '../src/db/knex.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { createKnex } from '../src/platform/db/knex.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { orderFixture } from './lib/order-fixture.js';
 import { requestJson, round } from './lib/load.js';

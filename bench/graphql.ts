@@ -1,6 +1,6 @@
 import { createUser } from '../src/modules/users/users.service.js';
-import { createServiceClient } from '../src/oauth/clients.service.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { createServiceClient } from '../src/modules/oauth/clients.service.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
 import { seedTranslatedTemplates } from './lib/templates.js';

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createKnex, type Knex } from '../src/db/knex.js';
-import { createQueueBackend } from '../src/jobs/queues.js';
-import type { Tenant } from '../src/tenancy/tenant.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { createKnex, type Knex } from '../src/platform/db/knex.js';
+import { createQueueBackend } from '../src/platform/queues/queues.js';
+import type { Tenant } from '../src/platform/tenancy/tenant.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { orderFixture } from './lib/order-fixture.js';
 import { requestJson, round, runLoad, summarise, type LoadResult } from './lib/load.js';

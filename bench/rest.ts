@@ -1,5 +1,5 @@
 import { createUser } from '../src/modules/users/users.service.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
 import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
 import { round } from './lib/load.js';

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { createKnex } from '../src/db/knex.js';
-import { migrateAll, migratePlatform } from '../src/tenancy/migrate.js';
-import { createTenant } from '../src/tenancy/provision.js';
+import { createKnex } from '../src/platform/db/knex.js';
+import { migrateAll, migratePlatform } from '../src/platform/tenancy/migrate.js';
+import { createTenant } from '../src/platform/tenancy/provision.js';
 import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { round, rssMb, runLoad, type LoadResult } from './lib/load.js';
 

@@ -1,5 +1,5 @@
-import { toGlobalId } from '../src/graphql/ids.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { toGlobalId } from '../src/kit/graphql/ids.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { benchTenant, cell, compareArgs, compareVariants, type Outcome } from './lib/compare.js';
 import { freePort, startProcess, stopProcess } from './lib/env.js';
 import { seedTranslatedTemplates } from './lib/templates.js';

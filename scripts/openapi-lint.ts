@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openApiDocument } from '../src/rest/openapi.js';
-import { EXTRA_OPENAPI_PATHS, RESOURCES } from '../src/rest/routes.js';
+import { openApiDocument } from '../src/kit/rest/openapi.js';
+import { EXTRA_OPENAPI_PATHS, RESOURCES } from '../src/app/rest-routes.js';
 
 /**
  * Lints the REST API's OpenAPI 3.1 document (the one served at /api/v2/openapi.json) against

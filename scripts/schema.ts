@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { buildSchema } from '../src/graphql/schema.js';
-import { buildWebLinkSchema } from '../src/weblink/schema.js';
+import { buildSchema } from '../src/app/graphql-schema.js';
+import { buildWebLinkSchema } from '../src/app/weblink-schema.js';
 
 /**
  * `npm run schema`: writes the SDL of the Core GraphQL API to schema.graphql and of the WebLink

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
-import { createKnex } from '../src/db/knex.js';
-import { createLogger } from '../src/logger.js';
-import { migratePlatform } from '../src/tenancy/migrate.js';
+import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../src/platform/db/embedded.js';
+import { createKnex } from '../src/platform/db/knex.js';
+import { createLogger } from '../src/platform/logger.js';
+import { migratePlatform } from '../src/platform/tenancy/migrate.js';
 
 /**
  * `npm test`: runs ava against DATABASE_URL / REDIS_URL when set; otherwise starts the embedded

@@ -1,10 +1,10 @@
-import type { Db, Knex } from '../src/db/knex.js';
+import type { Db, Knex } from '../src/platform/db/knex.js';
 import { createPaymentType, createStockItem } from '../src/modules/orders/order-settings.service.js';
 import { requestTenantStats } from '../src/modules/tenant-stats/tenant-stats.service.js';
 import { createUser } from '../src/modules/users/users.service.js';
-import { createTenant } from '../src/tenancy/provision.js';
-import { PLATFORM_SCHEMA, type Tenant } from '../src/tenancy/tenant.js';
-import { withTenant } from '../src/tenancy/with-tenant.js';
+import { createTenant } from '../src/platform/tenancy/provision.js';
+import { PLATFORM_SCHEMA, type Tenant } from '../src/platform/tenancy/tenant.js';
+import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 
 /** Local demo credentials, printed by `npm start`. Only ever seeded outside production. */
 export const DEMO = { slug: 'demo', name: 'Demo Training Ltd', email: 'admin@demo.test', password: 'lectern-demo' } as const;

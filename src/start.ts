@@ -1,11 +1,11 @@
 import { DEMO, seedDemo } from '../seeds/demo.js';
-import { startWorkers } from '../workers/runtime.js';
-import { createApp } from './app.js';
-import { loadConfig, tenantBaseUrl } from './config.js';
-import { startHttpServer } from './http/server.js';
-import { exitOnBootError, onShutdownSignal } from './process.js';
-import { createRuntime } from './runtime.js';
-import { migrateAll } from './tenancy/migrate.js';
+import { startWorkers } from './app/workers.js';
+import { createApp } from './app/web.js';
+import { loadConfig, tenantBaseUrl } from './platform/config.js';
+import { startHttpServer } from './kit/http/server.js';
+import { exitOnBootError, onShutdownSignal } from './platform/process.js';
+import { createRuntime } from './app/runtime.js';
+import { migrateAll } from './platform/tenancy/migrate.js';
 
 /**
  * `npm start`: everything in one process for local use. Without DATABASE_URL it runs on the

@@ -1,8 +1,8 @@
-import { createApp } from './app.js';
-import { loadConfig } from './config.js';
-import { startHttpServer } from './http/server.js';
-import { exitOnBootError, onShutdownSignal } from './process.js';
-import { createRuntime } from './runtime.js';
+import { createApp } from './app/web.js';
+import { loadConfig } from './platform/config.js';
+import { startHttpServer } from './kit/http/server.js';
+import { exitOnBootError, onShutdownSignal } from './platform/process.js';
+import { createRuntime } from './app/runtime.js';
 
 /** The `web` process: Koa only. It never migrates (that is the `release` process). */
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { ConfigError, loadConfig, platformBaseUrl, tenantBaseUrl } from '../src/config.js';
+import { ConfigError, loadConfig, platformBaseUrl, tenantBaseUrl } from '../src/platform/config.js';
 import { runTs } from './helpers/harness.js';
 
 test('when nothing is set, then the defaults describe the embedded local setup', (t) => {

@@ -1,7 +1,7 @@
-import { loadConfig } from '../src/config.js';
-import { exitOnBootError, onShutdownSignal } from '../src/process.js';
-import { createRuntime } from '../src/runtime.js';
-import { startWorkers } from './runtime.js';
+import { loadConfig } from '../src/platform/config.js';
+import { exitOnBootError, onShutdownSignal } from '../src/platform/process.js';
+import { createRuntime } from '../src/app/runtime.js';
+import { startWorkers } from '../src/app/workers.js';
 
 /** The `worker` process: BullMQ workers and the outbox relay. Scaled separately from web. */
 async function main(): Promise<void> {

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createKnex, type Knex } from '../../src/db/knex.js';
-import { migratePlatform } from '../../src/tenancy/migrate.js';
-import { createTenant } from '../../src/tenancy/provision.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
+import { createKnex, type Knex } from '../../src/platform/db/knex.js';
+import { migratePlatform } from '../../src/platform/tenancy/migrate.js';
+import { createTenant } from '../../src/platform/tenancy/provision.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { benchDatabase } from './env.js';
 import { cpuMs, round, rssMb, runLoad, summarise, type LoadResult } from './load.js';
 

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
-import { createLogger } from '../../src/logger.js';
+import { ensureEmbeddedDatabase, type EmbeddedDatabase } from '../../src/platform/db/embedded.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 /**
  * A fresh database of the bench's own (`lectern_bench_<name>`) on DATABASE_URL's server, or on
@@ -26,7 +26,7 @@ export async function benchDatabase(name: string): Promise<{ url: string; embedd
   return { url: url.toString(), ...(embedded ? { embedded } : {}) };
 }
 
-export { freePort } from '../../src/util/net.js';
+export { freePort } from '../../src/platform/util/net.js';
 
 /** Production mode wants a session key shared by web processes; benches use a fixed one. */
 export const BENCH_SESSION_SECRET = 'bench-session-secret-0123456789abcdef';
@@ -61,7 +61,7 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 /** Starts a bench helper server (a TypeScript file, through tsx) on a free port; it reads PORT and `env`. */
 export async function startHelper(script: string, env: Record<string, string>): Promise<{ port: number; proc: ChildProcess }> {
-  const { freePort: free } = await import('../../src/util/net.js');
+  const { freePort: free } = await import('../../src/platform/util/net.js');
   const port = await free();
   const proc = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   return { port, proc };

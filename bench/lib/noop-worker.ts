@@ -1,4 +1,4 @@
-import { createQueueBackend } from '../../src/jobs/queues.js';
+import { createQueueBackend } from '../../src/platform/queues/queues.js';
 
 /**
  * A worker process that completes jobs of the `noop` queue doing nothing: BullMQ's own rate on

@@ -1,10 +1,10 @@
-import type { Knex } from '../../src/db/knex.js';
+import type { Knex } from '../../src/platform/db/knex.js';
 import { createPaymentType } from '../../src/modules/orders/order-settings.service.js';
 import { createUser } from '../../src/modules/users/users.service.js';
-import { migratePlatform } from '../../src/tenancy/migrate.js';
-import { createTenant } from '../../src/tenancy/provision.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { migratePlatform } from '../../src/platform/tenancy/migrate.js';
+import { createTenant } from '../../src/platform/tenancy/provision.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 
 /**
  * The tenant the order benchmarks place orders in: an API user, the `card` payment type, 50

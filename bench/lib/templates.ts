@@ -1,4 +1,4 @@
-import type { Knex } from '../../src/db/knex.js';
+import type { Knex } from '../../src/platform/db/knex.js';
 
 /**
  * The course templates the GraphQL and WebLink benchmarks ask for: `count` templates in English

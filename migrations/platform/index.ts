@@ -1,4 +1,4 @@
-import type { SchemaMigration } from '../../src/db/migration-source.js';
+import type { SchemaMigration } from '../../src/platform/db/migration-source.js';
 import * as m001 from './001_platform.js';
 import * as m002 from './002_legacy_usage.js';
 import * as m003 from './003_platform_admins.js';

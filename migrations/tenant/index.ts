@@ -1,4 +1,4 @@
-import type { SchemaMigration } from '../../src/db/migration-source.js';
+import type { SchemaMigration } from '../../src/platform/db/migration-source.js';
 import * as m001 from './001_core.js';
 import * as m002 from './002_events_crm.js';
 import * as m003 from './003_event_delete_restrict.js';

@@ -2,8 +2,8 @@ import http from 'node:http';
 import test from 'ava';
 import * as client from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createIntegrationClient } from '../../src/oauth/clients.service.js';
-import { freePort } from '../../src/util/net.js';
+import { createIntegrationClient } from '../../src/modules/oauth/clients.service.js';
+import { freePort } from '../../src/platform/util/net.js';
 import { oauthFixture, type OAuthFixture } from '../helpers/oauth.js';
 import { PASSWORD } from '../helpers/rest.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { serverAudits } from 'graphql-http';
-import { toGlobalId } from '../../src/graphql/ids.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { SCHEMA_FILES } from '../../scripts/schema.js';
 import { request, runTs } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';

@@ -1,9 +1,9 @@
 import test from 'ava';
 import pg from 'pg';
-import { toGlobalId } from '../../src/graphql/ids.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { readInheritance, reinheritEvents } from '../../src/modules/events/events.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { spawnTs, waitFor } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
-import type { GraphQLContext } from '../../src/graphql/context.js';
-import { buildSchema } from '../../src/graphql/schema.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import type { GraphQLContext } from '../../src/kit/graphql/context.js';
+import { buildSchema } from '../../src/app/graphql-schema.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 
 /**

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { toGlobalId } from '../../src/graphql/ids.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { configureOrders, createPaymentType, createStockItem } from '../../src/modules/orders/order-settings.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { waitFor } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { toGlobalId } from '../../src/graphql/ids.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 
 /**

@@ -1,11 +1,11 @@
-import { createServiceClient } from '../../src/oauth/clients.service.js';
+import { createServiceClient } from '../../src/modules/oauth/clients.service.js';
 import { createRole } from '../../src/modules/users/roles.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { toGlobalId } from '../../src/graphql/ids.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { request, type HttpResult } from './harness.js';
 import { oauthFixture, type OAuthFixture } from './oauth.js';
-import type { AppOptions } from '../../src/app.js';
+import type { AppOptions } from '../../src/app/web.js';
 
 /**
  * GraphQL tests go through real HTTP with real bearer tokens: each user gets client

@@ -3,13 +3,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { createApp, type AppOptions } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { startHttpServer } from '../../src/http/server.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { createTenant, dropTenant } from '../../src/tenancy/provision.js';
-import { freePort } from '../../src/util/net.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
+import { createApp, type AppOptions } from '../../src/app/web.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import { startHttpServer } from '../../src/kit/http/server.js';
+import { createRuntime, type Runtime } from '../../src/app/runtime.js';
+import { createTenant, dropTenant } from '../../src/platform/tenancy/provision.js';
+import { freePort } from '../../src/platform/util/net.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 
 /**
  * Test harness. Each test file gets its own tenants (random slugs) and its own queue namespace
@@ -158,7 +158,7 @@ export interface ProcResult {
 }
 
 /**
- * Starts a TypeScript entry point (`src/cli.ts`, `src/web.ts`...) as a real child process.
+ * Starts a TypeScript entry point (`src/cli/main.ts`, `src/web.ts`...) as a real child process.
  * `ownGroup`: in a process group of its own, as a shell runs a foreground command, so
  * `process.kill(-child.pid, 'SIGINT')` is what a terminal's Ctrl-C does (it reaches every
  * process of the group, the children the entry point started included).

@@ -1,12 +1,12 @@
 import * as client from 'openid-client';
-import { createIntegrationClient, type CreatedClient } from '../../src/oauth/clients.service.js';
+import { createIntegrationClient, type CreatedClient } from '../../src/modules/oauth/clients.service.js';
 import { createUser } from '../../src/modules/users/users.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { Browser } from './browser.js';
 import { request, type HttpResult } from './harness.js';
 import { PASSWORD, restFixture, type RestFixture } from './rest.js';
-import type { AppOptions } from '../../src/app.js';
+import type { AppOptions } from '../../src/app/web.js';
 
 /**
  * OAuth test setup: a tenant with a user, a running app, an integration registered as ops would

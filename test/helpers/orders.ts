@@ -1,9 +1,9 @@
 import type { ExecutionContext } from 'ava';
-import type { Knex } from '../../src/db/knex.js';
+import type { Knex } from '../../src/platform/db/knex.js';
 import { createPaymentType } from '../../src/modules/orders/order-settings.service.js';
 import { createUser } from '../../src/modules/users/users.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { PASSWORD } from './rest.js';
 
 /** Orders as the reliability tests place them, and the checks that each finished exactly once. */

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { freePort } from '../../src/util/net.js';
+import { freePort } from '../../src/platform/util/net.js';
 import { waitFor } from './harness.js';
 
 /**

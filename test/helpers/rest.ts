@@ -1,8 +1,8 @@
 import { createUser } from '../../src/modules/users/users.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request, setupTestRuntime, startTestApp, type HttpResult, type TestContext } from './harness.js';
-import type { AppOptions } from '../../src/app.js';
+import type { AppOptions } from '../../src/app/web.js';
 
 export const PASSWORD = 'integration-secret-1';
 export const basic = (email: string, password: string) => `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;

@@ -1,5 +1,5 @@
-import { loadConfig } from '../../src/config.js';
-import { createQueueBackend } from '../../src/jobs/queues.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createQueueBackend } from '../../src/platform/queues/queues.js';
 
 /**
  * A worker process that takes one job of the `orders` queue and never finishes it: it stands for

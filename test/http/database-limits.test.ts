@@ -1,13 +1,13 @@
 import test from 'ava';
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import pg from 'pg';
-import { AppError } from '../../src/errors.js';
-import type { GraphQLContext } from '../../src/graphql/context.js';
-import { buildSchema } from '../../src/graphql/schema.js';
-import { createLogger } from '../../src/logger.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { buildWebLinkSchema } from '../../src/weblink/schema.js';
+import { AppError } from '../../src/platform/errors.js';
+import type { GraphQLContext } from '../../src/kit/graphql/context.js';
+import { buildSchema } from '../../src/app/graphql-schema.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { buildWebLinkSchema } from '../../src/app/weblink-schema.js';
 import { request, waitFor } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import test from 'ava';
 import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
 import { createUser } from '../../src/modules/users/users.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request } from '../helpers/harness.js';
 import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';
 

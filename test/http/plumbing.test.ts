@@ -1,8 +1,8 @@
 import test from 'ava';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { createUser } from '../../src/modules/users/users.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { basic } from '../helpers/rest.js';
 
 let ctx: TestContext;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { QUEUE_NAMES } from '../../src/jobs/queues.js';
+import { QUEUE_NAMES } from '../../src/platform/queues/queues.js';
 import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
 import { basic } from '../helpers/rest.js';

@@ -1,11 +1,11 @@
 import test from 'ava';
-import type { Knex } from '../../src/db/knex.js';
-import { OutboxDispatcher } from '../../src/jobs/outbox.js';
-import { createQueueBackend } from '../../src/jobs/queues.js';
+import type { Knex } from '../../src/platform/db/knex.js';
+import { OutboxDispatcher } from '../../src/platform/queues/outbox.js';
+import { createQueueBackend } from '../../src/platform/queues/queues.js';
 import { requestTenantStats } from '../../src/modules/tenant-stats/tenant-stats.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { setupTestRuntime, waitFor, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { requestApplyCourseTemplate } from '../../src/modules/background-jobs/background-jobs.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request, setupTestRuntime, spawnTs, startTestApp, waitFor, type TestContext } from '../helpers/harness.js';
 import { assertExactlyOnce, finishedOrders, orderFor, orderSetup } from '../helpers/orders.js';
 import { hasRedisServer, privateRedis, type PrivateRedis } from '../helpers/private-redis.js';

@@ -1,11 +1,11 @@
 import test from 'ava';
-import { Reconciler } from '../../src/jobs/reconciler.js';
+import { Reconciler } from '../../src/platform/queues/reconciler.js';
 import { requestApplyCourseTemplate } from '../../src/modules/background-jobs/background-jobs.service.js';
 import { orderNeedsWork } from '../../src/modules/orders/order-processing.service.js';
 import { placeOrder } from '../../src/modules/orders/orders.service.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers } from '../../workers/runtime.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers } from '../../src/app/workers.js';
 import { setupTestRuntime, waitFor, type TestContext } from '../helpers/harness.js';
 import { assertExactlyOnce, finishedOrders, orderFor, orderSetup, type OrderSetup } from '../helpers/orders.js';
 

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { DEFAULT_JOB_OPTIONS } from '../../src/jobs/queues.js';
-import { withRetryPolicy } from '../../src/jobs/job-errors.js';
-import { NotFoundError, ServiceUnavailableError } from '../../src/errors.js';
+import { DEFAULT_JOB_OPTIONS } from '../../src/platform/queues/queues.js';
+import { withRetryPolicy } from '../../src/platform/queues/job-errors.js';
+import { NotFoundError, ServiceUnavailableError } from '../../src/platform/errors.js';
 
 const job = { data: {} } as Job<object>;
 

@@ -2,7 +2,7 @@ import test from 'ava';
 import * as client from 'openid-client';
 import { Browser } from '../helpers/browser.js';
 import { request } from '../helpers/harness.js';
-import { createIntegrationClient } from '../../src/oauth/clients.service.js';
+import { createIntegrationClient } from '../../src/modules/oauth/clients.service.js';
 import { CALLBACK, oauthFixture, type OAuthFixture } from '../helpers/oauth.js';
 
 /**

@@ -1,6 +1,6 @@
 import test from 'ava';
 import * as client from 'openid-client';
-import { createServiceClient } from '../../src/oauth/clients.service.js';
+import { createServiceClient } from '../../src/modules/oauth/clients.service.js';
 import { Browser } from '../helpers/browser.js';
 import { oauthFixture, type OAuthFixture } from '../helpers/oauth.js';
 import { PASSWORD } from '../helpers/rest.js';

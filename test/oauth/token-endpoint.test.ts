@@ -1,6 +1,6 @@
 import test from 'ava';
 import * as client from 'openid-client';
-import { createServiceClient, revokeClient } from '../../src/oauth/clients.service.js';
+import { createServiceClient, revokeClient } from '../../src/modules/oauth/clients.service.js';
 import { Browser } from '../helpers/browser.js';
 import { request, setupTestRuntime, startTestApp, type HttpResult } from '../helpers/harness.js';
 import { CALLBACK, oauthFixture, type OAuthFixture } from '../helpers/oauth.js';

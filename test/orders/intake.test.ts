@@ -1,5 +1,5 @@
 import test from 'ava';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
 
 /**

@@ -2,8 +2,8 @@ import test from 'ava';
 import { configureOrders, createPaymentType, createStockItem } from '../../src/modules/orders/order-settings.service.js';
 import { showOrder, type OrderView } from '../../src/modules/orders/order-view.service.js';
 import { invoiceOrder, registerOrder } from '../../src/modules/orders/order-processing.service.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers, type RunningWorkers } from '../../workers/runtime.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { runTs, waitFor } from '../helpers/harness.js';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
 
@@ -142,14 +142,14 @@ test.serial('when the tenant uses the manual workflow, then orders wait for rele
     t.is(waiting.state, 'awaiting_release');
     t.is(waiting.registration, null);
     const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: f.ctx.rt.config.redisUrl, QUEUE_PREFIX: f.ctx.rt.config.queuePrefix };
-    const released = await runTs('src/cli.ts', ['orders:release', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
+    const released = await runTs('src/cli/main.ts', ['orders:release', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
     t.is(released.code, 0, released.stderr);
     t.deepEqual(JSON.parse(released.stdout), { id: r.json.order_id, state: 'released' });
     const done = await settle(r.json.order_id, ['completed', 'failed']);
     t.is(done.state, 'completed');
     t.is(done.registration!.delegates[0]!.contactId, contacts[2]!);
     // Releasing twice is refused: it is no longer waiting.
-    const again = await runTs('src/cli.ts', ['orders:release', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
+    const again = await runTs('src/cli/main.ts', ['orders:release', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
     t.is(again.code, 1);
     t.regex(again.stderr, /only an order awaiting release/);
   } finally {
@@ -169,7 +169,7 @@ test.serial('when overbooking is prevented and an order needs more places than a
     t.is(failed.invoice, null);
     await f.api('PUT', `event/public_events/${smallEventId}`, { delegates_max: 5 });
     const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: f.ctx.rt.config.redisUrl, QUEUE_PREFIX: f.ctx.rt.config.queuePrefix };
-    const retried = await runTs('src/cli.ts', ['orders:retry', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
+    const retried = await runTs('src/cli/main.ts', ['orders:retry', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
     t.is(retried.code, 0, retried.stderr);
     const done = await settle(r.json.order_id, ['completed']);
     t.is(done.registration!.delegates[0]!.numPlaces, 3);
@@ -249,12 +249,12 @@ test.serial('the CLI shows an order and finds orders by external id', async (t) 
   const r = await f.api('POST', 'orders', { contact_id: contacts[0], external_id: 'crm-77', items: [{ event_id: eventId, price: 120, contact_id: contacts[3] }] });
   await settle(r.json.order_id);
   const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: f.ctx.rt.config.redisUrl, QUEUE_PREFIX: f.ctx.rt.config.queuePrefix };
-  const shown = await runTs('src/cli.ts', ['orders:show', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
+  const shown = await runTs('src/cli/main.ts', ['orders:show', '--tenant', f.tenant.slug, '--id', String(r.json.order_id)], env);
   t.is(shown.code, 0, shown.stderr);
   const json = JSON.parse(shown.stdout);
   t.is(json.state, 'completed');
   t.is(json.registration.delegates[0].contactId, contacts[3]);
   t.is(json.failure, null);
-  const found = await runTs('src/cli.ts', ['orders:list', '--tenant', f.tenant.slug, '--external-id', 'crm-77'], env);
+  const found = await runTs('src/cli/main.ts', ['orders:list', '--tenant', f.tenant.slug, '--external-id', 'crm-77'], env);
   t.deepEqual(JSON.parse(found.stdout).map((o: { id: number }) => o.id), [r.json.order_id]);
 });

@@ -1,11 +1,11 @@
 import test, { type ExecutionContext } from 'ava';
-import { createApp } from '../../src/app.js';
-import { startHttpServer } from '../../src/http/server.js';
-import { OutboxDispatcher } from '../../src/jobs/outbox.js';
-import { createQueueBackend } from '../../src/jobs/queues.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
-import { startWorkers } from '../../workers/runtime.js';
+import { createApp } from '../../src/app/web.js';
+import { startHttpServer } from '../../src/kit/http/server.js';
+import { OutboxDispatcher } from '../../src/platform/queues/outbox.js';
+import { createQueueBackend } from '../../src/platform/queues/queues.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { startWorkers } from '../../src/app/workers.js';
 import { request, spawnTs, waitFor } from '../helpers/harness.js';
 import { assertExactlyOnce as assertOrdersOnce, finishedOrders, orderFor, orderSetup, type OrderSetup } from '../helpers/orders.js';
 import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import test from 'ava';
-import { freePort } from '../../src/util/net.js';
+import { freePort } from '../../src/platform/util/net.js';
 import { hex, request, spawnTs, waitFor } from '../helpers/harness.js';
 
 test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import pg from 'pg';
-import { freePort } from '../../src/util/net.js';
+import { freePort } from '../../src/platform/util/net.js';
 import { hex, request, ROOT, runTs, spawnTs, waitFor } from '../helpers/harness.js';
 
 // The zero-config path, whatever DATABASE_URL the suite runs with: a data folder of its own.
@@ -37,10 +37,10 @@ test.serial('npm start runs on the embedded default, the CLI finds it, Ctrl-C st
   t.is((await request(port, { host: `demo.localhost:${port}` })).json.tenant, 'demo');
 
   // While it runs, the CLI uses the same database (it does not start a second cluster).
-  const listed = await runTs('src/cli.ts', ['tenants:list'], env);
+  const listed = await runTs('src/cli/main.ts', ['tenants:list'], env);
   t.is(listed.code, 0, listed.stderr);
   t.deepEqual(JSON.parse(listed.stdout).map((x: { slug: string }) => x.slug), ['demo']);
-  const created = await runTs('src/cli.ts', ['tenants:create', '--slug', 'acme', '--name', 'Acme Training'], env);
+  const created = await runTs('src/cli/main.ts', ['tenants:create', '--slug', 'acme', '--name', 'Acme Training'], env);
   t.is(created.code, 0, created.stderr);
   await waitFor(async () => (await request(port, { host: `acme.localhost:${port}` })).status === 200, 'the new tenant to be served', 10000);
 
@@ -54,7 +54,7 @@ test.serial('npm start runs on the embedded default, the CLI finds it, Ctrl-C st
   t.false(await embeddedAnswers(), 'embedded PostgreSQL is stopped');
 
   // Nothing runs now: the CLI starts the embedded database itself, finds the data, and stops it again.
-  const again = await runTs('src/cli.ts', ['tenants:list'], env);
+  const again = await runTs('src/cli/main.ts', ['tenants:list'], env);
   t.is(again.code, 0, again.stderr);
   t.deepEqual(JSON.parse(again.stdout).map((x: { slug: string }) => x.slug), ['demo', 'acme']);
   t.false(await embeddedAnswers(), 'the CLI stopped the cluster it started');

@@ -3,7 +3,7 @@ import { request } from '../helpers/harness.js';
 import { basic, PASSWORD, restFixture, type RestFixture } from '../helpers/rest.js';
 import { runTs } from '../helpers/harness.js';
 import { hashPassword } from '../../src/modules/users/password.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 
 let a: RestFixture;
 let b: RestFixture;
@@ -92,7 +92,7 @@ test('each REST call is counted per tenant, user, endpoint and day, and the CLI 
     await c.api('GET', 'crm/contacts/12345');
     await c.api('GET', 'crm/campaigns', undefined, { headers: { authorization: basic(c.email, 'wrong-password') } });
     await c.ctx.rt.legacyUsage.flush();
-    const r = await runTs('src/cli.ts', ['legacy-usage', '--tenant', c.tenant.slug]);
+    const r = await runTs('src/cli/main.ts', ['legacy-usage', '--tenant', c.tenant.slug]);
     t.is(r.code, 0, r.stderr);
     const rows = JSON.parse(r.stdout) as { endpoint: string; email: string | null; calls: number; day: string }[];
     const today = new Date().toISOString().slice(0, 10);

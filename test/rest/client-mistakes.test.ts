@@ -1,9 +1,9 @@
 import zlib from 'node:zlib';
 import test from 'ava';
 import Koa from 'koa';
-import { errorMapping } from '../../src/http/errors.js';
-import { requestContext } from '../../src/http/request-id.js';
-import { startHttpServer } from '../../src/http/server.js';
+import { errorMapping } from '../../src/kit/http/errors.js';
+import { requestContext } from '../../src/kit/http/request-id.js';
+import { startHttpServer } from '../../src/kit/http/server.js';
 import { request } from '../helpers/harness.js';
 import { basic, restFixture, type RestFixture } from '../helpers/rest.js';
 
@@ -27,7 +27,7 @@ test.serial.before(async () => {
   dateMappingId = mapped.json.mappings[0].id;
   eventId = (await f.api('POST', 'event/public_events', { event_template_id: templateId, start_date: '2027-05-01' })).json.id;
   contactId = (await f.api('POST', 'crm/contacts', { last_name: 'Okafor' })).json.id;
-  const { withTenant } = await import('../../src/tenancy/with-tenant.js');
+  const { withTenant } = await import('../../src/platform/tenancy/with-tenant.js');
   unnamedId = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('delegates').insert({ event_id: eventId, num_places: 2 }).returning('id'))[0].id);
 });
 test.after.always(async () => f?.close());

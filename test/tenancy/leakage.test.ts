@@ -1,8 +1,8 @@
 import test from 'ava';
-import { createKnex, type Knex } from '../../src/db/knex.js';
-import { withTenant } from '../../src/tenancy/with-tenant.js';
+import { createKnex, type Knex } from '../../src/platform/db/knex.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { setupTestRuntime, type TestContext } from '../helpers/harness.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 
 let ctx: TestContext;
 let one: Knex;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { platformMigrations } from '../../migrations/platform/index.js';
 import { tenantMigrations } from '../../migrations/tenant/index.js';
-import { migrateAll } from '../../src/tenancy/migrate.js';
+import { migrateAll } from '../../src/platform/tenancy/migrate.js';
 import { ROOT, runTs, setupTestRuntime, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
@@ -37,7 +37,7 @@ test.serial('when one tenant schema is broken, then migrate-all reports it, migr
   // The good tenant works again: its roles were re-seeded by the migration.
   t.deepEqual((await knex(`${good.schema}.roles`).pluck('name')).sort(), ['admin', 'viewer']);
 
-  const cli = await runTs('src/cli.ts', ['migrate'], { MIGRATE_CONCURRENCY: '2' });
+  const cli = await runTs('src/cli/main.ts', ['migrate'], { MIGRATE_CONCURRENCY: '2' });
   t.is(cli.code, 1);
   t.regex(cli.stderr, new RegExp(`FAIL ${bad.slug} `));
   t.regex(cli.stderr, new RegExp(`migrations failed for tenant\\(s\\): .*${bad.slug}`));

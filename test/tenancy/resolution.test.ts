@@ -1,6 +1,6 @@
 import test from 'ava';
-import { slugFromHost } from '../../src/tenancy/registry.js';
-import { schemaForSlug } from '../../src/tenancy/slug.js';
+import { slugFromHost } from '../../src/platform/tenancy/registry.js';
+import { schemaForSlug } from '../../src/platform/tenancy/slug.js';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;

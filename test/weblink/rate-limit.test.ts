@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { Tenant } from '../../src/tenancy/tenant.js';
-import { createApp } from '../../src/app.js';
-import { startHttpServer } from '../../src/http/server.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { createApp } from '../../src/app/web.js';
+import { startHttpServer } from '../../src/kit/http/server.js';
 import { request } from '../helpers/harness.js';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
 

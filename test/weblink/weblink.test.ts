@@ -1,6 +1,6 @@
 import test from 'ava';
-import { toGlobalId } from '../../src/graphql/ids.js';
-import type { Tenant } from '../../src/tenancy/tenant.js';
+import { toGlobalId } from '../../src/kit/graphql/ids.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { request } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 

@@ -1,7 +1,7 @@
-import type { Knex } from '../../db/knex.js';
-import { ConflictError } from '../../errors.js';
-import { PLATFORM_SCHEMA } from '../../tenancy/tenant.js';
-import { parseOrThrow } from '../../util/validation.js';
+import type { Knex } from '../../platform/db/knex.js';
+import { ConflictError } from '../../platform/errors.js';
+import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { parseOrThrow } from '../../platform/util/validation.js';
 import { hashPassword } from '../users/password.js';
 import { credentialsInput } from '../users/users.service.js';
 

@@ -1,10 +1,10 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
-import { byId } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, refField, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
+import { byId } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-templates.graphql.js';
 import { Event, eventById } from '../events/events.graphql.js';
 import { BACKGROUND_JOB_STATES, requestApplyCourseTemplate, type BackgroundJobRow } from './background-jobs.service.js';

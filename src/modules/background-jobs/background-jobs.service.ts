@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex.js';
-import { addToOutbox } from '../../jobs/outbox.js';
+import type { Db } from '../../platform/db/knex.js';
+import { addToOutbox } from '../../platform/queues/outbox.js';
 import { readInheritance, reinheritEvents } from '../events/events.service.js';
 
 /**

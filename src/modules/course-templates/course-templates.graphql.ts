@@ -1,11 +1,11 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { LifecycleState, payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf } from '../../graphql/ids.js';
-import { listQuery } from '../../graphql/lists.js';
-import { byOwner } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { byOwner } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
 import type { LocaleRow } from '../locales/locales.service.js';

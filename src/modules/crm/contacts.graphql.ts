@@ -1,8 +1,8 @@
 import { GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { refField } from '../../graphql/errors.js';
-import { byId } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { refField } from '../../kit/graphql/errors.js';
+import { byId } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 
 /**
  * Contact in GraphQL, as far as orders need it: who placed an order, who an invoice is for.

@@ -9,13 +9,13 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf } from '../../graphql/ids.js';
-import { listQuery } from '../../graphql/lists.js';
-import { wholeTable } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { wholeTable } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { APPLIES_TO, CUSTOM_FIELD_TYPES, definitionInput, type DefinitionRow, type FieldValueRow } from './custom-fields.service.js';
 
 /** Custom field definitions and values in GraphQL. */

@@ -1,9 +1,9 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import type { Db } from '../../db/knex.js';
-import { fieldError, type FieldError } from '../../graphql/errors.js';
-import { isCalendarDate } from '../../rest/fields.js';
-import { sanitizeRichText } from '../../util/rich-text.js';
+import type { Db } from '../../platform/db/knex.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { isCalendarDate } from '../../kit/rest/fields.js';
+import { sanitizeRichText } from '../../platform/util/rich-text.js';
 
 /**
  * Custom fields: definitions (a key, a label, a type, what they apply to, whether they can be

@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { LifecycleState, payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, refField, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf } from '../../graphql/ids.js';
-import { listQuery } from '../../graphql/lists.js';
-import { byId, byOwner } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, refField, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { byId, byOwner } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-templates.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import type { FieldValueRow } from '../custom-fields/custom-fields.service.js';
@@ -14,7 +14,7 @@ import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.
 import { Location, locationById } from '../locations/locations.graphql.js';
 import { TaxType, taxTypeById } from '../tax-types/tax-types.graphql.js';
 import { createClassroomEvent, duplicateEvent, type ClassroomInput, type EventRow } from './events.service.js';
-import { EVENT_TYPES, placesBooked } from './public-events.resource.js';
+import { EVENT_TYPES, placesBooked } from './public-events.rest.js';
 
 /**
  * Event in GraphQL (the REST API's public event): its locale and what it inherited from its

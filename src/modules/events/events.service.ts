@@ -1,11 +1,11 @@
-import type { Db } from '../../db/knex.js';
-import { LIFECYCLE_STATES } from '../../graphql/common.js';
-import { fieldError, lineErrors, type FieldError } from '../../graphql/errors.js';
-import { isDateTime } from '../../rest/fields.js';
-import { canonicalTimeZone } from '../../util/time-zones.js';
+import type { Db } from '../../platform/db/knex.js';
+import { LIFECYCLE_STATES } from '../../kit/graphql/common.js';
+import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { isDateTime } from '../../kit/rest/fields.js';
+import { canonicalTimeZone } from '../../platform/util/time-zones.js';
 import type { CourseTemplateRow } from '../course-templates/course-templates.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';
-import { EVENT_TYPES } from './public-events.resource.js';
+import { EVENT_TYPES } from './public-events.rest.js';
 
 /**
  * Events as the GraphQL API makes them (the REST API's public events are the same rows): a

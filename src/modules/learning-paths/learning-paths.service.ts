@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex.js';
-import { fieldError, type FieldError } from '../../graphql/errors.js';
+import type { Db } from '../../platform/db/knex.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
 import { checkBaseValues, LEARNING_PATH_VALUES, writeBaseValues, type DefinitionRow, type ValueInput } from '../custom-fields/custom-fields.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';
 import { textProblem, type TranslatableEntity } from '../translations/translations.service.js';

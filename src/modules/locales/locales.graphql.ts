@@ -1,12 +1,12 @@
 import { GraphQLBoolean, GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
-import { AppError } from '../../errors.js';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf } from '../../graphql/ids.js';
-import { listQuery } from '../../graphql/lists.js';
-import { wholeTable } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { AppError } from '../../platform/errors.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { wholeTable } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from './locales.service.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex.js';
-import { NotFoundError, ValidationError } from '../../errors.js';
+import type { Db } from '../../platform/db/knex.js';
+import { NotFoundError, ValidationError } from '../../platform/errors.js';
 
 /** A tenant's view of one catalogue locale. */
 export interface LocaleRow {

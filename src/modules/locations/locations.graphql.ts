@@ -1,11 +1,11 @@
 import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, lineErrors, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { listQuery } from '../../graphql/lists.js';
-import { byId } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
-import { canonicalTimeZone } from '../../util/time-zones.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, lineErrors, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { byId } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
+import { canonicalTimeZone } from '../../platform/util/time-zones.js';
 
 /** Locations: where classroom events take place (LOCATION_VIEW / LOCATION_EDIT). */
 const VIEW = 'LOCATION_VIEW';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../platform/errors.js';
 
 /**
  * The body of `POST /api/v2/orders` (contract: "Create an order"), checked before anything is

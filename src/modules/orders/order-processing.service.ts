@@ -1,6 +1,6 @@
-import type { Db, Knex } from '../../db/knex.js';
-import { AppError, NotFoundError } from '../../errors.js';
-import { placesBooked } from '../events/public-events.resource.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
+import { AppError, NotFoundError } from '../../platform/errors.js';
+import { placesBooked } from '../events/public-events.rest.js';
 import { centsToDecimal, toCents } from './money.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex.js';
-import { ConflictError, ValidationError } from '../../errors.js';
+import type { Db } from '../../platform/db/knex.js';
+import { ConflictError, ValidationError } from '../../platform/errors.js';
 import { centsToDecimal, toCents } from './money.js';
 
 /**

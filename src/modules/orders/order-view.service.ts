@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex.js';
-import { NotFoundError } from '../../errors.js';
+import type { Db } from '../../platform/db/knex.js';
+import { NotFoundError } from '../../platform/errors.js';
 
 /**
  * How an order stands, for ops (`orders:show`, `orders:list`) and, later, GraphQL: its state,

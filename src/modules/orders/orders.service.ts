@@ -1,6 +1,6 @@
-import type { Db } from '../../db/knex.js';
-import { AppError, ConflictError, NotFoundError } from '../../errors.js';
-import { addToOutbox } from '../../jobs/outbox.js';
+import type { Db } from '../../platform/db/knex.js';
+import { AppError, ConflictError, NotFoundError } from '../../platform/errors.js';
+import { addToOutbox } from '../../platform/queues/outbox.js';
 import { centsToDecimal, toCents } from './money.js';
 import { orderHash, parseOrder, type OrderInput } from './order-input.js';
 

@@ -1,10 +1,10 @@
 import { GraphQLFloat, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { fieldError, lineErrors, requirePermission, type FieldError } from '../../graphql/errors.js';
-import { listQuery } from '../../graphql/lists.js';
-import { byId } from '../../graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../graphql/node.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { fieldError, lineErrors, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { listQuery } from '../../kit/graphql/lists.js';
+import { byId } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 
 /** Tax types: the tax an event's price is sold under (TAX_TYPE_VIEW / TAX_TYPE_EDIT). */
 const VIEW = 'TAX_TYPE_VIEW';

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { tenantBaseUrl } from '../../config.js';
-import { tenantOf, type AppState } from '../../http/context.js';
-import type { Runtime } from '../../runtime.js';
-import { requestTransaction } from '../../http/tenant-transaction.js';
+import { tenantBaseUrl } from '../../platform/config.js';
+import { tenantOf, type AppState } from '../../kit/http/context.js';
+import type { Runtime } from '../../app/runtime.js';
+import { requestTransaction } from '../../kit/http/tenant-transaction.js';
 
 /**
  * `GET /` on a tenant's host: a small public discovery document read from the tenant's own

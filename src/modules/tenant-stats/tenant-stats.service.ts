@@ -1,6 +1,6 @@
-import type { Db } from '../../db/knex.js';
-import { addToOutbox } from '../../jobs/outbox.js';
-import { PLATFORM_SCHEMA } from '../../tenancy/tenant.js';
+import type { Db } from '../../platform/db/knex.js';
+import { addToOutbox } from '../../platform/queues/outbox.js';
+import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 
 export interface TenantStats {
   users: number;

@@ -9,12 +9,12 @@ import {
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { payloadType } from '../../graphql/common.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { requirePermission, type FieldError } from '../../graphql/errors.js';
-import { legacyIdOf, toGlobalId } from '../../graphql/ids.js';
-import { byId, byOwner } from '../../graphql/loaders.js';
-import { NodeInterface, registerNode } from '../../graphql/node.js';
+import { payloadType } from '../../kit/graphql/common.js';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
+import { byId, byOwner } from '../../kit/graphql/loaders.js';
+import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import type { FieldValueRow } from '../custom-fields/custom-fields.service.js';
 import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/locales.graphql.js';

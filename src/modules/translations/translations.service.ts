@@ -1,6 +1,6 @@
-import type { Db } from '../../db/knex.js';
-import { fieldError, type FieldError } from '../../graphql/errors.js';
-import { sanitizeRichText } from '../../util/rich-text.js';
+import type { Db } from '../../platform/db/knex.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { sanitizeRichText } from '../../platform/util/rich-text.js';
 import {
   checkTranslatedValues,
   deleteTranslatedValues,

@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
 import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
-import type { Knex } from '../../db/knex.js';
-import { ServiceUnavailableError } from '../../errors.js';
-import { PLATFORM_SCHEMA } from '../../tenancy/tenant.js';
+import type { Knex } from '../../platform/db/knex.js';
+import { ServiceUnavailableError } from '../../platform/errors.js';
+import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import { verifyPasswordOrDummy } from './password.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Db } from '../../db/knex.js';
-import { ConflictError } from '../../errors.js';
-import { parseOrThrow } from '../../util/validation.js';
+import type { Db } from '../../platform/db/knex.js';
+import { ConflictError } from '../../platform/errors.js';
+import { parseOrThrow } from '../../platform/util/validation.js';
 
 /**
  * Roles are named permission sets. Permissions are `<ENTITY>_VIEW` / `<ENTITY>_EDIT` for each

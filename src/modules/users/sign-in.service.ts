@@ -1,7 +1,7 @@
-import type { Knex } from '../../db/knex.js';
-import type { Tenant } from '../../tenancy/tenant.js';
-import { withTenant } from '../../tenancy/with-tenant.js';
-import { hasControlCharacter } from '../../util/text.js';
+import type { Knex } from '../../platform/db/knex.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { hasControlCharacter } from '../../platform/util/text.js';
 import type { PasswordCheck, PasswordGuard } from './password-guard.js';
 
 /**

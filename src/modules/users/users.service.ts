@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../../util/validation.js';
-import type { Db } from '../../db/knex.js';
-import { ConflictError, ValidationError } from '../../errors.js';
+import { parseOrThrow } from '../../platform/util/validation.js';
+import type { Db } from '../../platform/db/knex.js';
+import { ConflictError, ValidationError } from '../../platform/errors.js';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password.js';
 
 /** Sign-in credentials as every account kind takes them: an email (stored lower case) and a password. */

@@ -1,0 +1,46 @@
+/**
+ * The direction of imports (`npm run lint`): each layer imports only the layers below it.
+ *
+ *   4 processes  src/web.ts src/start.ts src/cli/ workers/
+ *   3 app        src/app/        assembly: the web app, routes, schemas, runtime, workers
+ *   2 modules    src/modules/    one area each: data (its tables), rules, services, and faces
+ *   1 kit        src/kit/        the API toolkits (HTTP, REST engine, GraphQL), knowing no module
+ *   0 platform   src/platform/   config, logging, errors, db, tenancy, queues and outbox
+ *
+ * Inside a module, the domain (`*.data.ts`, `*.rules.ts`, `*.service.ts` and helpers) never imports
+ * an API face or the kit: faces (`*.rest.ts`, `*.graphql.ts`, `*.weblink.ts`, `*.processor.ts`,
+ * `*.routes.ts`, `*-auth.ts`) translate between the domain and the outside.
+ */
+const FACE = '[.](rest|graphql|weblink|processor|routes)[.]ts$|-auth[.]ts$';
+const PROCESS = '^src/(web|start)[.]ts$|^src/cli/|^workers/';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Import circles hide which module depends on which.', from: {}, to: { circular: true } },
+    { name: 'platform-imports-platform', severity: 'error', from: { path: '^src/platform/' }, to: { path: '^(src/(?!platform/)|workers/|seeds/)' } },
+    { name: 'kit-knows-no-module', severity: 'error', from: { path: '^src/kit/' }, to: { path: '^(src/(?!platform/|kit/)|workers/|seeds/|migrations/)' } },
+    { name: 'modules-below-app', severity: 'error', from: { path: '^src/modules/' }, to: { path: `^src/app/|${PROCESS}|^seeds/|^migrations/` } },
+    {
+      name: 'domain-imports-no-face',
+      severity: 'error',
+      comment: 'Data, rules and services are the same for every face; only faces know the kit.',
+      from: { path: '^src/modules/', pathNot: FACE },
+      to: { path: `^src/kit/|^src/modules/.*(${FACE})` },
+    },
+    { name: 'migrations-use-the-platform', severity: 'error', from: { path: '^migrations/' }, to: { path: '^(src/(?!platform/)|workers/|seeds/)' } },
+    { name: 'app-below-processes', severity: 'error', from: { path: '^src/app/' }, to: { path: PROCESS } },
+    { name: 'processes-import-no-process', severity: 'error', from: { path: PROCESS }, to: { path: PROCESS, pathNot: '$1' } },
+    {
+      name: 'seeds-and-migrations-use-the-domain',
+      severity: 'error',
+      from: { path: '^(seeds|migrations)/' },
+      to: { path: `^src/(kit|app)/|^src/modules/.*(${FACE})|${PROCESS}` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,76 @@
+import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
+import { backgroundJobQuery } from '../modules/background-jobs/background-jobs.graphql.js';
+import { CourseTemplateMutations, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
+import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery } from '../modules/custom-fields/custom-fields.graphql.js';
+import { LearningPathMutations, learningPathsQuery } from '../modules/learning-paths/learning-paths.graphql.js';
+import { EventMutations, eventsQuery } from '../modules/events/events.graphql.js';
+import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
+import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
+import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
+import { TaxTypeMutations, taxTypesQuery } from '../modules/tax-types/tax-types.graphql.js';
+import type { GraphQLContext } from '../kit/graphql/context.js';
+import { nodeQuery } from '../kit/graphql/node.js';
+
+/**
+ * The Core GraphQL schema, assembled from the modules. Conventions (api-conventions.md): Node
+ * ids, list queries with filters/order/paging answering connections, and mutations grouped
+ * under an entity field answering the object and FieldErrors. `schema.graphql` at the
+ * project root is this schema's SDL (`npm run schema` writes it; a test fails when it is stale).
+ */
+
+const inTurn = new WeakSet<GraphQLObjectType>();
+
+/**
+ * A mutation group: `mutation { courseTemplate { update(...) { ... } } }`. Its mutations run one
+ * after another ({@link GraphQLContext.inTurn}), as top-level mutation fields do. Each answers
+ * a nullable payload, so one refused mutation (a permission error) does not hide what the
+ * others of the group wrote.
+ */
+function group(type: GraphQLObjectType<unknown, GraphQLContext>, description: string) {
+  if (!inTurn.has(type)) {
+    inTurn.add(type);
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      if (resolve) field.resolve = (source, args, ctx: GraphQLContext, info) => ctx.inTurn(async () => resolve(source, args, ctx, info));
+    }
+  }
+  return { type: new GraphQLNonNull(type), description, resolve: () => ({}) };
+}
+
+export function buildSchema(): GraphQLSchema {
+  const query = new GraphQLObjectType<unknown, GraphQLContext>({
+    name: 'Query',
+    fields: {
+      hello: {
+        type: new GraphQLNonNull(GraphQLString),
+        description: 'A greeting for the user the access token acts as: a way to check a token.',
+        resolve: (_root, _args, ctx) => `Hello, ${ctx.user.email}!`,
+      },
+      node: nodeQuery,
+      locales: localesQuery,
+      courseTemplates: courseTemplatesQuery,
+      learningPaths: learningPathsQuery,
+      customFieldDefinitions: customFieldDefinitionsQuery,
+      events: eventsQuery,
+      locations: locationsQuery,
+      taxTypes: taxTypesQuery,
+      backgroundJob: backgroundJobQuery,
+      opportunities: opportunitiesQuery,
+      invoices: invoicesQuery,
+    },
+  });
+  const mutation = new GraphQLObjectType<unknown, GraphQLContext>({
+    name: 'Mutation',
+    fields: {
+      courseTemplate: group(CourseTemplateMutations, 'Create and update course templates and their translations (COURSE_TEMPLATE_EDIT).'),
+      learningPaths: group(LearningPathMutations, 'Create and update learning paths and their translations (LEARNING_PATH_EDIT).'),
+      locale: group(LocaleMutations, "The instance's locales (LOCALE_EDIT)."),
+      customFieldDefinition: group(CustomFieldDefinitionMutations, 'Custom field definitions (CUSTOM_FIELD_EDIT).'),
+      event: group(EventMutations, 'Create and duplicate events (EVENT_EDIT).'),
+      location: group(LocationMutations, 'Locations of events (LOCATION_EDIT).'),
+      taxType: group(TaxTypeMutations, 'Tax types of events (TAX_TYPE_EDIT).'),
+      opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
+    },
+  });
+  return new GraphQLSchema({ query, mutation });
+}

@@ -1,0 +1,83 @@
+import type { Job, Worker } from 'bullmq';
+import type { Knex } from '../platform/db/knex.js';
+import { withRetryPolicy } from '../platform/queues/job-errors.js';
+import { settleJob, startRelay } from '../platform/queues/outbox.js';
+import { Reconciler, startReconciler } from '../platform/queues/reconciler.js';
+import { backgroundJobNeedsWork } from '../modules/background-jobs/background-jobs.service.js';
+import { orderNeedsWork } from '../modules/orders/order-processing.service.js';
+import { withTenant } from '../platform/tenancy/with-tenant.js';
+import type { Runtime } from './runtime.js';
+import { watchJobFailures } from '../platform/queues/failure-watcher.js';
+import { courseTemplatesProcessor, markFailedBackgroundJob } from '../modules/background-jobs/background-jobs.processor.js';
+import { markFailedOrderJob, orderProcessor } from '../modules/orders/orders.processor.js';
+import { tenantStatsProcessor } from '../modules/tenant-stats/tenant-stats.processor.js';
+
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops the relay, then lets each worker finish its active jobs (or return them) and closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * A job that completed has done its work: its outbox row is settled, so the reconciler no longer
+ * follows it. Best effort: a row left open is settled by the reconciler's next look.
+ */
+function settling<D, R>(rt: Pick<Runtime, 'knex' | 'log'>, fn: (job: Job<D>, token?: string) => Promise<R>): (job: Job<D>, token?: string) => Promise<R> {
+  return async (job, token) => {
+    const result = await fn(job, token);
+    if (job.id) await settleJob(rt.knex, job.id).catch((err: Error) => rt.log.warn({ jobId: job.id, err: { message: err.message } }, 'could not settle the outbox row of a completed job'));
+    return result;
+  };
+}
+
+/** Starts one BullMQ worker per queue, the outbox relay and the reconciler. Never loads Koa. */
+export function startWorkers(rt: Runtime): RunningWorkers {
+  const opts = { concurrency: rt.config.workerConcurrency, lockDuration: rt.config.workerLockMs };
+  let stopping = false;
+  const run = <D, R>(fn: (job: Job<D>, token?: string) => Promise<R>) => settling(rt, withRetryPolicy(fn));
+  const workers: Worker[] = [
+    rt.queues.worker('tenant-stats', run(tenantStatsProcessor(rt)), opts),
+    rt.queues.worker('orders', run(orderProcessor(rt)), opts),
+    // Drains the queue invoicing had before orders were one job (see JobPayloads['invoices']).
+    rt.queues.worker('invoices', run(orderProcessor(rt)), opts),
+    rt.queues.worker('course-templates', run(courseTemplatesProcessor(rt, () => stopping)), opts),
+  ];
+  // Failures BullMQ makes by itself (stalled jobs) from a few lock periods back: a restart after a crash.
+  const lookBackMs = 10 * rt.config.workerLockMs;
+  const watchers = [
+    watchJobFailures(rt, 'orders', lookBackMs, markFailedOrderJob(rt)),
+    watchJobFailures(rt, 'invoices', lookBackMs, markFailedOrderJob(rt)),
+    watchJobFailures(rt, 'course-templates', lookBackMs, markFailedBackgroundJob(rt)),
+  ];
+  for (const w of workers) {
+    w.on('failed', (job, err) => rt.log.warn({ queue: w.name, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
+    w.on('error', (err) => rt.log.warn({ queue: w.name, err: { message: err.message } }, 'worker error'));
+  }
+  const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
+  const reconciler = startReconciler(
+    new Reconciler(rt.knex, rt.queues, rt.log, rt.config.queuePrefix, rt.config.reconcileAfterMs, {
+      orders: { pending: inTenant(rt, (db, d) => orderNeedsWork(db, d.orderId)), markFailed: (job) => markFailedOrderJob(rt)(job, /stalled/i.test(job.failedReason ?? '')) },
+      'course-templates': { pending: inTenant(rt, (db, d) => backgroundJobNeedsWork(db, d.backgroundJobId)), markFailed: (job) => markFailedBackgroundJob(rt)(job, /stalled/i.test(job.failedReason ?? '')) },
+    }),
+    rt.config.reconcileAfterMs,
+    rt.log,
+  );
+  return {
+    workers,
+    async close() {
+      stopping = true;
+      await reconciler.stop();
+      await relay.stop();
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(watchers.map((w) => w.close()));
+    },
+  };
+}
+
+/** A record check run in the job's tenant; a tenant that is gone has no record that needs work. */
+function inTenant<D extends { tenantId: number }>(rt: Pick<Runtime, 'knex' | 'registry'>, check: (db: Knex, data: D) => Promise<boolean>) {
+  return async (data: D): Promise<boolean> => {
+    const tenant = await rt.registry.byId(data.tenantId);
+    return tenant ? withTenant(rt.knex, tenant, (db) => check(db, data)) : false;
+  };
+}

@@ -1,0 +1,210 @@
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { GraphQLError, specifiedRules, validate, type ASTVisitor, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { getGraphQLParameters, processRequest, type Request as HelixRequest } from 'graphql-helix';
+import type { Knex } from '../../platform/db/knex.js';
+import { AppError } from '../../platform/errors.js';
+import type { AppContext } from '../http/context.js';
+import { answerFor, clientErrorFrom } from '../http/errors.js';
+import type { Runtime } from '../../app/runtime.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { requestTransaction } from '../http/tenant-transaction.js';
+import type { Lane } from '../../platform/tenancy/tenant-gate.js';
+import type { GraphQLContext } from './context.js';
+import { withWorstCasePages } from './cost.js';
+import { createQueryCache, type QueryCache } from './query-cache.js';
+
+/**
+ * GraphQL over HTTP for Lectern's GraphQL endpoints (the Core API at `/graphql`, the WebLink
+ * API at `/weblink/graphql`), on graphql-helix, kept behind this one module: media types, the
+ * query limits, a transaction per request in the tenant's schema, errors as clients may see
+ * them, and a server failure rolling the request back.
+ */
+
+/** Bounds on what one request may ask, with errors that say which limit it passed. */
+// Cost counts a list field times its `first`: a page of 100 course templates with everything on them costs about 34,000.
+export const QUERY_LIMITS = { depth: 12, aliases: 20, cost: 60000 };
+const VALIDATION_RULES = [
+  ...specifiedRules,
+  knownOperationTypesRule,
+  maxDepthRule({ n: QUERY_LIMITS.depth, ignoreIntrospection: true, exposeLimits: true }),
+  maxAliasesRule({ n: QUERY_LIMITS.aliases, exposeLimits: true }),
+];
+const COST_RULE = costLimitRule({ maxCost: QUERY_LIMITS.cost, ignoreIntrospection: true, exposeLimits: true });
+
+/**
+ * An operation of a kind the schema does not have (a mutation on the read-only WebLink API) is
+ * a validation error, as graphql-js 17 makes it (`KnownOperationTypesRule`); graphql-js 16
+ * leaves it to execution, where graphql-jit's compiler throws it as a server failure.
+ */
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (!context.getSchema().getRootType(node.operation)) {
+        context.reportError(new GraphQLError(`This API has no ${node.operation}s`, { nodes: node }));
+      }
+    },
+  };
+}
+
+/** The rules, then the cost limit, counted with every page size at its worst ({@link withWorstCasePages}). */
+const validateWithCost: typeof validate = (schema, document, rules, options) => {
+  const errors = validate(schema, document, rules, options);
+  return errors.length ? errors : validate(schema, withWorstCasePages(schema, document), [COST_RULE], options);
+};
+
+const RESPONSE_TYPE = 'application/graphql-response+json';
+type Media = 'graphql-response' | 'json';
+
+/**
+ * GraphQL over HTTP media types: `application/graphql-response+json` when the client accepts
+ * it (request errors keep their 4xx), else `application/json`, with which every GraphQL error
+ * (a document that does not parse or validate, variables that do not coerce) answers 200.
+ * Undefined when the client accepts neither (406).
+ */
+function responseType(accept: string): Media | undefined {
+  if (!accept) return 'json';
+  const types = accept.split(',').map((p) => p.split(';')[0]!.trim().toLowerCase());
+  if (types.includes(RESPONSE_TYPE)) return 'graphql-response';
+  if (types.some((t) => t === 'application/json' || t === '*/*' || t === 'application/*')) return 'json';
+  return undefined;
+}
+
+/** A request that is not a well-formed GraphQL-over-HTTP request (400 whatever is accepted). */
+function malformed(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  if (b.query != null && typeof b.query !== 'string') return '`query` must be a string';
+  if (b.operationName != null && typeof b.operationName !== 'string') return '`operationName` must be a string';
+  if (b.variables != null && (typeof b.variables !== 'object' || Array.isArray(b.variables))) return '`variables` must be an object';
+  if (b.extensions != null && (typeof b.extensions !== 'object' || Array.isArray(b.extensions))) return '`extensions` must be an object';
+  return undefined;
+}
+
+/** A resolver failed for a reason not the client's: the request's transaction is rolled back. */
+class ServerFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super('A resolver failed');
+  }
+}
+
+/**
+ * Errors as clients see them: a client's mistake keeps its message and code. Any other failure
+ * goes to `failed`: the request then ends in {@link ServerFailure}, so that nothing it wrote is
+ * kept (a mutation that failed half-way must not leave half its rows) and the client gets a 500
+ * that says nothing of its insides.
+ */
+function maskErrors(result: ExecutionResult, failed: (err: unknown) => void): ExecutionResult {
+  if (!result.errors?.length) return result;
+  return {
+    ...result,
+    errors: result.errors.map((e) => {
+      const original = e.originalError;
+      if (!original || original instanceof GraphQLError) return e;
+      if (original instanceof AppError && original.status < 500) {
+        return new GraphQLError(original.message, { nodes: e.nodes, path: e.path, extensions: { code: original.code.toUpperCase(), ...(original.details ? { details: original.details } : {}) } });
+      }
+      failed(original);
+      return e;
+    }),
+  };
+}
+
+/** A GraphQL-shaped error body (`{"errors": [...]}`) with its status. */
+export function graphqlErrors(ctx: AppContext, status: number, message: string, code: string, extra: Record<string, unknown> = {}): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = { errors: [{ message, extensions: { code, ...extra } }] };
+}
+
+/** How a request runs: read only (WebLink), and in which lane of its tenant's turn (timeouts, share of the pool). */
+export interface AnswerOptions {
+  readOnly?: boolean;
+  lane?: Lane;
+}
+
+/** What a request runs as, made inside its transaction; or why it is refused before it runs. */
+export type RequestContext = { context: GraphQLContext } | { refuse: { status: number; message: string; code: string; headers?: Record<string, string> } };
+
+export interface GraphQLServer {
+  /**
+   * Answers one GraphQL request in `tenant`'s schema (one transaction; read only when asked):
+   * `makeContext` says who it runs as. The media type is checked first (406).
+   */
+  answer(ctx: AppContext, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts?: AnswerOptions): Promise<void>;
+  /** Checks the Accept header; false (and a 406 answered) when nothing acceptable can be sent. */
+  acceptable(ctx: AppContext): boolean;
+}
+
+export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer {
+  const cache: QueryCache = createQueryCache({ validate: validateWithCost });
+
+  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts: AnswerOptions) {
+    await requestTransaction(
+      rt,
+      tenant,
+      opts.lane ?? 'api',
+      async (db) => {
+        const made = await makeContext(db);
+        if ('refuse' in made) {
+          for (const [name, value] of Object.entries(made.refuse.headers ?? {})) ctx.set(name, value);
+          return graphqlErrors(ctx, made.refuse.status, made.refuse.message, made.refuse.code);
+        }
+        const request: HelixRequest = { body: ctx.request.body, headers: ctx.headers, method: ctx.method, query: ctx.query };
+        const params = getGraphQLParameters(request);
+        let failure: unknown;
+        const result = await processRequest<GraphQLContext>({
+          ...params,
+          request,
+          schema,
+          validationRules: VALIDATION_RULES,
+          parse: cache.parse,
+          validate: cache.validate,
+          execute: cache.execute,
+          contextFactory: () => made.context,
+          formatPayload: ({ payload }) => maskErrors(payload as ExecutionResult, (err) => (failure ??= err)),
+        });
+        // helix answers 500 when execution itself threw (its message would be in the body).
+        if (failure === undefined && result.type === 'RESPONSE' && result.status >= 500) failure = new Error(`GraphQL execution failed: ${JSON.stringify(result.payload)}`);
+        if (failure !== undefined) throw new ServerFailure(failure);
+        if (result.type !== 'RESPONSE') return graphqlErrors(ctx, 400, 'Subscriptions and incremental delivery are not supported', 'BAD_REQUEST');
+        for (const h of result.headers) ctx.set(h.name, h.value);
+        // A well-formed request whose document did not parse, validate or coerce: a GraphQL
+        // error, which application/json clients get with 200 (GraphQL over HTTP §6.4.1).
+        const graphqlError = result.status === 400 && typeof params.query === 'string' && params.query !== '';
+        ctx.status = media === 'json' && graphqlError ? 200 : result.status;
+        ctx.type = media === 'json' ? 'application/json' : RESPONSE_TYPE;
+        ctx.body = result.payload;
+      },
+      { readOnly: opts.readOnly ?? false },
+    );
+  }
+
+  return {
+    acceptable(ctx) {
+      if (responseType(ctx.get('accept'))) return true;
+      ctx.status = 406;
+      ctx.type = 'application/json';
+      ctx.body = { errors: [{ message: `Accept ${RESPONSE_TYPE} or application/json`, extensions: { code: 'NOT_ACCEPTABLE' } }] };
+      return false;
+    },
+    async answer(ctx, tenant, makeContext, opts = {}) {
+      const media = responseType(ctx.get('accept'));
+      if (!media) return void this.acceptable(ctx);
+      if (ctx.state.bodyError !== undefined) {
+        // Too large (413), not decompressible, not JSON (400): the same answers REST gives.
+        const bodyError = clientErrorFrom(ctx.state.bodyError) ?? new AppError(400, 'bad_request', 'The request body is not valid JSON');
+        return graphqlErrors(ctx, bodyError.status, bodyError.message, bodyError.code.toUpperCase());
+      }
+      const shape = malformed(ctx.request.body);
+      if (shape) return graphqlErrors(ctx, 400, shape, 'BAD_REQUEST');
+      try {
+        await run(ctx, media, tenant, makeContext, opts);
+      } catch (err) {
+        const { status, code, message, details, requestId } = answerFor(ctx, err instanceof ServerFailure ? err.failure : err);
+        graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), { ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) });
+      }
+    },
+  };
+}

@@ -1,0 +1,332 @@
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigArgumentMap,
+} from 'graphql';
+import type { Knex } from '../../platform/db/knex.js';
+import { isCalendarDate, isDateTime } from '../rest/fields.js';
+import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
+import { badInput, requirePermission } from './errors.js';
+import { fromGlobalId } from './ids.js';
+
+/**
+ * List queries as every type has them (api-conventions.md): `filters: [<Type>FieldGraphFilter]`
+ * (a field enum, an operation enum, `value` or `values`, always strings), `order: {field,
+ * direction}`, `first`, `offset`, `after`, answering a connection with `edges { node cursor }`
+ * and `pageInfo { startCursor endCursor totalRecords hasNextPage hasPreviousPage }`. One
+ * definition per type says which fields filter and order and how; the SQL is built here, with
+ * every value bound, never spliced.
+ */
+
+export type FilterKind = 'id' | 'ref' | 'int' | 'text' | 'date' | 'datetime' | 'bool' | 'enum' | 'refList';
+
+export interface ListField {
+  /** Column of the list's table (`t`), or for `refList` the linking table. */
+  column: string;
+  kind: FilterKind;
+  /** For `id` and `ref`/`refList`: the GraphQL type the ids name. */
+  refType?: string;
+  enumValues?: readonly string[];
+  /** For `refList`: `{ table, owner, value }` of a linking table (`contains` every given id). */
+  link?: { table: string; owner: string; value: string };
+  orderable?: boolean;
+  description?: string;
+}
+
+export interface ListSpec<Row> {
+  typeName: string;
+  table: string;
+  fields: Record<string, ListField>;
+  defaultOrder: { field: string; direction: 'asc' | 'desc' };
+  /** The view permission, checked before anything is read. */
+  permission: string | null;
+  node: () => GraphQLObjectType<Row, GraphQLContext>;
+  /** Scoping every query of this list (WebLink: published only). */
+  scope?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => void;
+  /** Adds columns (and the joins they need) to the page's query, e.g. a translation to overlay (WebLink). */
+  select?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => void;
+  /** Lets loaders keep the rows the list read, so node fields need not read them again. */
+  prime?: (ctx: GraphQLContext, rows: Row[]) => void;
+  description?: string;
+}
+
+export const DEFAULT_PAGE = 20;
+export const MAX_PAGE = 100;
+/** Filters one list takes, and values one filter takes (`in`, `notin`, `contains`). */
+export const MAX_FILTERS = 20;
+export const MAX_FILTER_VALUES = 100;
+
+/**
+ * `first` on a list inside a record that has no connection of its own (a template's events):
+ * bounded like a page, and counted by the cost limit like one, so lists that lead back to
+ * each other cannot multiply an answer past what the limit allows.
+ */
+export const NESTED_FIRST_ARGS = { first: { type: GraphQLInt, description: `How many: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` } };
+export function nestedFirst(args: { first?: number | null }): number {
+  const first = args.first ?? DEFAULT_PAGE;
+  if (first < 0 || first > MAX_PAGE) throw badInput(`first must be between 0 and ${MAX_PAGE}`);
+  return first;
+}
+
+export const FilterOperation = new GraphQLEnumType({
+  name: 'FilterOperation',
+  description: '`eq ne gt ge lt le like wordlike` take `value`; `in notin contains` take `values`; `isnull notnull` take neither. `like` uses SQL wildcards (`%excel%`), case-insensitive; `wordlike` matches a whole word. `ne` and `notin` also match records with no value (add a `notnull` filter to leave those out).',
+  values: Object.fromEntries(['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'wordlike', 'in', 'notin', 'contains', 'isnull', 'notnull'].map((v) => [v, { value: v }])),
+});
+
+export const OrderDirection = new GraphQLEnumType({ name: 'OrderDirection', values: { asc: { value: 'asc' }, desc: { value: 'desc' } } });
+
+export const PageInfo = new GraphQLObjectType({
+  name: 'PageInfo',
+  fields: {
+    startCursor: { type: GraphQLString },
+    endCursor: { type: GraphQLString, description: 'Pass as `after` to get the next page.' },
+    totalRecords: { type: new GraphQLNonNull(GraphQLInt), description: 'Records matching the filters, on all pages.' },
+    hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean) },
+    hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean) },
+  },
+});
+
+interface FilterInput {
+  field: string;
+  operation: string;
+  value?: string | null;
+  values?: (string | null)[] | null;
+}
+
+const cursorOf = (offset: number) => Buffer.from(`cursor:${offset}`).toString('base64');
+
+function offsetOfCursor(cursor: string): number {
+  const m = /^cursor:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  if (!m) throw badInput('`after` is not a cursor of this list (use pageInfo.endCursor)');
+  return Number(m[1]) + 1;
+}
+
+const ESCAPE_LIKE = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+const ESCAPE_REGEX = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Ends a word: a space or punctuation that is never part of one. */
+const WORD_SEPARATOR = `[[:space:].,;:!?"'()\\[\\]{}]`;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/**
+ * `wordlike`: the value as a whole word, as a PostgreSQL regular expression. An end that is a
+ * letter or digit must not touch another; an end that is a symbol (`C++`, `C#`) must touch a
+ * space, punctuation or the end of the text, so `C+` does not match `C++` (`\m...\M` cannot
+ * match those at all).
+ */
+function wholeWord(value: string): string {
+  const left = WORD_CHAR.test(value.at(0) ?? '') ? '(^|\\W)' : `(^|${WORD_SEPARATOR})`;
+  const right = WORD_CHAR.test(value.at(-1) ?? '') ? '(\\W|$)' : `(${WORD_SEPARATOR}|$)`;
+  return `${left}${ESCAPE_REGEX(value)}${right}`;
+}
+
+/** A filter value as its column holds it; `null` when it names nothing there (an id of another type). */
+function convert(field: ListField, name: string, raw: string): string | number | boolean | null {
+  const bad = (what: string) => badInput(`Filter on ${name}: '${raw.slice(0, 100)}' is not ${what}`);
+  if (raw.length > 1000) throw badInput(`Filter on ${name}: values are at most 1000 characters`);
+  switch (field.kind) {
+    case 'id':
+    case 'ref':
+    case 'refList': {
+      const parsed = fromGlobalId(raw);
+      if (!parsed) throw bad('an id of this API');
+      return parsed.type === field.refType ? parsed.legacyId : null;
+    }
+    case 'int':
+      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > 2147483647) throw bad('a whole number');
+      return Number(raw);
+    case 'date':
+      if (!isCalendarDate(raw)) throw bad('a date (YYYY-MM-DD)');
+      return raw;
+    case 'datetime':
+      if (!isCalendarDate(raw) && !isDateTime(raw)) throw bad('a date-time (YYYY-MM-DDTHH:MM:SS)');
+      return raw;
+    case 'bool':
+      if (raw !== 'true' && raw !== 'false') throw bad("'true' or 'false'");
+      return raw === 'true';
+    case 'enum':
+      if (!field.enumValues?.includes(raw)) throw bad(`one of ${field.enumValues?.join(', ')}`);
+      return raw;
+    default:
+      return raw;
+  }
+}
+
+function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>): void {
+  const field = fields[f.field];
+  if (!field) throw badInput(`filters[${index}]: ${f.field} cannot be filtered on`);
+  const name = `filters[${index}] (${f.field} ${f.operation})`;
+  const col = field.kind === 'refList' ? '' : `t.${field.column}`;
+  const one = (): string | number | boolean | null => {
+    if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
+    if (f.values != null) throw badInput(`${name}: takes \`value\`, not \`values\``);
+    return convert(field, f.field, f.value);
+  };
+  const many = (): (string | number | boolean | null)[] => {
+    if (!Array.isArray(f.values) || f.values.length === 0) throw badInput(`${name}: needs a non-empty \`values\``);
+    if (f.value != null) throw badInput(`${name}: takes \`values\`, not \`value\``);
+    if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
+    return f.values.map((v) => {
+      if (typeof v !== 'string') throw badInput(`${name}: values are strings`);
+      return convert(field, f.field, v);
+    });
+  };
+  const textOnly = () => {
+    if (field.kind !== 'text') throw badInput(`${name}: ${f.operation} works on text fields only`);
+  };
+  const nothing = () => q.whereRaw('false');
+  if (field.kind === 'refList') {
+    // A list field (deliveryLocales): `contains` every id, `isnull` for none, `notnull` for any.
+    const link = field.link!;
+    const has = (id: number) => db.raw(`exists (select 1 from ?? l where l.?? = t.id and l.?? = ?)`, [link.table, link.owner, link.value, id]);
+    const any = db.raw(`exists (select 1 from ?? l where l.?? = t.id)`, [link.table, link.owner]);
+    if (f.operation === 'contains') {
+      const ids = many();
+      if (ids.some((id) => id === null)) nothing();
+      else for (const id of ids) q.whereRaw(has(id as number));
+    } else if (f.operation === 'isnull') q.whereNot(any);
+    else if (f.operation === 'notnull') q.where(any);
+    else throw badInput(`${name}: a list field takes contains, isnull or notnull`);
+    return;
+  }
+  switch (f.operation) {
+    case 'eq':
+    case 'ne': {
+      const v = one();
+      if (v === null) {
+        if (f.operation === 'eq') nothing();
+      } else q.whereRaw(`?? ${f.operation === 'eq' ? '=' : 'is distinct from'} ?`, [col, v]);
+      return;
+    }
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le': {
+      if (field.kind === 'bool' || field.kind === 'enum' || field.kind === 'ref' || field.kind === 'id') throw badInput(`${name}: ${f.operation} does not work on this field`);
+      const v = one();
+      q.whereRaw(`?? ${{ gt: '>', ge: '>=', lt: '<', le: '<=' }[f.operation]} ?`, [col, v]);
+      return;
+    }
+    case 'like':
+      textOnly();
+      q.whereRaw('?? ilike ?', [col, one()]);
+      return;
+    case 'wordlike':
+      textOnly();
+      q.whereRaw('?? ~* ?', [col, wholeWord(String(one()))]);
+      return;
+    case 'in':
+    case 'notin': {
+      const vs = many().filter((v) => v !== null);
+      if (f.operation === 'in') {
+        if (vs.length) q.whereIn(col, vs as string[]);
+        else nothing();
+      } else if (vs.length) q.where((w) => w.whereNotIn(col, vs as string[]).orWhereNull(col));
+      return;
+    }
+    case 'contains':
+      textOnly();
+      for (const v of many()) q.whereRaw(`?? ilike ? escape '\\'`, [col, `%${ESCAPE_LIKE(String(v))}%`]);
+      return;
+    case 'isnull':
+    case 'notnull':
+      if (f.value != null || f.values != null) throw badInput(`${name}: takes neither value nor values`);
+      if (f.operation === 'isnull') q.whereNull(col);
+      else q.whereNotNull(col);
+      return;
+    default:
+      throw badInput(`${name}: unknown operation`);
+  }
+}
+
+export interface Page<Row> {
+  edges: { node: Row; cursor: string }[];
+  pageInfo: { startCursor: string | null; endCursor: string | null; totalRecords: number; hasNextPage: boolean; hasPreviousPage: boolean };
+}
+
+/** The connection type, its arguments and resolver of one type's list query. */
+export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
+  const t = spec.typeName;
+  const filterField = new GraphQLEnumType({ name: `${t}FilterField`, values: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, { value: k, ...(f.description ? { description: f.description } : {}) }])) });
+  const orderable = Object.entries(spec.fields).filter(([, f]) => f.orderable);
+  const orderField = new GraphQLEnumType({ name: `${t}OrderField`, values: Object.fromEntries(orderable.map(([k]) => [k, { value: k }])) });
+  const filter = new GraphQLInputObjectType({
+    name: `${t}FieldGraphFilter`,
+    fields: {
+      field: { type: new GraphQLNonNull(filterField) },
+      operation: { type: new GraphQLNonNull(FilterOperation) },
+      value: { type: GraphQLString },
+      values: { type: new GraphQLList(GraphQLString) },
+    },
+  });
+  const order = new GraphQLInputObjectType({
+    name: `${t}FieldGraphOrder`,
+    fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'asc' } },
+  });
+  const edge = new GraphQLObjectType({
+    name: `${t}Edge`,
+    fields: () => ({ node: { type: new GraphQLNonNull(spec.node()) }, cursor: { type: new GraphQLNonNull(GraphQLString) } }),
+  });
+  const connection = new GraphQLObjectType({
+    name: `${t}Connection`,
+    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
+  });
+  const args: GraphQLFieldConfigArgumentMap = {
+    filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
+    order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
+    first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` },
+    offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
+    after: { type: GraphQLString, description: "The previous page's pageInfo.endCursor." },
+  };
+  return {
+    type: new GraphQLNonNull(connection),
+    args,
+    ...(spec.description ? { description: spec.description } : {}),
+    async resolve(_root, a, ctx): Promise<Page<Row>> {
+      if (spec.permission) requirePermission(ctx, spec.permission);
+      const first = a.first ?? DEFAULT_PAGE;
+      if (typeof first !== 'number' || first < 0 || first > MAX_PAGE) throw badInput(`first must be between 0 and ${MAX_PAGE}`);
+      if (a.offset != null && a.after != null) throw badInput('Use either offset or after, not both');
+      const offset = a.after != null ? offsetOfCursor(String(a.after)) : ((a.offset as number | null | undefined) ?? 0);
+      if (offset < 0) throw badInput('offset must not be negative');
+      const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
+      if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
+      ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
+      const where = (q: Knex.QueryBuilder) => {
+        spec.scope?.(q, ctx);
+        filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields));
+        return q;
+      };
+      const o = (a.order as { field: string; direction: 'asc' | 'desc' } | null | undefined) ?? spec.defaultOrder;
+      const orderColumn = spec.fields[o.field]!.column;
+      // The total comes with the page (a window count), so a page costs one statement.
+      const page = where(ctx.db(`${spec.table} as t`)).select('t.*', ctx.db.raw('count(*) over () as "__total"'));
+      spec.select?.(page, ctx);
+      const rows = (await page
+        .orderByRaw(`?? ${o.direction === 'desc' ? 'desc' : 'asc'} nulls last, t.id ${o.direction === 'desc' ? 'desc' : 'asc'}`, [`t.${orderColumn}`])
+        .limit(first)
+        .offset(offset)) as (Row & { __total: number })[];
+      const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(ctx.db(`${spec.table} as t`)).count('* as n').first())!.n) : 0;
+      spec.prime?.(ctx, rows);
+      const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
+      return {
+        edges,
+        pageInfo: {
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges.at(-1)?.cursor ?? null,
+          totalRecords: total,
+          hasNextPage: offset + rows.length < total,
+          hasPreviousPage: offset > 0,
+        },
+      };
+    },
+  };
+}

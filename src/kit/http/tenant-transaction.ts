@@ -1,0 +1,53 @@
+import type { Knex } from '../../platform/db/knex.js';
+import type { Runtime } from '../../app/runtime.js';
+import type { Lane } from '../../platform/tenancy/tenant-gate.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
+
+declare module './context.js' {
+  interface AppState {
+    /** The request's transaction, scoped to its tenant's schema (tenant-transaction middleware). */
+    db?: Knex;
+  }
+}
+
+/**
+ * The database work of one request in a tenant: one transaction in the tenant's schema, taken
+ * in the tenant's turn (at most half the pool per tenant, a quarter for its anonymous WebLink
+ * lane), every statement under the lane's statement timeout, outbox rows enqueued after commit.
+ * Every request that reads or writes a tenant's tables goes through here.
+ */
+export function requestTransaction<T>(
+  rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
+  tenant: Tenant,
+  lane: Lane,
+  fn: (db: Knex) => Promise<T>,
+  opts: { readOnly?: boolean } = {},
+): Promise<T> {
+  const statementTimeoutMs = lane === 'weblink' ? rt.config.weblinkStatementTimeoutMs : rt.config.statementTimeoutMs;
+  return rt.gate.run(tenant.id, lane, () => withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, ...opts }));
+}
+
+/**
+ * One database transaction per REST request ({@link requestTransaction}): the handler runs in it,
+ * it commits when the handler succeeds and rolls back when anything throws.
+ */
+export function tenantTransaction(rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
+  return (ctx, next) =>
+    requestTransaction(rt, tenantOf(ctx), 'api', async (db) => {
+      ctx.state.db = db;
+      try {
+        await next();
+      } finally {
+        ctx.state.db = undefined;
+      }
+    });
+}
+
+/** The request's tenant transaction; the middleware guarantees it on tenant API routes. */
+export function dbOf(ctx: AppContext): Knex {
+  const db = ctx.state.db;
+  if (!db) throw new Error('route mounted without the tenant-transaction middleware');
+  return db;
+}

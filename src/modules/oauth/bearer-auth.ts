@@ -1,0 +1,58 @@
+import type { Knex } from '../../platform/db/knex.js';
+import { hashSecret } from './secrets.js';
+import type { TenantRegistry } from '../../platform/tenancy/registry.js';
+import { PLATFORM_SCHEMA, type Tenant } from '../../platform/tenancy/tenant.js';
+
+/**
+ * Checks an OAuth 2.0 bearer token (RFC 6750) for the Core GraphQL API: it must be one Lectern
+ * issued, not expired, not revoked, of a client that is not revoked, for an active tenant, and,
+ * on a tenant's host, for that tenant. The user it acts as is read by the caller, in the
+ * request's tenant transaction.
+ */
+
+export interface BearerGrant {
+  tenant: Tenant;
+  userId: number;
+  clientId: string;
+}
+
+export type BearerResult = { ok: true; grant: BearerGrant } | { ok: false; status: 401; challenge: string; message: string };
+
+const REALM = 'Lectern GraphQL';
+
+function refuse(message: string, tokenSent: boolean): BearerResult {
+  // RFC 6750 §3: no error code when no token was sent; invalid_token when one was.
+  const challenge = tokenSent ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"` : `Bearer realm="${REALM}"`;
+  return { ok: false, status: 401, challenge, message };
+}
+
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case, as the contract writes `bearer`). */
+export function bearerToken(header: string | undefined): string | undefined | null {
+  if (!header) return undefined;
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+export async function checkBearer(knex: Knex, registry: TenantRegistry, header: string | undefined, hostTenant: Tenant | undefined): Promise<BearerResult> {
+  const token = bearerToken(header);
+  if (token === undefined) return refuse('An access token is required: send Authorization: Bearer <token>', false);
+  if (token === null) return refuse('The Authorization header is not a bearer token', true);
+  const row = await knex(`${PLATFORM_SCHEMA}.oauth_tokens as t`)
+    .join(`${PLATFORM_SCHEMA}.oauth_clients as c`, 'c.id', 't.client_id')
+    .where('t.access_token_hash', hashSecret(token))
+    .first<{ tenant_id: number; user_id: number; revoked_at: Date | null; client_revoked_at: Date | null; expired: boolean; client_id: string } | undefined>(
+      't.tenant_id',
+      't.user_id',
+      't.revoked_at',
+      'c.revoked_at as client_revoked_at',
+      knex.raw('t.access_expires_at <= now() as expired'),
+      'c.client_id',
+    );
+  if (!row) return refuse('The access token is not valid', true);
+  if (row.revoked_at || row.client_revoked_at) return refuse('The access token was revoked', true);
+  if (row.expired) return refuse('The access token expired', true);
+  const tenant = await registry.byId(row.tenant_id);
+  if (!tenant) return refuse('The access token is not valid', true);
+  if (hostTenant && hostTenant.id !== tenant.id) return refuse('The access token is not valid for this instance', true);
+  return { ok: true, grant: { tenant, userId: row.user_id, clientId: row.client_id } };
+}

@@ -1,0 +1,154 @@
+import crypto from 'node:crypto';
+import type { Knex } from '../../platform/db/knex.js';
+import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { AppError, UnauthorizedError } from '../../platform/errors.js';
+import type { PasswordGuard } from './password-guard.js';
+import { assertTenantSchema } from '../../platform/tenancy/slug.js';
+import { hasControlCharacter } from '../../platform/util/text.js';
+import { tenantOf, type AppContext, type AppMiddleware } from '../../kit/http/context.js';
+import { bindLog } from '../../kit/http/request-id.js';
+
+export interface AuthenticatedUser {
+  id: number;
+  email: string;
+  companyId: number | null;
+  permissions: string[];
+}
+
+declare module '../../kit/http/context.js' {
+  interface AppState {
+    user?: AuthenticatedUser;
+  }
+}
+
+interface UserRow {
+  id: number;
+  email: string;
+  password_hash: string | null;
+  company_id: number | null;
+  permissions: string[];
+}
+
+/**
+ * Remembers successful password checks for a while, keyed by a keyed hash of tenant, email and
+ * password (never the password itself). A hit still reads the user row and only counts when the
+ * stored hash is the one that was verified, so changing the password forgets it at once.
+ */
+export class VerifiedCredentials {
+  private readonly key = crypto.randomBytes(32);
+  private readonly entries = new Map<string, { passwordHash: string; expires: number }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 10000,
+  ) {}
+
+  /** The cache key of a set of credentials: never the password itself. */
+  keyOf(schema: string, email: string, password: string): string {
+    return crypto.createHmac('sha256', this.key).update(`${schema}\0${email}\0${password}`).digest('base64url');
+  }
+
+  has(key: string, passwordHash: string): boolean {
+    const e = this.entries.get(key);
+    return Boolean(e && e.expires > Date.now() && e.passwordHash === passwordHash);
+  }
+
+  remember(key: string, passwordHash: string): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { passwordHash, expires: Date.now() + this.ttlMs });
+  }
+}
+
+export function parseBasic(header: string): { email: string; password: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  const email = decoded.slice(0, colon).toLowerCase();
+  // No email holds a control character (a NUL would not even reach the database): wrong credentials.
+  if (email.length > 254 || hasControlCharacter(email)) return undefined;
+  return { email, password: decoded.slice(colon + 1) };
+}
+
+/**
+ * HTTP Basic authentication of a user of the request's tenant (legacy REST API). Runs before the
+ * request's transaction opens: the user is read with one statement of its own, and a password
+ * that must be verified (no recent success remembered) goes through the password guard, so a
+ * flood of guesses holds no pooled connection while argon2 runs, and is slowed like guesses on
+ * the sign-in pages. Missing or wrong credentials, or credentials of another tenant, get 401 with
+ * `WWW-Authenticate: Basic`; an address that must wait, 429 with `Retry-After`.
+ */
+export function basicAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
+  const verified = new VerifiedCredentials(cacheTtlMs);
+  return async (ctx, next) => {
+    const tenant = tenantOf(ctx);
+    const creds = parseBasic(ctx.get('authorization'));
+    const fail = () => {
+      ctx.set('WWW-Authenticate', `Basic realm="${tenant.slug}", charset="UTF-8"`);
+      return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
+    };
+    if (!creds) throw fail();
+    // The schema name is validated to [a-z][a-z0-9_]*: it stands in the statement as an identifier.
+    const schema = assertTenantSchema(tenant.schema);
+    const { rows } = await knex.raw<{ rows: UserRow[] }>(userByEmail(schema), [creds.email]);
+    const user = rows[0];
+    const key = verified.keyOf(tenant.schema, creds.email, creds.password);
+    if (!user || !verified.has(key, user.password_hash ?? '')) {
+      const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);
+      if (!check || !user?.password_hash) throw fail();
+      verified.remember(key, user.password_hash);
+    }
+    ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
+    bindLog(ctx, { userId: user.id });
+    await next();
+  };
+}
+
+/**
+ * A password check through the guard: true when it holds, false when it does not. An address
+ * that must wait gets 429 (`too_many_attempts`) with `Retry-After`; when too many checks are
+ * waiting already, 503 with `Retry-After: 1`.
+ */
+export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, account: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
+  let check;
+  try {
+    check = await passwords.check(account, ctx.ip, passwordHash, password);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 503) ctx.set('Retry-After', '1');
+    throw err;
+  }
+  if (check.ok) return true;
+  if (check.reason === 'invalid') return false;
+  ctx.set('Retry-After', String(check.retryAfterS));
+  throw new AppError(429, 'too_many_attempts', `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`);
+}
+
+// Runs on every REST request: plain SQL, so no query builder is compiled each time.
+const userByEmail = (schema: string) => `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
+  from "${schema}".users join "${schema}".roles on roles.id = users.role_id
+  where lower(users.email) = ? and users.is_active limit 1`;
+
+/**
+ * HTTP Basic authentication of a platform administrator (`platform.admins`, created with
+ * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard; through the
+ * same password guard as every other password check.
+ */
+export function platformAdminAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
+  const verified = new VerifiedCredentials(cacheTtlMs);
+  return async (ctx, next) => {
+    const creds = parseBasic(ctx.get('authorization'));
+    const refuse = () => {
+      ctx.set('WWW-Authenticate', 'Basic realm="Lectern platform admin", charset="UTF-8"');
+      return new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
+    };
+    if (!creds) throw refuse();
+    const admin = await knex(`${PLATFORM_SCHEMA}.admins`).whereRaw('lower(email) = ?', [creds.email]).first<{ id: number; password_hash: string } | undefined>('id', 'password_hash');
+    const key = verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password);
+    if (!admin || !verified.has(key, admin.password_hash)) {
+      if (!(await guardedCheck(ctx, passwords, `platform:${creds.email}`, admin?.password_hash, creds.password)) || !admin) throw refuse();
+      verified.remember(key, admin.password_hash);
+    }
+    bindLog(ctx, { adminId: admin.id });
+    await next();
+  };
+}

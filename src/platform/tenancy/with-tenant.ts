@@ -1,0 +1,42 @@
+import type { Knex } from '../db/knex.js';
+import { runTransaction } from '../db/transaction.js';
+import { afterCommitDispatch, type OutboxDispatcher } from '../queues/outbox.js';
+import { assertTenantSchema } from './slug.js';
+import type { Tenant } from './tenant.js';
+
+export interface WithTenantOptions {
+  /** Enqueues the outbox rows this transaction wrote, once it has committed. */
+  dispatcher?: OutboxDispatcher | undefined;
+  /** A read-only transaction: PostgreSQL refuses any write in it (public, read-only APIs). */
+  readOnly?: boolean;
+  /**
+   * Every statement of the transaction is stopped after this long (SQLSTATE 57014, answered 503
+   * `query_timeout` to a request), so no request can keep a connection busy for longer.
+   */
+  statementTimeoutMs?: number | undefined;
+}
+
+/**
+ * Runs `fn` in one transaction scoped to the tenant's schema. The search_path is set with
+ * `set_config(..., true)`, which lasts only until the transaction ends, so a pooled
+ * connection never carries one tenant's path into the next request.
+ */
+export async function withTenant<T>(
+  knex: Knex,
+  tenant: Pick<Tenant, 'schema'>,
+  fn: (db: Knex) => Promise<T>,
+  opts: WithTenantOptions = {},
+): Promise<T> {
+  // Validated to [a-z][a-z0-9_]*, so it can stand as a literal in the opening statement.
+  const schema = assertTenantSchema(tenant.schema);
+  let trx: Knex | undefined;
+  // Transaction-local settings, in the round trip that opens the transaction.
+  const timeout = opts.statementTimeoutMs === undefined ? '' : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
+  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true)${timeout}`;
+  const result = await runTransaction(knex, opening, (db) => {
+    trx = db;
+    return fn(db);
+  });
+  if (trx && opts.dispatcher) afterCommitDispatch(trx, opts.dispatcher);
+  return result;
+}
