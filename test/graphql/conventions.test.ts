@@ -146,7 +146,7 @@ test.serial('locales: the catalogue, the supported ones and the default; enabled
   const de = toGlobalId('Locale', 5);
   const enabled = (await f.data(f.admin, `mutation { locale { enable(localeId: "${de}") { locale { code name fullName supported default } errors { message } } } }`)).locale.enable;
   t.deepEqual(enabled, { locale: { code: 'de', name: 'German', fullName: 'German', supported: true, default: false }, errors: [] });
-  const cli = await runTs('src/cli.ts', ['locales:enable', '--tenant', f.tenant.slug, '--code', 'pt-BR'], { QUEUE_PREFIX: f.ctx.rt.config.queuePrefix });
+  const cli = await runTs('src/cli/main.ts', ['locales:enable', '--tenant', f.tenant.slug, '--code', 'pt-BR'], { QUEUE_PREFIX: f.ctx.rt.config.queuePrefix });
   t.is(cli.code, 0, cli.stderr);
   t.like(JSON.parse(cli.stdout), { code: 'pt-BR', supported: true });
   const supported = await f.data(f.admin, '{ locales(filters: [{field: supported, operation: eq, value: "true"}], order: {field: code}) { edges { node { code default } } } }');
@@ -157,13 +157,13 @@ test.serial('locales: the catalogue, the supported ones and the default; enabled
 
 test.serial('roles:create makes a permission set users:create can give; unknown permissions are refused', async (t) => {
   const env = { QUEUE_PREFIX: f.ctx.rt.config.queuePrefix };
-  const role = await runTs('src/cli.ts', ['roles:create', '--tenant', f.tenant.slug, '--name', 'editor', '--permissions', 'COURSE_TEMPLATE_VIEW,COURSE_TEMPLATE_EDIT'], env);
+  const role = await runTs('src/cli/main.ts', ['roles:create', '--tenant', f.tenant.slug, '--name', 'editor', '--permissions', 'COURSE_TEMPLATE_VIEW,COURSE_TEMPLATE_EDIT'], env);
   t.is(role.code, 0, role.stderr);
   t.deepEqual(JSON.parse(role.stdout).permissions, ['COURSE_TEMPLATE_VIEW', 'COURSE_TEMPLATE_EDIT']);
-  const typo = await runTs('src/cli.ts', ['roles:create', '--tenant', f.tenant.slug, '--name', 'typo', '--permissions', 'COURSE_TEMPLATES_VIEW'], env);
+  const typo = await runTs('src/cli/main.ts', ['roles:create', '--tenant', f.tenant.slug, '--name', 'typo', '--permissions', 'COURSE_TEMPLATES_VIEW'], env);
   t.is(typo.code, 1);
   t.regex(typo.stderr, /must be from/);
-  const user = await runTs('src/cli.ts', ['users:create', '--tenant', f.tenant.slug, '--email', 'editor@gcv.test', '--password', 'editor-password-1', '--role', 'editor'], env);
+  const user = await runTs('src/cli/main.ts', ['users:create', '--tenant', f.tenant.slug, '--email', 'editor@gcv.test', '--password', 'editor-password-1', '--role', 'editor'], env);
   t.is(user.code, 0, user.stderr);
   t.is(JSON.parse(user.stdout).role, 'editor');
 });
