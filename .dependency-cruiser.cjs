@@ -27,7 +27,6 @@ module.exports = {
       from: { path: '^src/modules/', pathNot: FACE },
       to: { path: `^src/kit/|^src/modules/.*(${FACE})` },
     },
-    { name: 'migrations-use-the-platform', severity: 'error', from: { path: '^migrations/' }, to: { path: '^(src/(?!platform/)|workers/|seeds/)' } },
     { name: 'app-below-processes', severity: 'error', from: { path: '^src/app/' }, to: { path: PROCESS } },
     { name: 'processes-import-no-process', severity: 'error', from: { path: PROCESS }, to: { path: PROCESS, pathNot: '$1' } },
     {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { hasPermission } from '../src/modules/users/permissions.js';
+import { hasPermission } from '../src/platform/permissions.js';
 
 test('admin (*) has every permission; viewer (*_VIEW) every view permission and no edit one', (t) => {
   t.true(hasPermission(['*'], 'COURSE_TEMPLATE_EDIT'));

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DEFAULT_LOCALE_CODE, LOCALE_CATALOGUE } from '../../src/modules/locales/catalogue.js';
+import { DEFAULT_LOCALE_CODE, LOCALE_CATALOGUE } from '../../src/platform/locale-catalogue.js';
 
 /**
  * Languages of content: the tenant's locales (the catalogue, with which are supported and the

@@ -8,7 +8,7 @@ import { NotFoundError } from '../platform/errors.js';
 import { z } from 'zod';
 import { orderSchema, parseIdempotencyKey } from '../modules/orders/order-input.js';
 import { placeOrder } from '../modules/orders/orders.service.js';
-import { assertPermission } from '../modules/users/permissions.js';
+import { assertPermission } from '../platform/permissions.js';
 import { companies } from '../modules/crm/companies.rest.js';
 import { campaigns } from '../modules/crm/campaigns.rest.js';
 import { contacts } from '../modules/crm/contacts.rest.js';

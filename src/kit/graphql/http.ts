@@ -7,7 +7,7 @@ import type { Knex } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
 import type { AppContext } from '../http/context.js';
 import { answerFor, clientErrorFrom } from '../http/errors.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { requestTransaction } from '../http/tenant-transaction.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
@@ -137,7 +137,7 @@ export interface GraphQLServer {
   acceptable(ctx: AppContext): boolean;
 }
 
-export function graphqlServer(rt: Runtime, schema: GraphQLSchema): GraphQLServer {
+export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): GraphQLServer {
   const cache: QueryCache = createQueryCache({ validate: validateWithCost });
 
   async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts: AnswerOptions) {

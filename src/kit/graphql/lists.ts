@@ -13,7 +13,8 @@ import {
 import type { Knex } from '../../platform/db/knex.js';
 import { isCalendarDate, isDateTime } from '../rest/fields.js';
 import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
-import { badInput, requirePermission } from './errors.js';
+import { badInput } from './errors.js';
+import { requirePermission } from './permissions.js';
 import { fromGlobalId } from './ids.js';
 
 /**

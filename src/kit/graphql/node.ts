@@ -1,6 +1,6 @@
 import { GraphQLID, GraphQLInt, GraphQLInterfaceType, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import type { GraphQLContext } from './context.js';
-import { requirePermission } from './errors.js';
+import { requirePermission } from './permissions.js';
 import { fromGlobalId, toGlobalId } from './ids.js';
 
 /**

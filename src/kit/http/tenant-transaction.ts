@@ -1,5 +1,5 @@
 import type { Knex } from '../../platform/db/knex.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
@@ -19,7 +19,7 @@ declare module './context.js' {
  * Every request that reads or writes a tenant's tables goes through here.
  */
 export function requestTransaction<T>(
-  rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
+  rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
   tenant: Tenant,
   lane: Lane,
   fn: (db: Knex) => Promise<T>,
@@ -33,7 +33,7 @@ export function requestTransaction<T>(
  * One database transaction per REST request ({@link requestTransaction}): the handler runs in it,
  * it commits when the handler succeeds and rolls back when anything throws.
  */
-export function tenantTransaction(rt: Pick<Runtime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
+export function tenantTransaction(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
   return (ctx, next) =>
     requestTransaction(rt, tenantOf(ctx), 'api', async (db) => {
       ctx.state.db = db;

@@ -1,7 +1,8 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, refField, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';

@@ -2,7 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import type { JobPayloads } from '../../platform/queues/queues.js';
 import { failBackgroundJob, runBackgroundBatch } from './background-jobs.service.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../../platform/runtime.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 
 type BackgroundJob = Job<JobPayloads['course-templates']>;
@@ -16,7 +16,7 @@ type BackgroundJob = Job<JobPayloads['course-templates']>;
  * (`stopping()`), the job goes back to the queue after the batch in hand, so a shutdown never
  * waits for a whole job and a deploy does not count as a stall.
  */
-export function courseTemplatesProcessor(rt: Pick<Runtime, 'knex' | 'registry' | 'config' | 'log'>, stopping: () => boolean = () => false) {
+export function courseTemplatesProcessor(rt: Pick<PlatformRuntime, 'knex' | 'registry' | 'config' | 'log'>, stopping: () => boolean = () => false) {
   return async (job: BackgroundJob, token?: string): Promise<{ state: string }> => {
     const { tenantId, backgroundJobId } = job.data;
     const tenant = await rt.registry.byId(tenantId);
@@ -45,7 +45,7 @@ export function courseTemplatesProcessor(rt: Pick<Runtime, 'knex' | 'registry' |
 }
 
 /** Marks the background job of a queue job that failed for good (by the processor, or by BullMQ itself: stalled). */
-export function markFailedBackgroundJob(rt: Pick<Runtime, 'knex' | 'registry'>) {
+export function markFailedBackgroundJob(rt: Pick<PlatformRuntime, 'knex' | 'registry'>) {
   return async (job: BackgroundJob, stalled: boolean): Promise<void> => {
     const tenant = await rt.registry.byId(job.data.tenantId);
     if (!tenant) return;

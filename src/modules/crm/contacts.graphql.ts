@@ -1,6 +1,6 @@
 import { GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { refField } from '../../kit/graphql/errors.js';
+import { refField } from '../../kit/graphql/permissions.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 

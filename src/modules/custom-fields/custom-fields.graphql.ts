@@ -11,7 +11,8 @@ import {
 } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';

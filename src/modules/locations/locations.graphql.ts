@@ -1,7 +1,8 @@
 import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, lineErrors, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { requirePermission } from '../../kit/graphql/permissions.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';

@@ -3,7 +3,7 @@ import type { Knex } from '../../platform/db/knex.js';
 import { tenantOf, type AppContext, type AppState } from '../../kit/http/context.js';
 import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../../kit/http/pages.js';
 import { claimForm, endSession, oneTimeFormId, sessionOf, signInSession } from '../../kit/http/session.js';
-import { hasPermission } from '../users/permissions.js';
+import { hasPermission } from '../../platform/permissions.js';
 import type { SignIn } from '../users/sign-in.service.js';
 import {
   createServiceClient,

@@ -2,7 +2,8 @@ import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, Grap
 import { AppError } from '../../platform/errors.js';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, refField, requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import type { JobPayloads } from '../../platform/queues/queues.js';
 import { invoiceOrder, markOrderFailed, registerOrder, type StepOutcome } from './order-processing.service.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 
@@ -18,7 +18,7 @@ export interface OrderJobResult {
  * Marks the order of a job BullMQ failed by itself (see watchJobFailures); ops run it
  * again with `orders:retry`.
  */
-export function markFailedOrderJob(rt: Pick<Runtime, 'knex' | 'registry'>) {
+export function markFailedOrderJob(rt: Pick<PlatformRuntime, 'knex' | 'registry'>) {
   return async (job: OrderJob, stalled: boolean): Promise<void> => {
     const tenant = await rt.registry.byId(job.data.tenantId);
     if (!tenant) return;
@@ -41,7 +41,7 @@ export function markFailedOrderJob(rt: Pick<Runtime, 'knex' | 'registry'>) {
  * transient one, marks the order failed with a reason; ops run it again with `orders:retry`.
  * The reason never carries internals: a transient error's message stays in the worker log.
  */
-export function orderProcessor(rt: Pick<Runtime, 'knex' | 'registry' | 'log'>) {
+export function orderProcessor(rt: Pick<PlatformRuntime, 'knex' | 'registry' | 'log'>) {
   return async (job: OrderJob): Promise<OrderJobResult> => {
     const { tenantId, orderId } = job.data;
     const tenant = await rt.registry.byId(tenantId);
@@ -60,7 +60,7 @@ export function orderProcessor(rt: Pick<Runtime, 'knex' | 'registry' | 'log'>) {
   };
 }
 
-async function markIfFinal(rt: Pick<Runtime, 'knex' | 'log'>, tenant: Tenant, job: OrderJob, step: 'register' | 'invoice', err: unknown): Promise<void> {
+async function markIfFinal(rt: Pick<PlatformRuntime, 'knex' | 'log'>, tenant: Tenant, job: OrderJob, step: 'register' | 'invoice', err: unknown): Promise<void> {
   const permanent = err instanceof AppError && err.status < 500;
   const attempts = job.opts.attempts ?? 1;
   if (!permanent && job.attemptsMade + 1 < attempts) return; // BullMQ retries it

@@ -1,14 +1,14 @@
 import Router from '@koa/router';
 import { tenantBaseUrl } from '../../platform/config.js';
 import { tenantOf, type AppState } from '../../kit/http/context.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../../platform/runtime.js';
 import { requestTransaction } from '../../kit/http/tenant-transaction.js';
 
 /**
  * `GET /` on a tenant's host: a small public discovery document read from the tenant's own
  * schema, telling a client where the tenant's APIs are.
  */
-export function tenantInfoRoutes(rt: Runtime): Router<AppState> {
+export function tenantInfoRoutes(rt: PlatformRuntime): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/', async (ctx) => {
     const tenant = tenantOf(ctx);

@@ -11,7 +11,8 @@ import {
 } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { requirePermission, type FieldError } from '../../kit/graphql/errors.js';
+import { type FieldError } from '../../kit/graphql/errors.js';
+import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, registerNode } from '../../kit/graphql/node.js';

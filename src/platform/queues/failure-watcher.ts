@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { JobPayloads, QueueName } from './queues.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformRuntime } from '../runtime.js';
 
 /**
  * Watches a queue for jobs that BullMQ fails by itself, without the processor getting a last
@@ -15,7 +15,7 @@ import type { Runtime } from '../../app/runtime.js';
  * failures of the last `lookBackMs` are looked at too.
  */
 export function watchJobFailures<Q extends QueueName>(
-  rt: Pick<Runtime, 'log' | 'queues'>,
+  rt: Pick<PlatformRuntime, 'log' | 'queues'>,
   queueName: Q,
   lookBackMs: number,
   markFailed: (job: Job<JobPayloads[Q]>, stalled: boolean) => Promise<void>,

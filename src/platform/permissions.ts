@@ -3,7 +3,7 @@
  * `*` grants everything and `*_VIEW` grants every view permission, so the built-in `admin` and
  * `viewer` roles keep covering permissions that later modules add.
  */
-import { ForbiddenError } from '../../platform/errors.js';
+import { ForbiddenError } from './errors.js';
 
 export function hasPermission(granted: readonly string[], permission: string): boolean {
   return granted.includes(permission) || granted.includes('*') || (permission.endsWith('_VIEW') && granted.includes('*_VIEW'));
