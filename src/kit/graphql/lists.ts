@@ -11,7 +11,7 @@ import {
   type GraphQLFieldConfigArgumentMap,
 } from 'graphql';
 import type { Knex } from '../../platform/db/knex.js';
-import { isCalendarDate, isDateTime } from '../rest/fields.js';
+import { isCalendarDate, isDateTime } from '../../platform/util/dates.js';
 import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
 import { badInput } from './errors.js';
 import { requirePermission } from './permissions.js';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../platform/errors.js';
-import { hasNul, parseFilterValue, type Fields } from './fields.js';
+import { hasNul } from '../../platform/util/dates.js';
+import { parseFilterValue, type Fields } from './fields.js';
 
 /**
  * The REST list query language real clients use: `field__op=value` (a bare `field=value` is

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/knex.js';
-import { isCalendarDate } from '../../kit/rest/fields.js';
+import { isCalendarDate } from '../../platform/util/dates.js';
 
 /** Field types of score mappings: what a score value must look like. */
 export const MAPPING_TYPES: Record<number, { name: string; valid: (v: string) => boolean; hint: string }> = {

@@ -2,7 +2,7 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { Db } from '../../platform/db/knex.js';
 import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
-import { isCalendarDate } from '../../kit/rest/fields.js';
+import { isCalendarDate } from '../../platform/util/dates.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { hasNul } from '../../kit/rest/fields.js';
+import { hasNul } from '../../platform/util/dates.js';
 import type { RestRecord, Row } from '../../kit/rest/resource.js';
 import { delegates } from './delegates.rest.js';
 import { MAPPING_TYPES, mappingRecord, mappingsOf, type MappingRow } from '../course-templates/score-mappings.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/knex.js';
 import { LIFECYCLE_STATES } from '../../kit/graphql/common.js';
 import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
-import { isDateTime } from '../../kit/rest/fields.js';
+import { isDateTime } from '../../platform/util/dates.js';
 import { canonicalTimeZone } from '../../platform/util/time-zones.js';
 import type { CourseTemplateRow } from '../course-templates/course-templates.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';
