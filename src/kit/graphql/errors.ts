@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import type { Problem } from '../../platform/problems.js';
 import { isSingleLine } from '../../platform/util/text.js';
 
 /**
@@ -14,6 +15,11 @@ export interface FieldError {
 
 export function fieldError(label: string, value: unknown, message: string): FieldError {
   return { label, value: value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value), message };
+}
+
+/** The problems a module's rules found, as the GraphQL API reports them (the field becomes the label). */
+export function toFieldErrors(problems: readonly Problem[]): FieldError[] {
+  return problems.map((p) => fieldError(p.field, p.value, p.message));
 }
 
 /**

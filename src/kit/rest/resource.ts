@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { AppError, BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
+import type { Problem } from '../../platform/problems.js';
 import { coerceInput, normaliseFields, outputValue, type FieldDef, type Fields } from './fields.js';
 import { applyListQuery, parseListQuery } from './filters.js';
 
@@ -28,6 +29,21 @@ export interface ResourceDef {
   enrich?: (db: Db, rows: Row[], records: RestRecord[]) => Promise<void>;
   /** Checks beyond field types (cross-field rules); returns field errors. */
   check?: (db: Db, values: Row, existing: Row | undefined) => Promise<Record<string, string>>;
+}
+
+/**
+ * The problems of a module's rules as REST field errors (`{ name: 'must be one line ...' }`):
+ * `names` maps a rule's field (the domain's input name, `title`) to the REST field (`name`) where
+ * they differ; the message loses its leading field name, as REST prints `<field> <message>`.
+ */
+export function restFieldErrors(problems: readonly Problem[], names: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const p of problems) {
+    const field = names[p.field] ?? p.field;
+    if (errors[field]) continue;
+    errors[field] = p.message.startsWith(`${p.field} `) ? p.message.slice(p.field.length + 1) : p.message;
+  }
+  return errors;
 }
 
 export interface Resource extends ResourceDef {
