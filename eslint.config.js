@@ -16,6 +16,19 @@ export default tseslint.config(
     },
   },
   {
+    // SQL has one home per table: the module's data-access file (*.data.ts; see test/architecture/tables.test.ts).
+    files: ['src/modules/**/*.ts', 'src/app/**/*.ts', 'src/cli/**/*.ts', 'src/*.ts', 'workers/**/*.ts', 'seeds/**/*.ts'],
+    ignores: ['**/*.data.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|knex|trx|tx)$/]", message: 'Queries belong in the module\'s data-access file (*.data.ts): call its functions.' },
+        { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(db|knex)$/]", message: 'Queries belong in the module\'s data-access file (*.data.ts): call its functions.' },
+        { selector: "MemberExpression[property.name=/^(raw|whereRaw|selectRaw|orderByRaw|joinRaw|havingRaw)$/]", message: 'Raw SQL belongs in the module\'s data-access file (*.data.ts).' },
+        { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(query|relatedQuery)$/][callee.object.type='Identifier'][callee.object.name=/^[A-Z]/]", message: 'Model queries belong in the module\'s data-access file (*.data.ts).' },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
