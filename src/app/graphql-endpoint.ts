@@ -8,6 +8,7 @@ import { slugFromHost } from '../platform/tenancy/registry.js';
 import { requestScope } from '../kit/graphql/context.js';
 import { graphqlErrors, graphqlServer } from '../kit/graphql/http.js';
 import { buildSchema } from './graphql-schema.js';
+import { activeUserWithPermissions } from '../modules/users/users.data.js';
 
 /**
  * `POST /graphql` (and GET for queries), the Core GraphQL API. Every request needs a bearer
@@ -44,10 +45,7 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
       }
       const { tenant, userId, clientId } = auth.grant;
       await server.answer(ctx, tenant, async (db) => {
-        const user = await db('users as u')
-          .join('roles as r', 'r.id', 'u.role_id')
-          .where({ 'u.id': userId, 'u.is_active': true })
-          .first<{ id: number; email: string; company_id: number | null; permissions: string[] } | undefined>('u.id', 'u.email', 'u.company_id', 'r.permissions');
+        const user = await activeUserWithPermissions(db, { id: userId });
         if (!user) {
           const message = 'The user of this token is no longer active';
           return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"` } } };

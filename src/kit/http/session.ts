@@ -4,8 +4,8 @@ import type Koa from 'koa';
 import createSession from 'koa-session';
 import type { Knex } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import type { AppContext, AppMiddleware, AppState } from './context.js';
+import { deleteExpiredSessions, deleteSession, saveSession, sessionData } from './session.data.js';
 
 /**
  * Browser sessions for Lectern's own pages (the OAuth sign-in and consent pages on the
@@ -44,7 +44,6 @@ export interface PendingAuthorization {
   tenantId?: number;
 }
 
-const TABLE = `${PLATFORM_SCHEMA}.web_sessions`;
 /** A signed-in session lasts 8 hours; one only waiting for a sign-in, half an hour. */
 const MAX_AGE_MS = 8 * 3600_000;
 const PENDING_MAX_AGE_MS = 30 * 60_000;
@@ -64,20 +63,16 @@ export function sessions(app: Koa<AppState>, knex: Knex, keys: string[]): AppMid
       genid: () => crypto.randomBytes(32).toString('base64url'),
       store: {
         async get(key: string) {
-          const row = await knex(TABLE).where({ id_hash: idHash(key) }).where('expires_at', '>', knex.fn.now()).first<{ data: unknown } | undefined>('data');
-          return row?.data;
+          return sessionData(knex, idHash(key));
         },
         async set(key: string, data: unknown, maxAge: number) {
           const ttl = typeof maxAge === 'number' ? maxAge : MAX_AGE_MS;
-          await knex(TABLE)
-            .insert({ id_hash: idHash(key), data: JSON.stringify(data), expires_at: new Date(Date.now() + ttl), updated_at: knex.fn.now() })
-            .onConflict('id_hash')
-            .merge();
+          await saveSession(knex, idHash(key), data, new Date(Date.now() + ttl));
           // Now and then, forget sessions that have expired.
-          if (++writes % 200 === 0) await knex(TABLE).where('expires_at', '<', knex.fn.now()).delete();
+          if (++writes % 200 === 0) await deleteExpiredSessions(knex);
         },
         async destroy(key: string) {
-          await knex(TABLE).where({ id_hash: idHash(key) }).delete();
+          await deleteSession(knex, idHash(key));
         },
       },
     },

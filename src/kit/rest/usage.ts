@@ -1,6 +1,6 @@
 import type { Knex } from '../../platform/db/knex.js';
 import type { Logger } from '../../platform/logger.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { addUsage } from './usage.data.js';
 
 /**
  * Counts legacy REST calls per tenant, user, endpoint and day, so a tenant admin can see who
@@ -50,10 +50,7 @@ export class LegacyUsageRecorder {
       return { tenant_id: Number(tenant), user_id: Number(user), endpoint, day, calls };
     });
     try {
-      await this.knex(`${PLATFORM_SCHEMA}.legacy_usage`)
-        .insert(rows)
-        .onConflict(['tenant_id', 'user_id', 'endpoint', 'day'])
-        .merge({ calls: this.knex.raw('legacy_usage.calls + excluded.calls'), last_called_at: this.knex.fn.now() });
+      await addUsage(this.knex, rows);
     } catch (err) {
       // Put the counts back for the next attempt rather than lose them.
       for (const [k, n] of batch) this.pending.set(k, (this.pending.get(k) ?? 0) + n);

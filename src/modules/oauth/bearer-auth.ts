@@ -1,7 +1,8 @@
 import type { Knex } from '../../platform/db/knex.js';
 import { hashSecret } from './secrets.js';
 import type { TenantRegistry } from '../../platform/tenancy/registry.js';
-import { PLATFORM_SCHEMA, type Tenant } from '../../platform/tenancy/tenant.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { accessTokenCheck } from './oauth.data.js';
 
 /**
  * Checks an OAuth 2.0 bearer token (RFC 6750) for the Core GraphQL API: it must be one Lectern
@@ -37,17 +38,7 @@ export async function checkBearer(knex: Knex, registry: TenantRegistry, header: 
   const token = bearerToken(header);
   if (token === undefined) return refuse('An access token is required: send Authorization: Bearer <token>', false);
   if (token === null) return refuse('The Authorization header is not a bearer token', true);
-  const row = await knex(`${PLATFORM_SCHEMA}.oauth_tokens as t`)
-    .join(`${PLATFORM_SCHEMA}.oauth_clients as c`, 'c.id', 't.client_id')
-    .where('t.access_token_hash', hashSecret(token))
-    .first<{ tenant_id: number; user_id: number; revoked_at: Date | null; client_revoked_at: Date | null; expired: boolean; client_id: string } | undefined>(
-      't.tenant_id',
-      't.user_id',
-      't.revoked_at',
-      'c.revoked_at as client_revoked_at',
-      knex.raw('t.access_expires_at <= now() as expired'),
-      'c.client_id',
-    );
+  const row = await accessTokenCheck(knex, hashSecret(token));
   if (!row) return refuse('The access token is not valid', true);
   if (row.revoked_at || row.client_revoked_at) return refuse('The access token was revoked', true);
   if (row.expired) return refuse('The access token expired', true);

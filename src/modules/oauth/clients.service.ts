@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { Db, Knex } from '../../platform/db/knex.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
-import { PLATFORM_SCHEMA, type Tenant } from '../../platform/tenancy/tenant.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { parseOrThrow } from '../../platform/util/validation.js';
+import { activeUsersWithRole, findActiveUser } from '../users/users.data.js';
+import { authorizedApplicationRows, clientRowId, insertClient as insertClientRow, listClientRows, revokeClientAndTokens, revokeUserTokens, type ClientSummaryRow } from './oauth.data.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 /**
@@ -14,9 +16,6 @@ import { hashSecret, newSecret } from './secrets.js';
  *   the CLI), acting as the service user chosen for it, in that tenant only.
  * Secrets are returned once, at creation, and stored only as hashes.
  */
-
-const CLIENTS = `${PLATFORM_SCHEMA}.oauth_clients`;
-const TOKENS = `${PLATFORM_SCHEMA}.oauth_tokens`;
 
 export const INTEGRATION_GRANTS = ['authorization_code', 'refresh_token'];
 export const SERVICE_GRANTS = ['client_credentials'];
@@ -38,19 +37,7 @@ export interface CreatedClient extends ClientSummary {
   clientSecret: string;
 }
 
-interface ClientRow {
-  client_id: string;
-  name: string;
-  grants: string[];
-  redirect_uris: string[];
-  tenant_id: number | null;
-  service_user_id: number | null;
-  created_by: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}
-
-const toSummary = (r: ClientRow): ClientSummary => ({
+const toSummary = (r: ClientSummaryRow): ClientSummary => ({
   clientId: r.client_id,
   name: r.name,
   grants: r.grants,
@@ -107,30 +94,22 @@ export async function createServiceClient(
   input: { name: string; serviceUser: number | string; createdBy?: string },
 ): Promise<CreatedClient & { serviceUserEmail: string }> {
   const { name, serviceUser, createdBy } = parseOrThrow(serviceInput, input, 'client');
-  const user = await withTenant(knex, tenant, (db) =>
-    (typeof serviceUser === 'number' ? db('users').where({ id: serviceUser }) : db('users').whereRaw('lower(email) = lower(?)', [serviceUser]))
-      .where({ is_active: true })
-      .first<{ id: number; email: string } | undefined>('id', 'email'),
-  );
+  const user = await withTenant(knex, tenant, (db) => findActiveUser(db, serviceUser));
   if (!user) throw new ValidationError('The service user is not an active user of this instance', { fields: { serviceUser: 'names no active user of this instance' } });
   const created = await insertClient(knex, { name, grants: SERVICE_GRANTS, redirect_uris: [], tenant_id: tenant.id, service_user_id: user.id, created_by: createdBy ?? null });
   return { ...created, serviceUserEmail: user.email };
 }
 
-async function insertClient(knex: Knex, row: Omit<ClientRow, 'client_id' | 'created_at' | 'revoked_at'>): Promise<CreatedClient> {
+async function insertClient(knex: Knex, row: Omit<ClientSummaryRow, 'client_id' | 'created_at' | 'revoked_at'>): Promise<CreatedClient> {
   const clientId = newSecret('client_id');
   const clientSecret = newSecret('client_secret');
-  const [inserted] = await knex(CLIENTS)
-    .insert({ ...row, client_id: clientId, secret_hash: hashSecret(clientSecret) })
-    .returning<ClientRow[]>(['client_id', 'name', 'grants', 'redirect_uris', 'tenant_id', 'service_user_id', 'created_by', 'created_at', 'revoked_at']);
-  return { ...toSummary(inserted!), clientSecret };
+  const inserted = await insertClientRow(knex, { ...row, client_id: clientId, secret_hash: hashSecret(clientSecret) });
+  return { ...toSummary(inserted), clientSecret };
 }
 
 /** Clients, newest first: every client, or one tenant's client credentials. */
 export async function listClients(knex: Knex, filter: { tenantId?: number } = {}): Promise<ClientSummary[]> {
-  const q = knex<ClientRow>(CLIENTS).orderBy('id', 'desc');
-  if (filter.tenantId !== undefined) q.where({ tenant_id: filter.tenantId });
-  return (await q).map(toSummary);
+  return (await listClientRows(knex, filter)).map(toSummary);
 }
 
 /**
@@ -138,17 +117,9 @@ export async function listClients(knex: Knex, filter: { tenantId?: number } = {}
  * working at once. With `tenantId`, only a client of that tenant (the Control Panel's reach).
  */
 export async function revokeClient(knex: Knex, clientId: string, filter: { tenantId?: number } = {}): Promise<ClientSummary> {
-  return knex.transaction(async (trx) => {
-    const q = trx<ClientRow & { id: number }>(CLIENTS).where({ client_id: clientId });
-    if (filter.tenantId !== undefined) q.where({ tenant_id: filter.tenantId });
-    const client = await q.forUpdate().first();
-    if (!client) throw new NotFoundError(`No client '${clientId}'`, 'client_not_found');
-    if (!client.revoked_at) {
-      await trx(CLIENTS).where({ id: client.id }).update({ revoked_at: trx.fn.now() });
-      await trx(TOKENS).where({ client_id: client.id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
-    }
-    return toSummary((await trx(CLIENTS).where('id', client.id).first<ClientRow>())!);
-  });
+  const client = await revokeClientAndTokens(knex, clientId, filter);
+  if (!client) throw new NotFoundError(`No client '${clientId}'`, 'client_not_found');
+  return toSummary(client);
 }
 
 export interface AuthorizedApplication {
@@ -160,27 +131,18 @@ export interface AuthorizedApplication {
 
 /** The applications a user has authorized in a tenant that can still act for them. */
 export async function listAuthorizedApplications(knex: Knex, tenantId: number, userId: number): Promise<AuthorizedApplication[]> {
-  const rows = await knex(`${TOKENS} as t`)
-    .join(`${CLIENTS} as c`, 'c.id', 't.client_id')
-    .where({ 't.tenant_id': tenantId, 't.user_id': userId })
-    .whereNull('t.revoked_at')
-    .whereNull('c.revoked_at')
-    .whereNull('c.tenant_id') // integrations, not the tenant's own client credentials
-    .where((w) => w.where('t.access_expires_at', '>', knex.fn.now()).orWhere((r) => r.whereNull('t.refresh_used_at').where('t.refresh_expires_at', '>', knex.fn.now())))
-    .groupBy('c.client_id', 'c.name')
-    .orderBy('c.name')
-    .select<{ client_id: string; name: string; first: Date; last: Date }[]>('c.client_id', 'c.name', knex.raw('min(t.created_at) as first'), knex.raw('max(t.created_at) as last'));
+  const rows = await authorizedApplicationRows(knex, tenantId, userId);
   return rows.map((r) => ({ clientId: r.client_id, name: r.name, authorizedAt: r.first.toISOString(), lastIssuedAt: r.last.toISOString() }));
 }
 
 /** "Remove access": every token of the user for that application stops working. Returns how many were revoked. */
 export async function removeApplicationAccess(knex: Knex, tenantId: number, userId: number, clientId: string): Promise<number> {
-  const client = await knex(CLIENTS).where({ client_id: clientId }).first<{ id: number } | undefined>('id');
+  const client = await clientRowId(knex, clientId);
   if (!client) throw new NotFoundError(`No application '${clientId}'`, 'client_not_found');
-  return knex(TOKENS).where({ tenant_id: tenantId, user_id: userId, client_id: client.id }).whereNull('revoked_at').update({ revoked_at: knex.fn.now() });
+  return revokeUserTokens(knex, tenantId, userId, client.id);
 }
 
 /** The active users of a tenant a client can act as (for the Control Panel's form). */
 export async function serviceUserChoices(db: Db): Promise<{ id: number; email: string; role: string }[]> {
-  return db('users as u').join('roles as r', 'r.id', 'u.role_id').where('u.is_active', true).orderBy('u.email').select('u.id', 'u.email', 'r.name as role');
+  return activeUsersWithRole(db);
 }

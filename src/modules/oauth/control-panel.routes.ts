@@ -14,6 +14,7 @@ import {
   serviceUserChoices,
 } from './clients.service.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { activeUserWithPermissions } from '../users/users.data.js';
 import { AppError, ValidationError } from '../../platform/errors.js';
 
 /**
@@ -45,13 +46,12 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
   async function currentUser(ctx: AppContext): Promise<PageUser | undefined> {
     const tenant = tenantOf(ctx);
     const s = sessionOf(ctx).user;
-    const user = s?.tenantId === tenant.id
-      ? await withTenant(knex, tenant, (db) =>
-          db('users as u').join('roles as r', 'r.id', 'u.role_id').where({ 'u.id': s.userId, 'u.is_active': true }).first<PageUser | undefined>('u.id', 'u.email', 'r.permissions'),
-        )
-      : undefined;
-    if (!user) ctx.redirect(`/control-panel/login?next=${encodeURIComponent(ctx.path)}`);
-    return user;
+    const user = s?.tenantId === tenant.id ? await withTenant(knex, tenant, (db) => activeUserWithPermissions(db, { id: s.userId })) : undefined;
+    if (!user) {
+      ctx.redirect(`/control-panel/login?next=${encodeURIComponent(ctx.path)}`);
+      return undefined;
+    }
+    return { id: user.id, email: user.email, permissions: user.permissions };
   }
 
   const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>

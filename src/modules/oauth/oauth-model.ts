@@ -2,8 +2,21 @@ import crypto from 'node:crypto';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Knex } from '../../platform/db/knex.js';
 import type { TenantRegistry } from '../../platform/tenancy/registry.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { activeUserWithPermissions } from '../users/users.data.js';
+import {
+  activeClient,
+  codeWithClient,
+  consumeCode,
+  insertCode,
+  insertToken,
+  insertTokenFromCode,
+  markCodeReplayed,
+  refreshTokenWithClient,
+  revokeFamily,
+  useRefreshToken,
+  type ClientRow,
+} from './oauth.data.js';
 import { hashSecret, newSecret, secretMatches } from './secrets.js';
 
 /**
@@ -21,10 +34,6 @@ export const ACCESS_TOKEN_LIFETIME_S = 3600;
 export const REFRESH_TOKEN_LIFETIME_S = 183 * 24 * 3600;
 /** RFC 6749 §4.1.2: short-lived, at most 10 minutes. */
 export const CODE_LIFETIME_S = 300;
-
-const CLIENTS = `${PLATFORM_SCHEMA}.oauth_clients`;
-const CODES = `${PLATFORM_SCHEMA}.oauth_codes`;
-const TOKENS = `${PLATFORM_SCHEMA}.oauth_tokens`;
 
 /** Who a token acts as: a user of one tenant. The extra fields carry a grant's lineage to saveToken. */
 export interface OAuthUser {
@@ -44,18 +53,6 @@ export interface OAuthClient {
   serviceUserId: number | null;
   accessTokenLifetime: number;
   refreshTokenLifetime: number;
-}
-
-interface ClientRow {
-  id: number;
-  client_id: string;
-  secret_hash: string;
-  name: string;
-  grants: string[];
-  redirect_uris: string[];
-  tenant_id: number | null;
-  service_user_id: number | null;
-  revoked_at: Date | null;
 }
 
 const toClient = (r: ClientRow): OAuthClient => ({
@@ -79,18 +76,12 @@ export interface ModelDeps {
 async function userIsActive(deps: ModelDeps, tenantId: number, userId: number): Promise<boolean> {
   const tenant = await deps.registry.byId(tenantId);
   if (!tenant) return false;
-  return withTenant(deps.knex, tenant, async (db) => Boolean(await db('users').where({ id: userId, is_active: true }).first('id')));
-}
-
-/** Revokes every token descended from one grant. */
-async function revokeFamily(knex: Knex, familyId: string): Promise<void> {
-  await knex(TOKENS).where({ family_id: familyId }).whereNull('revoked_at').update({ revoked_at: knex.fn.now() });
+  return withTenant(deps.knex, tenant, async (db) => Boolean(await activeUserWithPermissions(db, { id: userId })));
 }
 
 /** A code presented again: refused, and every token issued from it revoked (RFC 6749 §4.1.2). */
 async function codeReplayed(knex: Knex, codeHash: string): Promise<false> {
-  await knex(CODES).where({ code_hash: codeHash }).whereNull('replayed_at').update({ replayed_at: knex.fn.now() });
-  await knex(TOKENS).where({ code_hash: codeHash }).whereNull('revoked_at').update({ revoked_at: knex.fn.now() });
+  await markCodeReplayed(knex, codeHash);
   return false;
 }
 
@@ -103,7 +94,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
   const { knex } = deps;
   return {
     async getClient(clientId: string, clientSecret: string | null | undefined): Promise<OAuthClient | false> {
-      const row = await knex<ClientRow>(CLIENTS).where({ client_id: clientId }).whereNull('revoked_at').first();
+      const row = await activeClient(knex, clientId);
       if (secrets === 'required') {
         // Compare even when the client is unknown, so timing does not tell which ids exist.
         const ok = secretMatches(clientSecret ?? '', row?.secret_hash ?? hashSecret(crypto.randomBytes(16).toString('hex')));
@@ -137,7 +128,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
       client: OAuthClient,
       user: OAuthUser,
     ) {
-      await knex(CODES).insert({
+      await insertCode(knex, {
         code_hash: hashSecret(code.authorizationCode),
         client_id: client.dbId,
         tenant_id: user.tenantId,
@@ -153,13 +144,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
 
     async getAuthorizationCode(authorizationCode: string) {
       const codeHash = hashSecret(authorizationCode);
-      const row = await knex(`${CODES} as k`)
-        .join(`${CLIENTS} as c`, 'c.id', 'k.client_id')
-        .where('k.code_hash', codeHash)
-        .first<
-          | { tenant_id: number; user_id: number; redirect_uri: string; scope: string | null; code_challenge: string | null; code_challenge_method: string | null; expires_at: Date; consumed_at: Date | null; public_client_id: string; client_revoked_at: Date | null }
-          | undefined
-        >('k.*', 'c.client_id as public_client_id', 'c.revoked_at as client_revoked_at');
+      const row = await codeWithClient(knex, codeHash);
       if (!row || row.client_revoked_at) return false;
       if (row.consumed_at) return codeReplayed(knex, codeHash);
       return {
@@ -176,7 +161,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
     /** Consumes the code: exactly one exchange can win, whatever races. */
     async revokeAuthorizationCode(code: { authorizationCode: string }): Promise<boolean> {
       const codeHash = hashSecret(code.authorizationCode);
-      const consumed = await knex(CODES).where({ code_hash: codeHash }).whereNull('consumed_at').update({ consumed_at: knex.fn.now() });
+      const consumed = await consumeCode(knex, codeHash);
       return consumed === 1 ? true : codeReplayed(knex, codeHash);
     },
 
@@ -204,26 +189,15 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
       };
       if (row.code_hash) {
         // A code replayed while it was being exchanged: issue nothing from it.
-        const inserted = await knex.raw<{ rowCount: number }>(
-          `insert into ${TOKENS} (access_token_hash, access_expires_at, refresh_token_hash, refresh_expires_at, client_id, tenant_id, user_id, scope, family_id, code_hash)
-           select ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 from ${CODES} where code_hash = ? and replayed_at is not null)`,
-          [row.access_token_hash, row.access_expires_at, row.refresh_token_hash, row.refresh_expires_at, row.client_id, row.tenant_id, row.user_id, row.scope, row.family_id, row.code_hash, row.code_hash],
-        );
-        if (inserted.rowCount !== 1) throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code is invalid');
+        if (!(await insertTokenFromCode(knex, { ...row, code_hash: row.code_hash }))) throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code is invalid');
       } else {
-        await knex(TOKENS).insert(row);
+        await insertToken(knex, row);
       }
       return { ...token, client, user };
     },
 
     async getRefreshToken(refreshToken: string) {
-      const row = await knex(`${TOKENS} as t`)
-        .join(`${CLIENTS} as c`, 'c.id', 't.client_id')
-        .where('t.refresh_token_hash', hashSecret(refreshToken))
-        .first<
-          | { tenant_id: number; user_id: number; scope: string | null; family_id: string; refresh_expires_at: Date | null; refresh_used_at: Date | null; revoked_at: Date | null; public_client_id: string; client_revoked_at: Date | null }
-          | undefined
-        >('t.*', 'c.client_id as public_client_id', 'c.revoked_at as client_revoked_at');
+      const row = await refreshTokenWithClient(knex, hashSecret(refreshToken));
       if (!row || row.revoked_at || row.client_revoked_at) return false;
       if (row.refresh_used_at) {
         // A rotated-out refresh token came back: it was stolen or copied. Cut the whole family.
@@ -242,11 +216,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
 
     /** Rotation: marks the refresh token used. Two racing uses: one wins, the other counts as reuse. */
     async revokeToken(token: { refreshToken: string; user: OAuthUser }): Promise<boolean> {
-      const used = await knex(TOKENS)
-        .where({ refresh_token_hash: hashSecret(token.refreshToken) })
-        .whereNull('refresh_used_at')
-        .whereNull('revoked_at')
-        .update({ refresh_used_at: knex.fn.now() });
+      const used = await useRefreshToken(knex, hashSecret(token.refreshToken));
       if (used === 1) return true;
       if (token.user.familyId) await revokeFamily(knex, token.user.familyId);
       return false;

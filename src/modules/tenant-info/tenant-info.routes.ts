@@ -3,6 +3,7 @@ import { tenantBaseUrl } from '../../platform/config.js';
 import { tenantOf, type AppState } from '../../kit/http/context.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import { requestTransaction } from '../../kit/http/tenant-transaction.js';
+import { settingsName } from '../../platform/tenancy/settings.data.js';
 
 /**
  * `GET /` on a tenant's host: a small public discovery document read from the tenant's own
@@ -12,7 +13,7 @@ export function tenantInfoRoutes(rt: PlatformRuntime): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/', async (ctx) => {
     const tenant = tenantOf(ctx);
-    const settings = await requestTransaction(rt, tenant, 'api', (db) => db('settings').select('name').first<{ name: string }>(), { readOnly: true });
+    const settings = await requestTransaction(rt, tenant, 'api', (db) => settingsName(db), { readOnly: true });
     const base = tenantBaseUrl(rt.config, tenant.slug);
     ctx.body = {
       tenant: tenant.slug,

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { saveTenantStats as saveStats } from '../../platform/tenancy/tenants.data.js';
 
 export interface TenantStats {
   users: number;
@@ -22,7 +22,7 @@ export async function countTenantRecords(db: Db): Promise<TenantStats> {
 
 /** Stores the counters in the platform registry, where `tenants:list` shows them. */
 export async function saveTenantStats(db: Db, tenantId: number, stats: TenantStats): Promise<void> {
-  await db(`${PLATFORM_SCHEMA}.tenants`).where({ id: tenantId }).update({ stats: JSON.stringify(stats), stats_updated_at: db.fn.now() });
+  await saveStats(db, tenantId, stats);
 }
 
 /** Asks the worker to refresh the tenant's counters after this transaction commits. */

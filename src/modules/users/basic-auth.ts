@@ -3,7 +3,8 @@ import type { Knex } from '../../platform/db/knex.js';
 import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import { AppError, UnauthorizedError } from '../../platform/errors.js';
 import type { PasswordGuard } from './password-guard.js';
-import { assertTenantSchema } from '../../platform/tenancy/slug.js';
+import { activeUserWithPermissions } from './users.data.js';
+import { adminByEmail } from '../admins/admins.data.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import { tenantOf, type AppContext, type AppMiddleware } from '../../kit/http/context.js';
 import { bindLog } from '../../kit/http/request-id.js';
@@ -19,14 +20,6 @@ declare module '../../kit/http/context.js' {
   interface AppState {
     user?: AuthenticatedUser;
   }
-}
-
-interface UserRow {
-  id: number;
-  email: string;
-  password_hash: string | null;
-  company_id: number | null;
-  permissions: string[];
 }
 
 /**
@@ -88,10 +81,7 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 *
       return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
     };
     if (!creds) throw fail();
-    // The schema name is validated to [a-z][a-z0-9_]*: it stands in the statement as an identifier.
-    const schema = assertTenantSchema(tenant.schema);
-    const { rows } = await knex.raw<{ rows: UserRow[] }>(userByEmail(schema), [creds.email]);
-    const user = rows[0];
+    const user = await activeUserWithPermissions(knex, { email: creds.email }, tenant.schema);
     const key = verified.keyOf(tenant.schema, creds.email, creds.password);
     if (!user || !verified.has(key, user.password_hash ?? '')) {
       const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);
@@ -123,11 +113,6 @@ export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, ac
   throw new AppError(429, 'too_many_attempts', `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`);
 }
 
-// Runs on every REST request: plain SQL, so no query builder is compiled each time.
-const userByEmail = (schema: string) => `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
-  from "${schema}".users join "${schema}".roles on roles.id = users.role_id
-  where lower(users.email) = ? and users.is_active limit 1`;
-
 /**
  * HTTP Basic authentication of a platform administrator (`platform.admins`, created with
  * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard; through the
@@ -142,7 +127,7 @@ export function platformAdminAuth(knex: Knex, passwords: PasswordGuard, cacheTtl
       return new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
     };
     if (!creds) throw refuse();
-    const admin = await knex(`${PLATFORM_SCHEMA}.admins`).whereRaw('lower(email) = ?', [creds.email]).first<{ id: number; password_hash: string } | undefined>('id', 'password_hash');
+    const admin = await adminByEmail(knex, creds.email);
     const key = verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password);
     if (!admin || !verified.has(key, admin.password_hash)) {
       if (!(await guardedCheck(ctx, passwords, `platform:${creds.email}`, admin?.password_hash, creds.password)) || !admin) throw refuse();

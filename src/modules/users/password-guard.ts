@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Knex } from '../../platform/db/knex.js';
 import { ServiceUnavailableError } from '../../platform/errors.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { LOGIN_LIMITS_STORE } from './login-limits.data.js';
 import { verifyPasswordOrDummy } from './password.js';
 
 /**
@@ -53,7 +53,7 @@ export class PasswordGuard {
     knex: Knex,
     private readonly opts: PasswordGuardOptions,
   ) {
-    const store = { storeClient: knex, storeType: 'knex', schemaName: PLATFORM_SCHEMA, tableName: 'login_limits', tableCreated: true, clearExpiredByTimeout: false };
+    const store = { storeClient: knex, storeType: 'knex', ...LOGIN_LIMITS_STORE, clearExpiredByTimeout: false };
     // A count of failures per key for an hour (never "consumed" up: it only counts).
     this.failures = new RateLimiterPostgres({ ...store, keyPrefix: 'pw-fail', points: 1_000_000, duration: WINDOW_S });
     // A key set here must wait until it expires (block() sets it past its one point).

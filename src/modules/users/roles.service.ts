@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/knex.js';
 import { ConflictError } from '../../platform/errors.js';
 import { parseOrThrow } from '../../platform/util/validation.js';
+import { insertRole, listRoles as listRoleRows, roleNameTaken } from './users.data.js';
 
 /**
  * Roles are named permission sets. Permissions are `<ENTITY>_VIEW` / `<ENTITY>_EDIT` for each
@@ -40,11 +41,10 @@ const roleInput = z.object({
 
 export async function createRole(db: Db, input: { name: string; permissions: string[] }): Promise<{ id: number; name: string; permissions: string[] }> {
   const { name, permissions } = parseOrThrow(roleInput, input, 'role');
-  if (await db('roles').where({ name }).first('id')) throw new ConflictError(`Role '${name}' already exists`, 'role_exists');
-  const [row] = await db('roles').insert({ name, permissions: [...new Set(permissions)] }).returning(['id', 'name', 'permissions']);
-  return row;
+  if (await roleNameTaken(db, name)) throw new ConflictError(`Role '${name}' already exists`, 'role_exists');
+  return insertRole(db, { name, permissions: [...new Set(permissions)] });
 }
 
 export function listRoles(db: Db): Promise<{ id: number; name: string; permissions: string[] }[]> {
-  return db('roles').orderBy('id').select('id', 'name', 'permissions');
+  return listRoleRows(db);
 }

@@ -3,6 +3,7 @@ import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import type { PasswordCheck, PasswordGuard } from './password-guard.js';
+import { activeUserWithPermissions } from './users.data.js';
 
 /**
  * Signing a tenant user in on Lectern's pages (OAuth sign-in, Control Panel). The password goes
@@ -32,13 +33,7 @@ export class SignIn {
     // counted under one name, refused like any wrong password.
     const possible = email.length <= 254 && !hasControlCharacter(email);
     const user = possible
-      ? await withTenant(this.knex, tenant, (db) =>
-          db('users as u')
-            .join('roles as r', 'r.id', 'u.role_id')
-            .whereRaw('lower(u.email) = ?', [email])
-            .where('u.is_active', true)
-            .first<{ id: number; email: string; password_hash: string | null; permissions: string[] } | undefined>('u.id', 'u.email', 'u.password_hash', 'r.permissions'),
-        )
+      ? await withTenant(this.knex, tenant, (db) => activeUserWithPermissions(db, { email }))
       : undefined;
     const check = await this.passwords.check(`${tenant.id}:${possible ? email : '(no such email)'}`, address, user?.password_hash, password);
     if (!check.ok) return check;

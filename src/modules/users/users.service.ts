@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../platform/util/validation.js';
 import type { Db } from '../../platform/db/knex.js';
 import { ConflictError, ValidationError } from '../../platform/errors.js';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password.js';
+import { insertUser, roleIdByName, userEmailTaken } from './users.data.js';
 
 /** Sign-in credentials as every account kind takes them: an email (stored lower case) and a password. */
 export const credentialsInput = z.object({
@@ -24,13 +25,9 @@ export interface CreatedUser {
  */
 export async function createUser(db: Db, input: { email: string; password: string; role: string }): Promise<CreatedUser> {
   const { email, password, role } = parseOrThrow(createUserInput, input, 'user');
-  const roleRow = await db('roles').where({ name: role }).first<{ id: number } | undefined>();
+  const roleRow = await roleIdByName(db, role);
   if (!roleRow) throw new ValidationError(`Role '${role}' does not exist in this tenant`, { fields: { role: 'unknown role' } });
-  const existing = await db('users').whereRaw('lower(email) = ?', [email]).first();
-  if (existing) throw new ConflictError(`A user with email ${email} already exists`, 'user_exists');
-  const [row] = await db('users')
-    .insert({ email, password_hash: await hashPassword(password), role_id: roleRow.id })
-    .returning<{ id: number }[]>('id');
-  if (!row) throw new Error('user insert returned no id');
-  return { id: row.id, email, role };
+  if (await userEmailTaken(db, email)) throw new ConflictError(`A user with email ${email} already exists`, 'user_exists');
+  const id = await insertUser(db, { email, password_hash: await hashPassword(password), role_id: roleRow.id });
+  return { id, email, role };
 }

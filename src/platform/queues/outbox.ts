@@ -1,5 +1,6 @@
 import type { Db, Knex } from '../db/knex.js';
 import type { Logger } from '../logger.js';
+import { insertOutboxRow, lockPendingRows, markEnqueued, markRowEnqueued, pruneSettled, recordEnqueueFailure, settleByJobIds } from './outbox.data.js';
 import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
 
 /**
@@ -28,7 +29,6 @@ interface OutboxRow {
   payload: JobPayloads[QueueName];
 }
 
-const TABLE = 'platform.outbox';
 // The rows a transaction wrote, as written: dispatched after commit without reading them back.
 const pendingByTrx = new WeakMap<object, OutboxRow[]>();
 
@@ -38,15 +38,11 @@ const pendingByTrx = new WeakMap<object, OutboxRow[]>();
  */
 export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number, job: OutboxJob<Q>): Promise<number> {
   if (job.jobId?.includes(':')) throw new Error(`job id must not contain ':' (${job.jobId})`);
-  const [row] = await db(TABLE)
-    // A job without an id of its own (a statistics refresh) is not followed by the reconciler.
-    .insert({ tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: JSON.stringify(job.data), ...(job.jobId ? {} : { settled_at: db.fn.now() }) })
-    .returning<{ id: number }[]>('id');
-  if (!row) throw new Error('outbox insert returned no id');
+  const id = await insertOutboxRow(db, { tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
   const list = pendingByTrx.get(db) ?? [];
-  list.push({ id: row.id, tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
+  list.push({ id, tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
   pendingByTrx.set(db, list);
-  return row.id;
+  return id;
 }
 
 /** Called by withTenant after commit: hands the transaction's outbox rows to the dispatcher. */
@@ -121,7 +117,7 @@ export class OutboxDispatcher {
         // Bounded: a statement has at most 65,535 parameters.
         const batch = this.unmarked.splice(0, 5000);
         try {
-          await this.knex(TABLE).whereIn('id', batch).whereNull('enqueued_at').update({ enqueued_at: this.knex.fn.now() });
+          await markEnqueued(this.knex, batch);
         } catch (err) {
           // The jobs are queued; the relay may queue them again, which their job ids make a no-op.
           this.log.warn({ err: { message: (err as Error).message }, outboxIds: batch }, 'could not mark outbox rows enqueued');
@@ -140,25 +136,18 @@ export class OutboxDispatcher {
    */
   async sweep(limit = 200, minAgeMs = 1000): Promise<number> {
     return this.knex.transaction(async (trx) => {
-      const rows = await trx<OutboxRow>(TABLE)
-        .where('queue_namespace', this.namespace)
-        .whereNull('enqueued_at')
-        .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [minAgeMs / 1000]))
-        .orderBy('id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked();
+      const rows = await lockPendingRows(trx, this.namespace, minAgeMs, limit);
       let done = 0;
       for (const row of rows) {
         try {
           await this.enqueue(row);
         } catch (err) {
           const message = String((err as Error).message).slice(0, 500);
-          await trx(TABLE).where({ id: row.id }).update({ attempts: trx.raw('attempts + 1'), last_error: message });
+          await recordEnqueueFailure(trx, row.id, message);
           this.log.warn({ err: { message }, outboxId: row.id }, 'outbox relay could not enqueue; will retry');
           break;
         }
-        await trx(TABLE).where({ id: row.id }).update({ enqueued_at: trx.fn.now(), last_error: null });
+        await markRowEnqueued(trx, row.id);
         done++;
       }
       return done;
@@ -167,11 +156,7 @@ export class OutboxDispatcher {
 
   /** Deletes rows enqueued and settled more than `days` ago (open rows stay for the reconciler). */
   async prune(days = 7): Promise<number> {
-    return this.knex(TABLE)
-      .whereNotNull('enqueued_at')
-      .whereNotNull('settled_at')
-      .where('settled_at', '<', this.knex.raw(`now() - make_interval(days => ?)`, [days]))
-      .delete();
+    return pruneSettled(this.knex, days);
   }
 }
 
@@ -184,7 +169,7 @@ export async function settleJob(knex: Knex, jobId: string): Promise<void> {
   // transaction commits the row's new job id: matching the first id too, the update waits for
   // that commit and then settles the row by its new id.
   const original = jobId.replace(/-q\d+$/, '');
-  await knex(TABLE).whereIn('job_id', [...new Set([jobId, original])]).whereNull('settled_at').update({ settled_at: knex.fn.now() });
+  await settleByJobIds(knex, [...new Set([jobId, original])]);
 }
 
 /** Periodic relay loop used by the worker process. */

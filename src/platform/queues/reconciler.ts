@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Knex } from '../db/knex.js';
 import type { Logger } from '../logger.js';
+import { lockOpenRowsDue, markRowChecked, markRowRequeued, settleRow, type OpenOutboxRow } from './outbox.data.js';
 import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
 
 /**
@@ -31,15 +32,6 @@ export interface ReconcileCheck<Q extends QueueName = QueueName> {
 
 export type ReconcileChecks = { [Q in QueueName]?: ReconcileCheck<Q> };
 
-interface OpenRow {
-  id: number;
-  queue: QueueName;
-  job_name: string;
-  job_id: string;
-  payload: JobPayloads[QueueName];
-  requeues: number;
-}
-
 export interface SweepResult {
   alive: number;
   settled: number;
@@ -49,8 +41,6 @@ export interface SweepResult {
 
 /** BullMQ states of a job that is still going to run or running. */
 const ALIVE = new Set(['waiting', 'wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'paused']);
-
-const TABLE = 'platform.outbox';
 
 export class Reconciler {
   constructor(
@@ -68,17 +58,7 @@ export class Reconciler {
   async sweep(limit = 100): Promise<SweepResult> {
     const result: SweepResult = { alive: 0, settled: 0, requeued: 0, markedFailed: 0 };
     await this.knex.transaction(async (trx) => {
-      const rows = await trx<OpenRow>(TABLE)
-        .where('queue_namespace', this.namespace)
-        .whereNull('settled_at')
-        .whereNotNull('enqueued_at')
-        .whereNotNull('job_id')
-        .where('checked_at', '<', trx.raw('now() - make_interval(secs => ?)', [this.afterMs / 1000]))
-        .orderBy('checked_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .select('id', 'queue', 'job_name', 'job_id', 'payload', 'requeues');
+      const rows = await lockOpenRowsDue(trx, this.namespace, this.afterMs, limit);
       for (const row of rows) {
         const outcome = await this.reconcile(trx, row);
         result[outcome]++;
@@ -88,9 +68,9 @@ export class Reconciler {
     return result;
   }
 
-  private async reconcile(trx: Knex.Transaction, row: OpenRow): Promise<keyof SweepResult> {
+  private async reconcile(trx: Knex.Transaction, row: OpenOutboxRow): Promise<keyof SweepResult> {
     const settle = async () => {
-      await trx(TABLE).where({ id: row.id }).update({ settled_at: trx.fn.now(), checked_at: trx.fn.now() });
+      await settleRow(trx, row.id);
       return 'settled' as const;
     };
     const check = this.checks[row.queue] as ReconcileCheck | undefined;
@@ -100,7 +80,7 @@ export class Reconciler {
     const job = (await queue.getJob(row.job_id)) as Job<JobPayloads[QueueName]> | undefined;
     const state = job ? await job.getState() : 'missing';
     if (ALIVE.has(state)) {
-      await trx(TABLE).where({ id: row.id }).update({ checked_at: trx.fn.now() });
+      await markRowChecked(trx, row.id);
       return 'alive';
     }
     if (!(await check.pending(row.payload))) return settle();
@@ -114,7 +94,7 @@ export class Reconciler {
     const requeues = row.requeues + 1;
     const jobId = `${row.job_id.replace(/-q\d+$/, '')}-q${requeues}`;
     await queue.add(row.job_name, row.payload, { jobId });
-    await trx(TABLE).where({ id: row.id }).update({ job_id: jobId, requeues, checked_at: trx.fn.now() });
+    await markRowRequeued(trx, row.id, jobId, requeues);
     this.log.warn({ queue: row.queue, outboxId: row.id, lostJobId: row.job_id, jobId, state }, 'job queued again: the queue store no longer had it');
     return 'requeued';
   }

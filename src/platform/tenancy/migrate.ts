@@ -5,6 +5,7 @@ import type { Knex } from '../db/knex.js';
 import { SchemaMigrationSource } from '../db/migration-source.js';
 import { assertTenantSchema } from './slug.js';
 import { PLATFORM_SCHEMA } from './tenant.js';
+import { tenantSchemas } from './tenants.data.js';
 
 async function migrateSchema(knex: Knex, schema: string, migrations: typeof tenantMigrations, create: boolean): Promise<string[]> {
   if (create) {
@@ -71,7 +72,7 @@ export async function migrateAll(
   opts: { concurrency: number; onResult?: (r: TenantMigrationResult) => void },
 ): Promise<MigrateAllResult> {
   const platform = await migratePlatform(knex);
-  const tenants = await knex<{ slug: string; schema_name: string }>(`${PLATFORM_SCHEMA}.tenants`).select('slug', 'schema_name').orderBy('id');
+  const tenants = await tenantSchemas(knex);
   const limit = pLimit(opts.concurrency);
   const results = await Promise.all(
     tenants.map((t) =>

@@ -2,7 +2,9 @@ import type { Knex } from '../db/knex.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { migrateTenantSchema } from './migrate.js';
 import { schemaForSlug } from './slug.js';
-import { PLATFORM_SCHEMA, type Tenant } from './tenant.js';
+import { insertSettings } from './settings.data.js';
+import type { Tenant } from './tenant.js';
+import { deleteTenant, insertTenant, tenantSlugTaken } from './tenants.data.js';
 
 /**
  * Creates a tenant: its schema at the latest migration, then its registry row and settings.
@@ -13,20 +15,17 @@ export async function createTenant(knex: Knex, input: { slug: string; name: stri
   const schema = schemaForSlug(input.slug);
   const name = input.name.trim();
   if (!name) throw new ConflictError('Tenant name must not be empty', 'invalid_name');
-  const taken = await knex(`${PLATFORM_SCHEMA}.tenants`).where({ slug: input.slug }).first();
+  const taken = await tenantSlugTaken(knex, input.slug);
   const schemaExists = await knex('information_schema.schemata').where({ schema_name: schema }).first();
   if (taken || schemaExists) throw new ConflictError(`Tenant '${input.slug}' already exists`, 'tenant_exists');
 
   try {
     await migrateTenantSchema(knex, schema, { create: true });
     return await knex.transaction(async (trx) => {
-      const [row] = await trx(`${PLATFORM_SCHEMA}.tenants`)
-        .insert({ slug: input.slug, name, schema_name: schema })
-        .returning<{ id: number }[]>('id');
-      if (!row) throw new Error('tenant insert returned no id');
+      const id = await insertTenant(trx, { slug: input.slug, name, schema_name: schema });
       await trx.raw(`select set_config('search_path', ?, true)`, [schema]);
-      await trx('settings').insert({ id: 1, name });
-      return { id: row.id, slug: input.slug, name, schema };
+      await insertSettings(trx, { name });
+      return { id, slug: input.slug, name, schema };
     });
   } catch (err) {
     await knex.raw('drop schema if exists ?? cascade', [schema]).catch(() => undefined);
@@ -38,10 +37,9 @@ export async function createTenant(knex: Knex, input: { slug: string; name: stri
 /** Removes a tenant and all its data. Used by tests and by ops for offboarding. */
 export async function dropTenant(knex: Knex, slug: string): Promise<void> {
   const schema = schemaForSlug(slug);
-  const row = await knex(`${PLATFORM_SCHEMA}.tenants`).where({ slug }).first();
-  if (!row) throw new NotFoundError(`No tenant '${slug}'`, 'tenant_not_found');
+  if (!(await tenantSlugTaken(knex, slug))) throw new NotFoundError(`No tenant '${slug}'`, 'tenant_not_found');
   await knex.transaction(async (trx) => {
-    await trx(`${PLATFORM_SCHEMA}.tenants`).where({ slug }).delete();
+    await deleteTenant(trx, slug);
     await trx.raw('drop schema if exists ?? cascade', [schema]);
   });
 }

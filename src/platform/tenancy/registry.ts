@@ -1,17 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Knex } from '../db/knex.js';
 import { isValidSlug } from './slug.js';
-import { PLATFORM_SCHEMA, type Tenant } from './tenant.js';
-
-interface TenantRow {
-  id: number;
-  slug: string;
-  name: string;
-  schema_name: string;
-  status: string;
-}
-
-const toTenant = (r: TenantRow): Tenant => ({ id: r.id, slug: r.slug, name: r.name, schema: r.schema_name });
+import type { Tenant } from './tenant.js';
+import { activeTenantById, activeTenantBySlug, activeTenants, toTenant } from './tenants.data.js';
 
 /** Names that are no tenant, remembered briefly so a flood of them costs no lookups; at most this many. */
 export const MAX_UNKNOWN_CACHED = 1000;
@@ -47,7 +38,7 @@ export class TenantRegistry {
     const hit = this.bySlugCache.get(slug);
     if (hit) return hit;
     if (this.unknown.has(slug)) return undefined;
-    const row = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ slug, status: 'active' }).first();
+    const row = await activeTenantBySlug(this.knex, slug);
     if (!row) {
       this.unknown.set(slug, true);
       return undefined;
@@ -61,7 +52,7 @@ export class TenantRegistry {
   async byId(id: number): Promise<Tenant | undefined> {
     const hit = this.byIdCache.get(id);
     if (hit) return hit;
-    const row = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ id, status: 'active' }).first();
+    const row = await activeTenantById(this.knex, id);
     const tenant = row ? toTenant(row) : undefined;
     if (tenant) this.byIdCache.set(id, tenant);
     return tenant;
@@ -73,7 +64,7 @@ export class TenantRegistry {
   }
 
   async list(): Promise<Tenant[]> {
-    const rows = await this.knex<TenantRow>(`${PLATFORM_SCHEMA}.tenants`).where({ status: 'active' }).orderBy('id');
+    const rows = await activeTenants(this.knex);
     return rows.map(toTenant);
   }
 
