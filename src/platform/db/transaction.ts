@@ -19,6 +19,13 @@ import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
  * `db.transaction()` inside it makes a savepoint, serialised with its siblings and refused once
  * the lease ends, as knex does for nested transactions. Commit and rollback belong to
  * `runTransaction`.
+ *
+ * Knex internals: this file (and the bound-values guard in knex.ts) relies on parts of knex that
+ * are not its public API (`client.constructor.prototype.query`/`stream`, the client's
+ * `acquireConnection`/`releaseConnection`, `transacting`, `context._transaction` and what its
+ * Transaction reads of an outer transaction, `__knex__disposed`...). package.json pins knex to
+ * one exact version for that reason, and test/tenancy/knex-internals.test.ts checks each of those
+ * internals by name and by behaviour: run it before moving the pin.
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- knex's client internals (query, acquireConnection, context) are not in its public types. */
