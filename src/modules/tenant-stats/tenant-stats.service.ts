@@ -1,23 +1,13 @@
 import type { Db } from '../../platform/db/knex.js';
+import { countTenantRecords as countRecords, type TenantStats } from './tenant-stats.data.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
 import { saveTenantStats as saveStats } from '../../platform/tenancy/tenants.data.js';
 
-export interface TenantStats {
-  users: number;
-  contacts: number;
-  companies: number;
-}
+export type { TenantStats };
 
 /** Counts the tenant's headline records (runs on a tenant transaction). */
-export async function countTenantRecords(db: Db): Promise<TenantStats> {
-  const row = await db
-    .select(
-      db.raw('(select count(*) from users)::int as users'),
-      db.raw('(select count(*) from contacts where not is_deleted)::int as contacts'),
-      db.raw('(select count(*) from companies)::int as companies'),
-    )
-    .first<TenantStats>();
-  return row;
+export function countTenantRecords(db: Db): Promise<TenantStats> {
+  return countRecords(db);
 }
 
 /** Stores the counters in the platform registry, where `tenants:list` shows them. */

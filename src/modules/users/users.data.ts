@@ -105,9 +105,6 @@ export function userOfContact(db: Db, contactId: number): Promise<Pick<User, 'id
   return db(User.tableName).where({ contact_id: contactId }).first<Pick<User, 'id'> | undefined>('id');
 }
 
-/** A subquery counting the tenant's users, for a statistics row: `(select count(*) from users)`. */
-export const USER_COUNT_SQL = `(select count(*) from ${User.tableName})`;
-
 /** The id of the role with this name. */
 export function roleIdByName(db: Db, name: string): Promise<Pick<Role, 'id'> | undefined> {
   return db(Role.tableName).where({ name }).first<Pick<Role, 'id'> | undefined>();
