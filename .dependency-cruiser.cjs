@@ -28,7 +28,10 @@ module.exports = {
       to: { path: `^src/kit/|^src/modules/.*(${FACE})` },
     },
     { name: 'app-below-processes', severity: 'error', from: { path: '^src/app/' }, to: { path: PROCESS } },
-    { name: 'processes-import-no-process', severity: 'error', from: { path: PROCESS }, to: { path: PROCESS, pathNot: '$1' } },
+    // A process may import files of its own folder (the CLI's command files), never another process.
+    { name: 'processes-import-no-process', severity: 'error', from: { path: '^src/(web|start)[.]ts$' }, to: { path: PROCESS } },
+    { name: 'cli-imports-no-other-process', severity: 'error', from: { path: '^src/cli/' }, to: { path: '^src/(web|start)[.]ts$|^workers/' } },
+    { name: 'worker-imports-no-other-process', severity: 'error', from: { path: '^workers/' }, to: { path: '^src/(web|start)[.]ts$|^src/cli/' } },
     {
       name: 'seeds-and-migrations-use-the-domain',
       severity: 'error',

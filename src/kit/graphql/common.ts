@@ -1,3 +1,4 @@
+import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLOutputType } from 'graphql';
 
 /** Shared GraphQL types: FieldError and the lifecycle states of course templates and events. */
@@ -18,5 +19,4 @@ export function payloadType(name: string, field: string, type: () => GraphQLOutp
   return new GraphQLObjectType({ name, fields: () => ({ [field]: { type: type() }, errors: fieldErrors }) });
 }
 
-export const LIFECYCLE_STATES = ['draft', 'published', 'cancelled'] as const;
 export const LifecycleState = new GraphQLEnumType({ name: 'LifecycleState', values: Object.fromEntries(LIFECYCLE_STATES.map((v) => [v, { value: v }])) });

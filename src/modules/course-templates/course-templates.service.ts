@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
-import { LIFECYCLE_STATES } from '../../kit/graphql/common.js';
+import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
 import { checkBaseValues, COURSE_TEMPLATE_VALUES, writeBaseValues, type DefinitionRow, type ValueInput } from '../custom-fields/custom-fields.service.js';
 import type { LocaleRow } from '../locales/locales.service.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/knex.js';
-import { LIFECYCLE_STATES } from '../../kit/graphql/common.js';
+import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { isDateTime } from '../../platform/util/dates.js';
 import { canonicalTimeZone } from '../../platform/util/time-zones.js';
