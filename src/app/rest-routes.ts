@@ -15,8 +15,7 @@ import { contacts } from '../modules/crm/contacts.rest.js';
 import { marketingActivities } from '../modules/crm/marketing-activities.rest.js';
 import { categories } from '../modules/categories/categories.rest.js';
 import { customTemplates } from '../modules/course-templates/custom-templates.rest.js';
-import { delegates } from '../modules/delegates/delegates.rest.js';
-import { addMapping, getScores, nameDelegate, setScores } from '../modules/delegates/delegates.service.js';
+import { addCustomTemplateMapping, delegates, delegateScores, nameDelegatePlace, saveDelegateScores } from '../modules/delegates/delegates.rest.js';
 import { eventTemplates } from '../modules/course-templates/event-templates.rest.js';
 import { publicEvents } from '../modules/events/public-events.rest.js';
 import type { Runtime } from './runtime.js';
@@ -78,9 +77,9 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
     }
   }
 
-  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegate(db, idParam(ctx), ctx.request.body)));
-  router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => getScores(db, idParam(ctx))));
-  router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => setScores(db, idParam(ctx), ctx.request.body)));
+  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegatePlace(db, idParam(ctx), ctx.request.body)));
+  router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => delegateScores(db, idParam(ctx))));
+  router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => saveDelegateScores(db, idParam(ctx), ctx.request.body)));
   // Orders finish in the worker: the answer says the order is taken, `orders:show` says how it went.
   router.post(
     '/orders',
@@ -97,7 +96,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
       `/${path}/:id/mappings`,
       allow('COURSE_TEMPLATE_EDIT', async (ctx, db) => {
         const id = idParam(ctx);
-        await addMapping(db, id, ctx.request.body);
+        await addCustomTemplateMapping(db, id, ctx.request.body);
         return customTemplates.get(db, id);
       }),
     );

@@ -8,6 +8,7 @@ import { legacyIdOf } from '../kit/graphql/ids.js';
 import type { AppMiddleware } from '../kit/http/context.js';
 import type { Runtime } from './runtime.js';
 import { slugFromHost } from '../platform/tenancy/registry.js';
+import { supportedLocaleIds } from '../modules/locales/locales.data.js';
 import { buildWebLinkSchema } from './weblink-schema.js';
 
 /**
@@ -49,7 +50,7 @@ class SupportedLocales {
     const now = Date.now();
     let hit = this.cache.get(tenantId);
     if (!hit || hit.expires <= now) {
-      hit = { ids: new Set(await db('locales').where({ supported: true }).pluck('id')), expires: now + this.ttlMs };
+      hit = { ids: await supportedLocaleIds(db), expires: now + this.ttlMs };
       if (this.ttlMs > 0) this.cache.set(tenantId, hit);
     }
     return hit.ids.has(localeId);

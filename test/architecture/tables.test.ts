@@ -102,7 +102,8 @@ function usesOf(file: string): Set<string> {
 
 /** The tables whose Objection model a file declares (`static override tableName = 'x'`). */
 function modelsOf(file: string): Set<string> {
-  return new Set([...readFileSync(path.join(root, file), 'utf8').matchAll(/static (?:override )?tableName = ['"]([a-z_]+)['"]/g)].map((m) => m[1]!));
+  // `'events'`, or a platform table qualified by its schema: `` `${PLATFORM_SCHEMA}.tenants` ``.
+  return new Set([...readFileSync(path.join(root, file), 'utf8').matchAll(/static (?:override )?tableName = ['"`](?:\$\{PLATFORM_SCHEMA\}\.)?([a-z_]+)['"`]/g)].map((m) => m[1]!));
 }
 
 test('each table is named only in data-access files (*.data.ts), one of which owns it and declares its model', (t) => {

@@ -212,3 +212,14 @@ test('a date-time filter takes a bare date as its midnight', async (t) => {
   t.true(r.json.length > 0);
   t.deepEqual((await f.api('GET', 'crm/contacts?created_on__lt=2000-01-01')).json, []);
 });
+
+test('when an event template title holds a line break, then REST refuses it as GraphQL does, naming title (a create 404 as the contract has it, an update 400), and writes nothing', async (t) => {
+  const created = await f.api('POST', 'event/event_templates', { title: 'Manual\nHandling' });
+  t.is(created.status, 404);
+  t.is(created.json.error.details.fields.title, 'must be a single line');
+  const updated = await f.api('PUT', `event/event_templates/${templateId}`, { title: 'Manual\r\nHandling' });
+  t.is(updated.status, 400);
+  t.is(updated.json.error.details.fields.title, 'must be a single line');
+  t.is((await f.api('GET', `event/event_templates/${templateId}`)).json.title, 'Manual Handling');
+  t.false((await f.api('GET', 'event/event_templates?_limit=1000')).json.some((tpl: { title: string }) => /[\r\n]/.test(tpl.title)));
+});

@@ -1,14 +1,15 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/course-templates.graphql.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
 import { Event, eventById } from '../events/events.graphql.js';
-import { BACKGROUND_JOB_STATES, requestApplyCourseTemplate, type BackgroundJobRow } from './background-jobs.service.js';
+import { BackgroundJob as BackgroundJobModel } from './background-jobs.data.js';
+import { applyCourseTemplate, BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.service.js';
 
 /**
  * BackgroundJob in GraphQL: the handle a mutation that hands work to the worker answers with
@@ -17,7 +18,7 @@ import { BACKGROUND_JOB_STATES, requestApplyCourseTemplate, type BackgroundJobRo
  */
 const VIEW = 'COURSE_TEMPLATE_VIEW';
 
-const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId<BackgroundJobRow & { [k: string]: unknown }>(db, 'background_jobs')).load(id);
+const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId<BackgroundJobRow & { [k: string]: unknown }>(db, BackgroundJobModel.tableName)).load(id);
 
 const BackgroundJobState = new GraphQLEnumType({
   name: 'BackgroundJobState',
@@ -90,14 +91,8 @@ export const applyToEventsMutation: GraphQLFieldConfig<unknown, GraphQLContext, 
     const templateId = legacyIdOf('CourseTemplate', courseTemplateId);
     const template = templateId === undefined ? undefined : await courseTemplateById(ctx, templateId);
     if (!template) return { backgroundJob: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
-    let targets: number[] | null = null;
-    if (eventIds != null) {
-      const legacy = eventIds.map((id) => legacyIdOf('Event', id));
-      const known = new Set<number>(await ctx.db('events').whereIn('id', legacy.filter((id): id is number => id !== undefined)).where({ course_template_id: template.id }).pluck('id'));
-      const errors = eventIds.flatMap((id, i) => (known.has(legacy[i]!) ? [] : [fieldError(`eventIds[${i}]`, id, 'Event not found among the events of this Course Template')]));
-      if (errors.length) return { backgroundJob: null, errors };
-      targets = [...known];
-    }
-    return { backgroundJob: await requestApplyCourseTemplate(ctx.db, ctx.tenant.id, template.id, targets, ctx.user.id), errors: [] };
+    const events = eventIds == null ? null : { legacy: eventIds.map((id) => legacyIdOf('Event', id)), given: eventIds };
+    const { job, problems } = await applyCourseTemplate(ctx.db, { tenantId: ctx.tenant.id, templateId: template.id, userId: ctx.user.id }, events);
+    return { backgroundJob: job, errors: toFieldErrors(problems) };
   },
 };

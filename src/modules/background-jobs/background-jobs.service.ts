@@ -1,6 +1,11 @@
 import type { Db } from '../../platform/db/knex.js';
+import type { Problem } from '../../platform/problems.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
+import { eventsOfTemplate, templateEventIds } from '../events/events.data.js';
 import { readInheritance, reinheritEvents } from '../events/events.service.js';
+import { backgroundJobState, insertApplyJob, lockBackgroundJob, markFailed, recordBatch, type BackgroundJobRow } from './background-jobs.data.js';
+
+export { BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.data.js';
 
 /**
  * Background jobs: work a request asks for and the worker does, with a handle the caller polls
@@ -10,24 +15,6 @@ import { readInheritance, reinheritEvents } from '../events/events.service.js';
  * the next batch, and a job that runs again changes nothing more.
  */
 
-export const BACKGROUND_JOB_STATES = ['queued', 'running', 'completed', 'failed'] as const;
-
-export interface BackgroundJobRow {
-  id: number;
-  kind: 'apply_course_template';
-  state: (typeof BACKGROUND_JOB_STATES)[number];
-  course_template_id: number | null;
-  event_ids: number[];
-  processed: number;
-  errors: { eventId: number | null; message: string }[];
-  created_by_user_id: number | null;
-  created_on: string;
-  started_on: string | null;
-  finished_on: string | null;
-}
-
-const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
-
 /** Job id of a background job in the `course-templates` queue (deterministic, no `:`). */
 export const backgroundQueueJobId = (tenantId: number, id: number) => `bg-${tenantId}-${id}`;
 
@@ -36,12 +23,30 @@ export const backgroundQueueJobId = (tenantId: number, id: number) => `bg-${tena
  * The job is queued after the caller's transaction commits.
  */
 export async function requestApplyCourseTemplate(db: Db, tenantId: number, templateId: number, eventIds: number[] | null, userId: number | null): Promise<BackgroundJobRow> {
-  const targets: number[] = eventIds ?? (await db('events').where({ course_template_id: templateId }).orderBy('id').pluck('id'));
-  const [job] = (await db('background_jobs')
-    .insert({ kind: 'apply_course_template', course_template_id: templateId, event_ids: [...new Set(targets)].sort((a, b) => a - b), created_by_user_id: userId })
-    .returning('*')) as BackgroundJobRow[];
-  await addToOutbox(db, tenantId, { queue: 'course-templates', name: 'apply', data: { tenantId, backgroundJobId: job!.id }, jobId: backgroundQueueJobId(tenantId, job!.id) });
-  return job!;
+  const targets: number[] = eventIds ?? (await templateEventIds(db, templateId));
+  const job = await insertApplyJob(db, templateId, [...new Set(targets)].sort((a, b) => a - b), userId);
+  await addToOutbox(db, tenantId, { queue: 'course-templates', name: 'apply', data: { tenantId, backgroundJobId: job.id }, jobId: backgroundQueueJobId(tenantId, job.id) });
+  return job;
+}
+
+/**
+ * `courseTemplate.applyToEvents` once the template is found: `eventIds` (as legacy ids, undefined
+ * where a global id named no event; null for all its events) must all be events of the template,
+ * else a problem for each that is not (`given` holds the ids as the caller sent them).
+ */
+export async function applyCourseTemplate(
+  db: Db,
+  request: { tenantId: number; templateId: number; userId: number | null },
+  eventIds: { legacy: (number | undefined)[]; given: unknown[] } | null,
+): Promise<{ job: BackgroundJobRow | null; problems: Problem[] }> {
+  let targets: number[] | null = null;
+  if (eventIds !== null) {
+    const known = new Set<number>(await eventsOfTemplate(db, request.templateId, eventIds.legacy.filter((id): id is number => id !== undefined)));
+    const problems = eventIds.given.flatMap((id, i) => (known.has(eventIds.legacy[i]!) ? [] : [{ field: `eventIds[${i}]`, value: id, message: 'Event not found among the events of this Course Template' }]));
+    if (problems.length) return { job: null, problems };
+    targets = [...known];
+  }
+  return { job: await requestApplyCourseTemplate(db, request.tenantId, request.templateId, targets, request.userId), problems: [] };
 }
 
 /**
@@ -50,7 +55,7 @@ export async function requestApplyCourseTemplate(db: Db, tenantId: number, templ
  * job has finished (done now, or already).
  */
 export async function runBackgroundBatch(db: Db, id: number, batchSize: number): Promise<{ finished: boolean; state: BackgroundJobRow['state'] }> {
-  const job = await db('background_jobs').where({ id }).forUpdate().first<BackgroundJobRow | undefined>();
+  const job = await lockBackgroundJob(db, id);
   if (!job) return { finished: true, state: 'failed' };
   if (job.state === 'completed' || job.state === 'failed') return { finished: true, state: job.state };
   const batch = job.event_ids.slice(job.processed, job.processed + batchSize);
@@ -59,28 +64,17 @@ export async function runBackgroundBatch(db: Db, id: number, batchSize: number):
   const missing = batch.filter((eventId) => !updated.includes(eventId)).map((eventId) => ({ eventId, message: 'The event no longer exists or no longer belongs to this Course Template' }));
   const processed = job.processed + batch.length;
   const finished = processed >= job.event_ids.length;
-  await db('background_jobs')
-    .where({ id })
-    .update({
-      state: finished ? 'completed' : 'running',
-      processed,
-      ...(missing.length ? { errors: JSON.stringify([...job.errors, ...missing]) } : {}),
-      ...(job.started_on ? {} : { started_on: utcNow(db) }),
-      ...(finished ? { finished_on: utcNow(db) } : {}),
-    });
+  await recordBatch(db, id, { processed, finished, started: Boolean(job.started_on), ...(missing.length ? { errors: [...job.errors, ...missing] } : {}) });
   return { finished, state: finished ? 'completed' : 'running' };
 }
 
 /** Marks a job failed, keeping what it did; the reason is for people (no internals). */
 export async function failBackgroundJob(db: Db, id: number, message: string): Promise<void> {
-  await db('background_jobs')
-    .where({ id })
-    .whereNotIn('state', ['completed', 'failed'])
-    .update({ state: 'failed', finished_on: utcNow(db), errors: db.raw(`errors || ?::jsonb`, [JSON.stringify([{ eventId: null, message: message.slice(0, 1000) }])]) });
+  await markFailed(db, id, { eventId: null, message: message.slice(0, 1000) });
 }
 
 /** Whether a background job still needs its queue job's work: it is queued or running. */
 export async function backgroundJobNeedsWork(db: Db, id: number): Promise<boolean> {
-  const row = await db('background_jobs').where({ id }).first<{ state: BackgroundJobRow['state'] } | undefined>('state');
+  const row = await backgroundJobState(db, id);
   return row?.state === 'queued' || row?.state === 'running';
 }

@@ -1,5 +1,6 @@
 import { defineResource } from '../../kit/rest/resource.js';
-import { mappingRecord, mappingsOf } from './score-mappings.js';
+import { CourseTemplate, mappingsOf } from './course-templates.data.js';
+import { mappingRecord } from './score-mappings.js';
 
 /**
  * The custom template of an event template: the score mappings (id, label, field type) that
@@ -9,7 +10,7 @@ export const customTemplates = defineResource({
   name: 'Custom template',
   path: 'system/custom_templates',
   aliases: ['system/custom_template'],
-  table: 'course_templates',
+  table: CourseTemplate.tableName,
   permission: 'COURSE_TEMPLATE',
   operations: ['list', 'get'],
   fields: {

@@ -1,5 +1,7 @@
-import type { Db } from '../../platform/db/knex.js';
 import { isCalendarDate } from '../../platform/util/dates.js';
+import type { MappingRow } from './course-templates.data.js';
+
+export { mappingsOf, type MappingRow } from './course-templates.data.js';
 
 /** Field types of score mappings: what a score value must look like. */
 export const MAPPING_TYPES: Record<number, { name: string; valid: (v: string) => boolean; hint: string }> = {
@@ -9,15 +11,4 @@ export const MAPPING_TYPES: Record<number, { name: string; valid: (v: string) =>
   4: { name: 'number', valid: (v) => v === '' || (/^-?\d+(\.\d+)?$/.test(v)), hint: 'a numeric string' },
 };
 
-export interface MappingRow {
-  id: number;
-  course_template_id: number;
-  label: string;
-  type_id: number;
-}
-
 export const mappingRecord = (m: MappingRow) => ({ id: m.id, label: m.label, type_id: m.type_id, type: MAPPING_TYPES[m.type_id]?.name ?? null });
-
-export function mappingsOf(db: Db, templateIds: number[]): Promise<MappingRow[]> {
-  return db('score_mappings').whereIn('course_template_id', templateIds).orderBy(['position', 'id']);
-}

@@ -1,12 +1,14 @@
 import type { Fields } from '../../kit/rest/fields.js';
-import { checkDateOrder, defineResource } from '../../kit/rest/resource.js';
+import { afterWrite, defineResource, restFieldErrors } from '../../kit/rest/resource.js';
+import { Campaign, Company } from './crm.data.js';
+import { campaignProblems } from './crm.rules.js';
 
 /** The campaign record (also embedded in marketing activities). */
 export const CAMPAIGN_FIELDS: Fields = {
   id: { type: 'integer', column: 'id', nullable: false },
   name: { type: 'string', column: 'name', required: true, nullable: false, maxLength: 255 },
   description: { type: 'string', column: 'description', maxLength: 10000 },
-  company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
+  company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
   currency: { type: 'string', column: 'currency', maxLength: 3 },
   tag_id: { type: 'integer', column: 'tag_id' },
   tag: { type: 'string', column: 'tag' },
@@ -26,9 +28,15 @@ export const CAMPAIGN_FIELDS: Fields = {
 export const campaigns = defineResource({
   name: 'Campaign',
   path: 'crm/campaigns',
-  table: 'campaigns',
+  table: Campaign.tableName,
   permission: 'CAMPAIGN',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CAMPAIGN_FIELDS,
-  check: async (_db, values, existing) => checkDateOrder(values, existing, 'start_date', 'end_date'),
+  check: async (_db, values, existing) =>
+    restFieldErrors(
+      campaignProblems({
+        start_date: afterWrite(values, existing, 'start_date') as string | null | undefined,
+        end_date: afterWrite(values, existing, 'end_date') as string | null | undefined,
+      }),
+    ),
 });

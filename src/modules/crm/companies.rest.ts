@@ -1,9 +1,10 @@
 import { defineResource } from '../../kit/rest/resource.js';
+import { Company } from './crm.data.js';
 
 export const companies = defineResource({
   name: 'Company',
   path: 'crm/companies',
-  table: 'companies',
+  table: Company.tableName,
   permission: 'COMPANY',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {

@@ -1,5 +1,7 @@
 import type { FieldDef, Fields } from '../../kit/rest/fields.js';
-import { afterWrite, defineResource } from '../../kit/rest/resource.js';
+import { afterWrite, defineResource, restFieldErrors } from '../../kit/rest/resource.js';
+import { Company, Contact, MarketingActivity } from './crm.data.js';
+import { contactProblems } from './crm.rules.js';
 
 const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { type: 'string', column: name, maxLength }];
 
@@ -7,7 +9,7 @@ const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { typ
 export const CONTACT_FIELDS: Fields = {
   id: { type: 'integer', column: 'id', nullable: false },
   ...Object.fromEntries(['first_name', 'middle_name', 'last_name', 'salutation', 'job_title', 'department', 'organisation'].map((n) => text(n))),
-  company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
+  company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
   account_id: { type: 'integer', column: 'account_id' },
   ...Object.fromEntries(['email', 'tel', 'mobile', 'fax'].map((n) => text(n))),
   ...Object.fromEntries(
@@ -19,7 +21,7 @@ export const CONTACT_FIELDS: Fields = {
   created_by_id: { type: 'integer', column: 'created_by_id', writable: false },
   import_ref: { type: 'string', column: 'import_ref' },
   external_id: { type: 'string', column: 'external_id' },
-  marketing_activity_id: { type: 'integer', column: 'marketing_activity_id', references: { table: 'marketing_activities', label: 'marketing activity' } },
+  marketing_activity_id: { type: 'integer', column: 'marketing_activity_id', references: { table: MarketingActivity.tableName, label: 'marketing activity' } },
   source1: { type: 'string', column: 'source1' },
   source2: { type: 'string', column: 'source2' },
   lms_bio: { type: 'string', column: 'lms_bio', maxLength: 10000 },
@@ -38,12 +40,12 @@ export const CONTACT_FIELDS: Fields = {
 export const contacts = defineResource({
   name: 'Contact',
   path: 'crm/contacts',
-  table: 'contacts',
+  table: Contact.tableName,
   permission: 'CONTACT',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: CONTACT_FIELDS,
   async check(_db, values, existing): Promise<Record<string, string>> {
-    const named = ['first_name', 'last_name', 'email'].some((c) => (afterWrite(values, existing, c) ?? '') !== '');
-    return named ? {} : { last_name: 'a contact needs a first name, a last name or an email' };
+    const name = (c: 'first_name' | 'last_name' | 'email') => afterWrite(values, existing, c) as string | null | undefined;
+    return restFieldErrors(contactProblems({ first_name: name('first_name'), last_name: name('last_name'), email: name('email') }));
   },
 });

@@ -1,25 +1,26 @@
 import { embedOne } from '../../kit/rest/embed.js';
 import { defineResource } from '../../kit/rest/resource.js';
 import { campaigns } from './campaigns.rest.js';
+import { Campaign, Company, MarketingActivity } from './crm.data.js';
 
 /** A promotion in a campaign (contract: "Marketing activity", module crm). */
 export const marketingActivities = defineResource({
   name: 'Marketing activity',
   path: 'crm/marketing_activities',
-  table: 'marketing_activities',
+  table: MarketingActivity.tableName,
   permission: 'MARKETING_ACTIVITY',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },
     name: { type: 'string', column: 'name', required: true, nullable: false, maxLength: 255 },
     description: { type: 'string', column: 'description', required: true, nullable: false, maxLength: 10000 },
-    campaign_id: { type: 'integer', column: 'campaign_id', required: true, nullable: false, references: { table: 'campaigns', label: 'campaign' } },
+    campaign_id: { type: 'integer', column: 'campaign_id', required: true, nullable: false, references: { table: Campaign.tableName, label: 'campaign' } },
     campaign: { type: 'object', description: 'the campaign record, read-only' },
     type_id: { type: 'integer', column: 'type_id' },
     type: { type: 'string', column: 'type' },
     purpose_id: { type: 'integer', column: 'purpose_id' },
     purpose: { type: 'string', column: 'purpose' },
-    company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
+    company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
     currency: { type: 'string', column: 'currency', maxLength: 3 },
     cost: { type: 'number', column: 'cost', min: 0 },
     date: { type: 'date', column: 'date' },

@@ -11,18 +11,21 @@ import {
 } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { APPLIES_TO, CUSTOM_FIELD_TYPES, definitionInput, type DefinitionRow, type FieldValueRow } from './custom-fields.service.js';
+import type { Problem } from '../../platform/problems.js';
+import { CustomFieldDefinitionRecord, type DefinitionRow, type FieldValueRow } from './custom-fields.data.js';
+import { APPLIES_TO, CUSTOM_FIELD_TYPES, shownValues, type DefinitionInput } from './custom-fields.rules.js';
+import { changeDefinition, createDefinition } from './custom-fields.service.js';
 
 /** Custom field definitions and values in GraphQL. */
 
 const LOADER = 'custom-field-definitions';
-export const allDefinitions = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<DefinitionRow>(db, 'custom_field_definitions'))();
+export const allDefinitions = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<DefinitionRow>(db, CustomFieldDefinitionRecord.tableName))();
 
 const upper = (v: string) => v.toUpperCase();
 
@@ -80,18 +83,12 @@ export const customFieldValuesField = {
  * `localeId`'s translation when it has one (per field: the translation, else the base).
  */
 export async function customFieldValuesOf(ctx: GraphQLContext, values: FieldValueRow[], localeId: number | null): Promise<CustomFieldValueView[]> {
-  const defs = await allDefinitions(ctx);
-  const translated = new Map(values.filter((v) => localeId !== null && v.locale_id === localeId).map((v) => [v.definition_id, v.value]));
-  return values
-    .filter((v) => v.locale_id === null)
-    .map((v) => ({ def: defs.get(v.definition_id)!, value: translated.get(v.definition_id) ?? v.value }))
-    .filter((v) => v.def && !v.def.is_builtin)
-    .sort((a, b) => a.def.id - b.def.id);
+  return shownValues(await allDefinitions(ctx), values, localeId);
 }
 
 export const customFieldDefinitionsQuery = listQuery<DefinitionRow>({
   typeName: 'CustomFieldDefinition',
-  table: 'custom_field_definitions',
+  table: CustomFieldDefinitionRecord.tableName,
   permission: 'CUSTOM_FIELD_VIEW',
   node: () => CustomFieldDefinition,
   defaultOrder: { field: 'id', direction: 'asc' },
@@ -122,10 +119,9 @@ const CustomFieldDefinitionInput = new GraphQLInputObjectType({
 const CustomFieldDefinitionPayload = payloadType('CustomFieldDefinitionPayload', 'customFieldDefinition', () => CustomFieldDefinition);
 
 type Payload = { customFieldDefinition: DefinitionRow | null; errors: FieldError[] };
-type DefinitionInputArgs = { key?: string | null; label?: string | null; type?: string | null; appliesTo?: string | null; isTranslatable?: boolean | null; maxLength?: number | null; pattern?: string | null };
 
-const zodErrors = (issues: { path: PropertyKey[]; message: string }[], input: Record<string, unknown>) =>
-  issues.map((i) => fieldError(String(i.path[0] ?? 'input'), input[String(i.path[0])], i.message));
+/** Problems about the definition itself carry its id; the caller sees the global id it sent. */
+const withGivenId = (problems: Problem[], given: string) => problems.map((p) => (p.field === 'customFieldDefinitionId' ? { ...p, value: given } : p));
 
 export const CustomFieldDefinitionMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CustomFieldDefinitionMutations',
@@ -133,57 +129,24 @@ export const CustomFieldDefinitionMutations = new GraphQLObjectType<unknown, Gra
     create: {
       type: CustomFieldDefinitionPayload,
       args: { input: { type: new GraphQLNonNull(CustomFieldDefinitionInput) } },
-      async resolve(_root, { input }: { input: DefinitionInputArgs }, ctx): Promise<Payload> {
+      async resolve(_root, { input }: { input: DefinitionInput }, ctx): Promise<Payload> {
         requirePermission(ctx, 'CUSTOM_FIELD_EDIT');
-        const parsed = definitionInput.safeParse({ ...input, isTranslatable: input.isTranslatable ?? false });
-        if (!parsed.success) return { customFieldDefinition: null, errors: zodErrors(parsed.error.issues, input) };
-        const d = parsed.data;
-        if (await ctx.db('custom_field_definitions').where({ key: d.key }).first('id')) return { customFieldDefinition: null, errors: [fieldError('key', d.key, 'A custom field with this key exists')] };
-        const [row] = await ctx.db('custom_field_definitions')
-          .insert({ key: d.key, label: d.label, type: d.type, applies_to: d.appliesTo, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null })
-          .returning('*');
-        ctx.forget(LOADER);
-        return { customFieldDefinition: row, errors: [] };
+        const { definition, problems } = await createDefinition(ctx.db, input);
+        if (definition) ctx.forget(LOADER);
+        return { customFieldDefinition: definition, errors: toFieldErrors(problems) };
       },
     },
     update: {
       type: CustomFieldDefinitionPayload,
       description: 'Changes the label, translatability and validation of a definition; its key, type and what it applies to stay.',
       args: { customFieldDefinitionId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(CustomFieldDefinitionInput) } },
-      async resolve(_root, { customFieldDefinitionId, input }: { customFieldDefinitionId: string; input: DefinitionInputArgs }, ctx): Promise<Payload> {
+      async resolve(_root, { customFieldDefinitionId, input }: { customFieldDefinitionId: string; input: DefinitionInput }, ctx): Promise<Payload> {
         requirePermission(ctx, 'CUSTOM_FIELD_EDIT');
         const id = legacyIdOf('CustomFieldDefinition', customFieldDefinitionId);
-        const existing = id === undefined ? undefined : await ctx.db('custom_field_definitions').where({ id }).first<DefinitionRow | undefined>();
-        if (!existing) return { customFieldDefinition: null, errors: [fieldError('customFieldDefinitionId', customFieldDefinitionId, 'Custom Field Definition not found')] };
-        const errors: FieldError[] = [];
-        if (existing.is_builtin) errors.push(fieldError('customFieldDefinitionId', customFieldDefinitionId, 'Built-in custom fields cannot be changed'));
-        for (const [name, column] of [['key', 'key'], ['type', 'type'], ['appliesTo', 'applies_to']] as const) {
-          if (input[name] != null && input[name] !== existing[column]) errors.push(fieldError(name, input[name], `The ${name} of a custom field cannot change`));
-        }
-        const merged = {
-          key: existing.key,
-          label: input.label ?? existing.label,
-          type: existing.type,
-          appliesTo: existing.applies_to,
-          isTranslatable: input.isTranslatable ?? existing.is_translatable,
-          maxLength: 'maxLength' in input ? input.maxLength : existing.max_length,
-          pattern: 'pattern' in input ? input.pattern : existing.pattern,
-        };
-        const parsed = definitionInput.safeParse(merged);
-        if (!parsed.success) errors.push(...zodErrors(parsed.error.issues, merged));
-        if (existing.is_translatable && merged.isTranslatable === false) {
-          const table = { course_template: 'course_template_field_values', learning_path: 'learning_path_field_values', event: 'event_field_values' }[existing.applies_to];
-          if (await ctx.db(table).where({ definition_id: existing.id }).whereNotNull('locale_id').first('id')) {
-            errors.push(fieldError('isTranslatable', false, 'This Custom Field has translated values; remove them from the translations first'));
-          }
-        }
-        if (errors.length) return { customFieldDefinition: null, errors };
-        const [row] = await ctx.db('custom_field_definitions')
-          .where({ id: existing.id })
-          .update({ label: merged.label, is_translatable: merged.isTranslatable, max_length: merged.maxLength ?? null, pattern: merged.pattern ?? null, updated_on: ctx.db.raw(`(now() at time zone 'utc')`) })
-          .returning('*');
-        ctx.forget(LOADER);
-        return { customFieldDefinition: row, errors: [] };
+        if (id === undefined) return { customFieldDefinition: null, errors: [fieldError('customFieldDefinitionId', customFieldDefinitionId, 'Custom Field Definition not found')] };
+        const { definition, problems } = await changeDefinition(ctx.db, id, input);
+        if (definition) ctx.forget(LOADER);
+        return { customFieldDefinition: definition, errors: toFieldErrors(withGivenId(problems, customFieldDefinitionId)) };
       },
     },
   },

@@ -2,20 +2,22 @@ import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/course-templates.graphql.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import type { FieldValueRow } from '../custom-fields/custom-fields.service.js';
+import { valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
 import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
 import { Location, locationById } from '../locations/locations.graphql.js';
 import { TaxType, taxTypeById } from '../tax-types/tax-types.graphql.js';
 import { createClassroomEvent, duplicateEvent, type ClassroomInput, type EventRow } from './events.service.js';
-import { EVENT_TYPES, placesBooked } from './public-events.rest.js';
+import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
+import { Event as EventModel, placesBooked } from './events.data.js';
+import { EVENT_TYPES } from './events.rules.js';
 
 /**
  * Event in GraphQL (the REST API's public event): its locale and what it inherited from its
@@ -31,8 +33,8 @@ export const EventType = new GraphQLEnumType({
   values: Object.fromEntries(EVENT_TYPES.map((t) => [t, { value: t }])),
 });
 
-export const eventById = (ctx: GraphQLContext, id: number) => ctx.loader('Event.byId', (db) => byId<EventRow>(db, 'events')).load(id);
-const valuesOf = (ctx: GraphQLContext) => ctx.loader('Event.values', (db) => byOwner<FieldValueRow>(db, 'event_field_values', 'event_id'));
+export const eventById = (ctx: GraphQLContext, id: number) => ctx.loader('Event.byId', (db) => byId<EventRow & { [k: string]: unknown }>(db, EventModel.tableName)).load(id);
+const valuesOf = (ctx: GraphQLContext) => ctx.loader('Event.values', (db) => byOwner<FieldValueRow>(db, valueTableOf('event').table, valueTableOf('event').owner));
 /** Places taken on events, batched per request. */
 export const bookedOf = (ctx: GraphQLContext) =>
   ctx.loader('Event.booked', (db) => new DataLoader<number, number>(async (ids) => {
@@ -87,7 +89,7 @@ export const eventListFields = {
   code: { column: 'code', kind: 'text', orderable: true },
   title: { column: 'title', kind: 'text', orderable: true },
   eventType: { column: 'type', kind: 'enum', enumValues: EVENT_TYPES },
-  lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: ['draft', 'published', 'cancelled'], orderable: true },
+  lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LIFECYCLE_STATES, orderable: true },
   locale: { column: 'locale_id', kind: 'ref', refType: 'Locale' },
   courseTemplate: { column: 'course_template_id', kind: 'ref', refType: 'CourseTemplate' },
   location: { column: 'location_id', kind: 'ref', refType: 'Location' },
@@ -99,7 +101,7 @@ export const eventListFields = {
 
 export const eventsQuery = listQuery<EventRow>({
   typeName: 'Event',
-  table: 'events',
+  table: EventModel.tableName,
   permission: VIEW,
   node: () => Event,
   defaultOrder: { field: 'id', direction: 'asc' },
@@ -159,7 +161,8 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
         if (input.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
         if (input.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
         if (input.taxTypeId != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
-        return createClassroomEvent(ctx.db, await resolveClassroom(ctx, input), input);
+        const { event, problems } = await createClassroomEvent(ctx.db, await resolveClassroom(ctx, input), input);
+        return { event, errors: toFieldErrors(problems) };
       },
     },
     duplicate: {

@@ -1,23 +1,14 @@
-import type { Db } from '../../platform/db/knex.js';
 import { recordsById } from '../../kit/rest/embed.js';
-import { afterWrite, checkDateOrder, defineResource, type RestRecord, type Row } from '../../kit/rest/resource.js';
+import { afterWrite, checkDateOrder, defineResource, restFieldErrors, type RestRecord, type Row } from '../../kit/rest/resource.js';
+import { CourseTemplate, courseTemplateTitle } from '../course-templates/course-templates.data.js';
+import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
+import { Company, Contact, contactNames } from '../crm/crm.data.js';
+import { TaxType } from '../tax-types/tax-types.data.js';
 import { eventTemplates } from '../course-templates/event-templates.rest.js';
-
-/** Event types: public events are open to anyone, private ones are run for one customer. */
-export const EVENT_TYPES = ['public', 'private'] as const;
+import { Event, placesBooked, utcNow } from './events.data.js';
+import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventTextProblems } from './events.rules.js';
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
-
-/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
-export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
-  if (!eventIds.length) return new Map();
-  const rows = await db('delegates')
-    .whereIn('event_id', eventIds)
-    .whereNull('cancelled_date')
-    .groupBy('event_id')
-    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
-  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
-}
 
 /**
  * An event (REST "public event", GraphQL Event), with every field of the contract's embedded
@@ -27,18 +18,18 @@ export const publicEvents = defineResource({
   name: 'Event',
   path: 'event/public_events',
   aliases: ['event/public_event'],
-  table: 'events',
+  table: Event.tableName,
   permission: 'EVENT',
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },
-    event_template_id: { type: 'integer', column: 'course_template_id', references: { table: 'course_templates', label: 'event template' } },
+    event_template_id: { type: 'integer', column: 'course_template_id', references: { table: CourseTemplate.tableName, label: 'event template' } },
     course_id: { type: 'integer', column: 'course_template_id', writable: false },
     course: { type: 'object', description: 'the event template: id, code, title' },
-    code: { type: 'string', column: 'code', maxLength: 64 },
-    title: { type: 'string', column: 'title', nullable: false, maxLength: 255, description: 'defaults to the template title' },
+    code: { type: 'string', column: 'code', maxLength: CODE_MAX_LENGTH },
+    title: { type: 'string', column: 'title', nullable: false, maxLength: EVENT_TITLE_MAX_LENGTH, description: 'defaults to the template title' },
     type: { type: 'string', column: 'type', nullable: false, enum: EVENT_TYPES },
-    company_id: { type: 'integer', column: 'company_id', references: { table: 'companies', label: 'company' } },
+    company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
     region_id: { type: 'integer', column: 'region_id' },
     region: { type: 'object' },
     account_id: { type: 'integer', column: 'account_id' },
@@ -49,11 +40,11 @@ export const publicEvents = defineResource({
     location: { type: 'string', column: 'location' },
     tag_id: { type: 'integer', column: 'tag_id' },
     tag: { type: 'object' },
-    tax_type_id: { type: 'integer', column: 'tax_type_id', references: { table: 'tax_types', label: 'tax type' } },
+    tax_type_id: { type: 'integer', column: 'tax_type_id', references: { table: TaxType.tableName, label: 'tax type' } },
     tax_type: { type: 'object' },
-    personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: { table: 'contacts', label: 'contact' } },
+    personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: { table: Contact.tableName, label: 'contact' } },
     personnel_administrator: { type: 'object' },
-    personnel_tutor_id: { type: 'integer', column: 'personnel_tutor_id', references: { table: 'contacts', label: 'contact' } },
+    personnel_tutor_id: { type: 'integer', column: 'personnel_tutor_id', references: { table: Contact.tableName, label: 'contact' } },
     personnel_tutor: { type: 'object' },
     personnel: { type: 'array' },
     prices: { type: 'array' },
@@ -83,25 +74,26 @@ export const publicEvents = defineResource({
   },
   async check(db, values, existing) {
     const errors: Record<string, string> = {};
+    // The same title and code as GraphQL's createClassroom accepts (one line each, the title not blank), as the caller gave them.
+    const text = restFieldErrors(eventTextProblems({ title: values.title as string | null | undefined, code: values.code as string | null | undefined }));
     const templateId = afterWrite(values, existing, 'course_template_id');
     if (!existing && (values.title === undefined || values.title === null)) {
       // Title defaults to the template's, as events inherit it: it then follows the template
       // when the template is re-applied (GraphQL courseTemplate.applyToEvents).
-      const template = templateId ? await db('course_templates').where({ id: templateId }).first('title') : undefined;
+      const template = templateId ? await courseTemplateTitle(db, templateId as number) : undefined;
       if (template) Object.assign(values, { title: template.title, title_cascades: true });
       else errors.title = 'is required when no event_template_id is given';
     } else if (values.title !== undefined) values.title_cascades = false;
-    if (existing) values.updated_on = db.raw(`(now() at time zone 'utc')`);
+    if (existing) values.updated_on = utcNow(db);
     Object.assign(errors, checkDateOrder(values, existing, 'start_date', 'end_date'), checkDateOrder(values, existing, 'classroom_start', 'classroom_end'));
+    for (const [field, message] of Object.entries(text)) errors[field] ??= message;
     return errors;
   },
   async enrich(db, rows, records) {
     // Sequential on purpose: a transaction is one connection, which runs one query at a time.
     const templates = await recordsById(db, eventTemplates, rows.map((r) => r.course_template_id));
     const booked = await placesBooked(db, rows.map((r) => r.id as number));
-    const people = await db('contacts')
-      .whereIn('id', rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'))
-      .select('id', 'first_name', 'last_name', 'email');
+    const people = await contactNames(db, rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'));
     const personById = new Map(people.map((p: { id: number }) => [p.id, p]));
     rows.forEach((row: Row, i) => {
       const rec: RestRecord = records[i]!;

@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
+import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
@@ -9,7 +9,11 @@ import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
 import { translationFace } from '../translations/translations.graphql.js';
-import { LEARNING_PATH_TRANSLATIONS, writeLearningPath, type LearningPathInput, type LearningPathRow } from './learning-paths.service.js';
+import type { Problem } from '../../platform/problems.js';
+import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
+import { LearningPathRecord, type LearningPathRow } from './learning-paths.data.js';
+import { LEARNING_PATH_TRANSLATIONS } from './learning-paths.rules.js';
+import { writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
 
 /**
  * LearningPath in GraphQL: name, description, primary locale, translations; the `learningPaths`
@@ -22,6 +26,7 @@ const EDIT = 'LEARNING_PATH_EDIT';
 const translations = translationFace({
   entity: LEARNING_PATH_TRANSLATIONS,
   ownerType: 'LearningPath',
+  ownerTable: LearningPathRecord.tableName,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A learning path's name and description in one locale, stored as given.",
@@ -46,7 +51,7 @@ registerNode('LearningPath', { permission: VIEW, load: (ctx, id) => translations
 
 export const learningPathsQuery = listQuery<LearningPathRow>({
   typeName: 'LearningPath',
-  table: 'learning_paths',
+  table: LearningPathRecord.tableName,
   permission: VIEW,
   node: () => LearningPath,
   defaultOrder: { field: 'id', direction: 'asc' },
@@ -70,14 +75,22 @@ const LearningPathCreateInput = new GraphQLInputObjectType({ name: 'LearningPath
 const LearningPathUpdateInput = new GraphQLInputObjectType({ name: 'LearningPathUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
 const LearningPathPayload = payloadType('LearningPathPayload', 'learningPath', () => LearningPath);
 
-type RawInput = Record<string, unknown> & { localeId?: string | null };
+type Args = { name?: string | null; description?: string | null; localeId?: string | null; customFieldValues?: ValueInput[] | null };
 type Payload = { learningPath: LearningPathRow | null; errors: FieldError[] };
 
-async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<LearningPathInput> {
-  const out: LearningPathInput = { ...(input as LearningPathInput) };
+/** The write as the service takes it: the locale id resolved to a supported locale (false: none). */
+async function resolveInput(ctx: GraphQLContext, input: Args): Promise<LearningPathInput> {
+  const out: LearningPathInput = {};
+  if ('name' in input) out.name = input.name;
+  if ('description' in input) out.description = input.description;
   if ('localeId' in input) out.locale = input.localeId == null ? null : ((await supportedLocale(ctx, input.localeId)) ?? false);
+  if ('customFieldValues' in input) out.customFieldValues = input.customFieldValues;
   return out;
 }
+
+/** Problems about the path and its locale carry their ids; the caller sees the ids it sent. */
+const withGivenIds = (problems: Problem[], given: { learningPathId?: string; localeId?: string | null }) =>
+  toFieldErrors(problems.map((p) => (p.field === 'learningPathId' ? { ...p, value: given.learningPathId } : p.field === 'localeId' ? { ...p, value: given.localeId } : p)));
 
 export const LearningPathMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'LearningPathMutations',
@@ -85,22 +98,22 @@ export const LearningPathMutations = new GraphQLObjectType<unknown, GraphQLConte
     create: {
       type: LearningPathPayload,
       args: { input: { type: new GraphQLNonNull(LearningPathCreateInput) } },
-      async resolve(_root, { input }: { input: RawInput }, ctx): Promise<Payload> {
+      async resolve(_root, { input }: { input: Args }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
-        const r = await writeLearningPath(ctx.db, null, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values(), rawLocaleId: input.localeId });
-        return { learningPath: r.learningPath, errors: r.errors };
+        const r = await writeLearningPath(ctx.db, null, await resolveInput(ctx, input), (await allDefinitions(ctx)).values());
+        return { learningPath: r.learningPath, errors: withGivenIds(r.problems, { localeId: input.localeId }) };
       },
     },
     update: {
       type: LearningPathPayload,
       args: { learningPathId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(LearningPathUpdateInput) } },
-      async resolve(_root, { learningPathId, input }: { learningPathId: string; input: RawInput }, ctx): Promise<Payload> {
+      async resolve(_root, { learningPathId, input }: { learningPathId: string; input: Args }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('LearningPath', learningPathId);
         if (id === undefined) return { learningPath: null, errors: [fieldError('learningPathId', learningPathId, 'Learning Path not found')] };
-        const r = await writeLearningPath(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values(), rawLocaleId: input.localeId });
+        const r = await writeLearningPath(ctx.db, id, await resolveInput(ctx, input), (await allDefinitions(ctx)).values());
         translations.forget(ctx, id);
-        return { learningPath: r.learningPath, errors: r.errors.map((e) => (e.label === 'learningPathId' ? { ...e, value: learningPathId } : e)) };
+        return { learningPath: r.learningPath, errors: withGivenIds(r.problems, { learningPathId, localeId: input.localeId }) };
       },
     },
     upsertTranslation: translations.upsert,

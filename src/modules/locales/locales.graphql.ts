@@ -8,6 +8,7 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
+import { LocaleRecord } from './locales.data.js';
 import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from './locales.service.js';
 
 /**
@@ -16,7 +17,7 @@ import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from '.
  * template's locale) is part of that record.
  */
 const LOADER = 'locales';
-export const allLocales = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<LocaleRow>(db, 'locales'))();
+export const allLocales = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<LocaleRow>(db, LocaleRecord.tableName))();
 
 export async function localeById(ctx: GraphQLContext, id: number | null | undefined): Promise<LocaleRow | null> {
   return id == null ? null : ((await allLocales(ctx)).get(id) ?? null);
@@ -51,7 +52,7 @@ registerNode('Locale', { permission: 'LOCALE_VIEW', load: async (ctx, id) => (aw
 
 export const localesQuery = listQuery<LocaleRow>({
   typeName: 'Locale',
-  table: 'locales',
+  table: LocaleRecord.tableName,
   permission: 'LOCALE_VIEW',
   node: () => Locale,
   description: "Every locale of the catalogue; filter `supported eq \"true\"` for the instance's.",

@@ -1,30 +1,20 @@
 import { GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { canonicalTimeZone } from '../../platform/util/time-zones.js';
+import { Location as LocationModel } from './locations.data.js';
+import type { LocationInput } from './locations.rules.js';
+import { createLocation, type LocationRow } from './locations.service.js';
 
 /** Locations: where classroom events take place (LOCATION_VIEW / LOCATION_EDIT). */
 const VIEW = 'LOCATION_VIEW';
 const EDIT = 'LOCATION_EDIT';
 
-export interface LocationRow {
-  id: number;
-  name: string;
-  address_street: string | null;
-  address_town: string | null;
-  address_postcode: string | null;
-  address_country_id: string | null;
-  time_zone_name: string | null;
-  created_on: string;
-  updated_on: string;
-}
-
-export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId<LocationRow & { [k: string]: unknown }>(db, 'locations')).load(id));
+export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId<LocationRow & { [k: string]: unknown }>(db, LocationModel.tableName)).load(id));
 
 export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
   name: 'Location',
@@ -45,7 +35,7 @@ registerNode('Location', { permission: VIEW, load: (ctx, id) => locationById(ctx
 
 export const locationsQuery = listQuery<LocationRow>({
   typeName: 'Location',
-  table: 'locations',
+  table: LocationModel.tableName,
   permission: VIEW,
   node: () => Location,
   defaultOrder: { field: 'name', direction: 'asc' },
@@ -71,8 +61,6 @@ const LocationCreateInput = new GraphQLInputObjectType({
 });
 const LocationPayload = payloadType('LocationPayload', 'location', () => Location);
 
-type LocationInput = { name: string; addressStreet?: string | null; addressTown?: string | null; addressPostcode?: string | null; addressCountryId?: string | null; timeZoneName?: string | null };
-
 export const LocationMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'LocationMutations',
   fields: {
@@ -81,20 +69,8 @@ export const LocationMutations = new GraphQLObjectType<unknown, GraphQLContext>(
       args: { input: { type: new GraphQLNonNull(LocationCreateInput) } },
       async resolve(_root, { input }: { input: LocationInput }, ctx): Promise<{ location: LocationRow | null; errors: FieldError[] }> {
         requirePermission(ctx, EDIT);
-        const errors: FieldError[] = [];
-        if (input.name.trim() === '') errors.push(fieldError('name', input.name, 'name must not be empty'));
-        errors.push(...lineErrors('name', input.name, 200));
-        errors.push(...lineErrors('addressStreet', input.addressStreet, 200));
-        errors.push(...lineErrors('addressTown', input.addressTown, 100));
-        errors.push(...lineErrors('addressPostcode', input.addressPostcode, 20));
-        if (input.addressCountryId != null && !/^[A-Z]{2}$/.test(input.addressCountryId)) errors.push(fieldError('addressCountryId', input.addressCountryId, 'addressCountryId must be a two-letter ISO 3166-1 code such as GB'));
-        const zone = input.timeZoneName == null ? null : canonicalTimeZone(input.timeZoneName);
-        if (zone === undefined) errors.push(fieldError('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
-        if (errors.length) return { location: null, errors };
-        const [row] = (await ctx.db('locations')
-          .insert({ name: input.name, address_street: input.addressStreet ?? null, address_town: input.addressTown ?? null, address_postcode: input.addressPostcode ?? null, address_country_id: input.addressCountryId ?? null, time_zone_name: zone })
-          .returning('*')) as LocationRow[];
-        return { location: row!, errors: [] };
+        const { location, problems } = await createLocation(ctx.db, input);
+        return { location, errors: toFieldErrors(problems) };
       },
     },
   },

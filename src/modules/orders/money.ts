@@ -1,3 +1,6 @@
+/** The largest amount a numeric(14,2) column holds. */
+export const MAX_AMOUNT = 999999999999.99;
+
 /**
  * Money as whole cents, so sums are exact: PostgreSQL numeric(14,2) arrives as text
  * ("395.00") and is parsed without going through a float; JSON numbers are rounded once.

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { BadRequestError } from '../../platform/errors.js';
+import { MAX_AMOUNT } from './money.js';
 
 /**
  * The body of `POST /api/v2/orders` (contract: "Create an order"), checked before anything is
@@ -8,7 +9,6 @@ import { BadRequestError } from '../../platform/errors.js';
  * existing records is the intake's business (contract rule 1: items that reference nothing are
  * dropped, not refused).
  */
-const MAX_AMOUNT = 999999999999.99;
 const id = z.int({ error: 'must be an integer id' }).min(1, { error: 'must be an integer id' }).max(2147483647, { error: 'must be an integer id' });
 const amount = z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` });
 const text = (max: number) =>

@@ -1,34 +1,44 @@
 import type { Db } from '../../platform/db/knex.js';
 import { ConflictError, ValidationError } from '../../platform/errors.js';
+import type { Problem } from '../../platform/problems.js';
+import { orderSettingsRow, updateSettings, type SettingsChange } from '../../platform/tenancy/settings.data.js';
 import { centsToDecimal, toCents } from './money.js';
+import { insertPaymentType, insertStockItem, listPaymentTypeRows, listStockItemRows, paymentTypeNamed } from './orders.data.js';
+import { orderWorkflowProblems, paymentTypeProblems, stockItemProblems, type OrderWorkflow } from './orders.rules.js';
 
 /**
  * A tenant's order setup: the workflow REST orders follow from their initial state, the opt-in
  * capacity check, the payment types it accepts and the stock items orders can add to places.
  */
-export type OrderWorkflow = 'automatic' | 'manual';
+export type { OrderWorkflow };
 
 export interface OrderSettings {
   orderWorkflow: OrderWorkflow;
   preventOverbooking: boolean;
 }
 
+/** The problems as `details.fields` of a ValidationError: the field, and the message without its name. */
+function fieldsOf(problems: readonly Problem[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const p of problems) fields[p.field] ??= p.message.startsWith(`${p.field} `) ? p.message.slice(p.field.length + 1) : p.message;
+  return fields;
+}
+
 export async function getOrderSettings(db: Db): Promise<OrderSettings> {
-  const row = await db('settings').first<{ order_workflow: OrderWorkflow; prevent_overbooking: boolean }>('order_workflow', 'prevent_overbooking');
+  const row = await orderSettingsRow(db);
   return { orderWorkflow: row.order_workflow, preventOverbooking: row.prevent_overbooking };
 }
 
 /** Changes the given settings; the others stay as they are. */
 export async function configureOrders(db: Db, change: Partial<OrderSettings>): Promise<OrderSettings> {
-  const update: Record<string, unknown> = {};
+  const update: SettingsChange = {};
   if (change.orderWorkflow !== undefined) {
-    if (change.orderWorkflow !== 'automatic' && change.orderWorkflow !== 'manual') {
-      throw new ValidationError('order workflow must be automatic or manual', { fields: { orderWorkflow: 'must be automatic or manual' } });
-    }
+    const problems = orderWorkflowProblems(change.orderWorkflow);
+    if (problems.length) throw new ValidationError('order workflow must be automatic or manual', { fields: fieldsOf(problems) });
     update.order_workflow = change.orderWorkflow;
   }
   if (change.preventOverbooking !== undefined) update.prevent_overbooking = change.preventOverbooking;
-  if (Object.keys(update).length) await db('settings').update(update);
+  await updateSettings(db, update);
   return getOrderSettings(db);
 }
 
@@ -40,16 +50,14 @@ export interface PaymentType {
 /** Adds a payment type; orders whose `payment.type` matches it (case-insensitively) get a payment method. */
 export async function createPaymentType(db: Db, name: string): Promise<PaymentType> {
   const clean = name.trim();
-  if (!clean || clean.length > 100 || clean.includes('\u0000')) {
-    throw new ValidationError('payment type name must be 1 to 100 characters', { fields: { name: 'must be 1 to 100 characters' } });
-  }
-  const existing = await db('payment_types').whereRaw('lower(name) = lower(?)', [clean]).first('id');
+  const problems = paymentTypeProblems(clean);
+  if (problems.length) throw new ValidationError('payment type name must be 1 to 100 characters', { fields: fieldsOf(problems) });
+  const existing = await paymentTypeNamed(db, clean);
   if (existing) throw new ConflictError(`Payment type '${clean}' already exists`, 'payment_type_exists');
-  const [row] = await db('payment_types').insert({ name: clean }).returning<PaymentType[]>(['id', 'name']);
-  return row!;
+  return insertPaymentType(db, clean);
 }
 
-export const listPaymentTypes = (db: Db): Promise<PaymentType[]> => db('payment_types').orderBy('id').select('id', 'name');
+export const listPaymentTypes = (db: Db): Promise<PaymentType[]> => listPaymentTypeRows(db);
 
 export interface StockItem {
   id: number;
@@ -60,15 +68,13 @@ export interface StockItem {
 /** Adds a stock item (a course book, a lunch) that order items can carry as `children`. */
 export async function createStockItem(db: Db, input: { name: string; price: number }): Promise<StockItem> {
   const name = input.name.trim();
-  const fields: Record<string, string> = {};
-  if (!name || name.length > 255 || name.includes('\u0000')) fields.name = 'must be 1 to 255 characters';
-  if (!Number.isFinite(input.price) || input.price < 0 || input.price > 999999999999.99) fields.price = 'must be a number from 0 to 999999999999.99';
-  if (Object.keys(fields).length) throw new ValidationError('stock item is not valid', { fields });
-  const [row] = await db('stock_items').insert({ name, price: centsToDecimal(toCents(input.price)) }).returning<{ id: number; name: string; price: string }[]>(['id', 'name', 'price']);
-  return { id: row!.id, name: row!.name, price: Number(row!.price) };
+  const problems = stockItemProblems({ name, price: input.price });
+  if (problems.length) throw new ValidationError('stock item is not valid', { fields: fieldsOf(problems) });
+  const row = await insertStockItem(db, { name, price: centsToDecimal(toCents(input.price)) });
+  return { id: row.id, name: row.name, price: Number(row.price) };
 }
 
 export async function listStockItems(db: Db): Promise<StockItem[]> {
-  const rows = await db('stock_items').orderBy('id').select<{ id: number; name: string; price: string }[]>('id', 'name', 'price');
+  const rows = await listStockItemRows(db);
   return rows.map((r) => ({ id: r.id, name: r.name, price: Number(r.price) }));
 }

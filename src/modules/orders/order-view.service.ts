@@ -1,9 +1,20 @@
 import type { Db } from '../../platform/db/knex.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { delegatesOfRegistrations } from '../delegates/delegates.data.js';
+import {
+  invoicesOfOpportunities,
+  linesOfInvoices,
+  linesOfOpportunities,
+  listOpportunities,
+  opportunitiesByIds,
+  paymentsOfInvoices,
+  registrationsOfOpportunities,
+} from './orders.data.js';
 
 /**
- * How an order stands, for ops (`orders:show`, `orders:list`) and, later, GraphQL: its state,
- * lines, registration with delegates, invoice with lines and payments, and any failure.
+ * How an order stands, for ops (`orders:show`, `orders:list`): its state, lines, registration
+ * with delegates, invoice with lines and payments, and any failure. Read through the same read
+ * model (orders.data.ts) as GraphQL's Opportunity, shaped for ops.
  */
 export interface OrderView {
   id: number;
@@ -34,84 +45,82 @@ export interface OrderView {
   completedOn: string | null;
 }
 
-type Row = Record<string, unknown>;
-
 export async function showOrder(db: Db, orderId: number): Promise<OrderView> {
-  const o = await db('opportunities').where({ id: orderId }).first<Row | undefined>();
+  const [o] = await opportunitiesByIds(db, [orderId]);
   if (!o) throw new NotFoundError(`Order ${orderId} does not exist`, 'order_not_found');
-  const lines = await db('opportunity_lines').where({ opportunity_id: orderId }).orderBy('position');
-  const registration = await db('registrations').where({ opportunity_id: orderId }).first<Row | undefined>();
-  const delegates = registration ? await db('delegates').where({ registration_id: registration.id }).orderBy('id') : [];
-  const invoice = await db('invoices').where({ opportunity_id: orderId }).first<Row | undefined>();
-  const invoiceLines = invoice ? await db('invoice_lines').where({ invoice_id: invoice.id }).orderBy('position') : [];
-  const payments = invoice ? await db('payments').where({ invoice_id: invoice.id }).orderBy('id') : [];
+  const lines = await linesOfOpportunities(db, [orderId]);
+  const [registration] = await registrationsOfOpportunities(db, [orderId]);
+  const delegates = registration ? await delegatesOfRegistrations(db, [registration.id]) : [];
+  const [invoice] = await invoicesOfOpportunities(db, [orderId]);
+  const invoiceLines = invoice ? await linesOfInvoices(db, [invoice.id]) : [];
+  const payments = invoice ? await paymentsOfInvoices(db, [invoice.id]) : [];
   return {
-    id: o.id as number,
-    state: o.state as string,
-    externalId: o.external_id as string | null,
-    contactId: o.contact_id as number,
-    companyId: o.company_id as number | null,
-    regionId: o.region_id as string | null,
-    currencyId: o.currency_id as string | null,
-    sourceTypeId: o.source_type_id as number | null,
+    id: o.id,
+    state: o.state,
+    externalId: o.external_id,
+    contactId: o.contact_id,
+    companyId: o.company_id,
+    regionId: o.region_id,
+    currencyId: o.currency_id,
+    sourceTypeId: o.source_type_id,
     payment: o.payment_type_name === null
       ? null
       : {
-          type: o.payment_type_name as string,
-          paymentTypeId: o.payment_type_id as number | null,
+          type: o.payment_type_name,
+          paymentTypeId: o.payment_type_id,
           amount: Number(o.payment_amount),
-          currency: o.payment_currency as string | null,
-          transactionCode: o.payment_transaction_code as string | null,
+          currency: o.payment_currency,
+          transactionCode: o.payment_transaction_code,
         },
-    lines: lines.map((l: Row) => ({
-      id: l.id as number,
-      kind: l.kind as string,
-      eventId: l.event_id as number | null,
-      stockItemId: l.stock_item_id as number | null,
-      parentLineId: l.parent_line_id as number | null,
-      contactId: l.contact_id as number | null,
-      studentIds: l.student_ids as number[],
-      quantity: l.quantity as number,
+    lines: lines.map((l) => ({
+      id: l.id,
+      kind: l.kind,
+      eventId: l.event_id,
+      stockItemId: l.stock_item_id,
+      parentLineId: l.parent_line_id,
+      contactId: l.contact_id,
+      studentIds: l.student_ids,
+      quantity: l.quantity,
       unitPrice: Number(l.unit_price),
     })),
-    discarded: o.discarded as OrderView['discarded'],
+    discarded: o.discarded,
     registration: registration
       ? {
-          id: registration.id as number,
-          delegates: delegates.map((d: Row) => ({ id: d.id as number, eventId: d.event_id as number, contactId: d.contact_id as number | null, numPlaces: d.num_places as number | null })),
+          id: registration.id,
+          delegates: delegates.map((d) => ({ id: d.id, eventId: d.event_id, contactId: d.contact_id, numPlaces: d.num_places })),
         }
       : null,
     invoice: invoice
       ? {
-          id: invoice.id as number,
-          currency: invoice.currency as string | null,
+          id: invoice.id,
+          currency: invoice.currency,
           total: Number(invoice.total),
           amountPaid: Number(invoice.amount_paid),
-          status: invoice.status as string,
-          lines: invoiceLines.map((l: Row) => ({
-            position: l.position as number,
-            description: l.description as string,
-            eventId: l.event_id as number | null,
-            stockItemId: l.stock_item_id as number | null,
-            quantity: l.quantity as number,
+          status: invoice.status,
+          lines: invoiceLines.map((l) => ({
+            position: l.position,
+            description: l.description,
+            eventId: l.event_id,
+            stockItemId: l.stock_item_id,
+            quantity: l.quantity,
             unitPrice: Number(l.unit_price),
             amount: Number(l.amount),
           })),
-          payments: payments.map((p: Row) => ({
-            id: p.id as number,
-            paymentTypeId: p.payment_type_id as number,
+          payments: payments.map((p) => ({
+            id: p.id,
+            paymentTypeId: p.payment_type_id,
             amount: Number(p.amount),
-            currency: p.currency as string | null,
-            transactionCode: p.transaction_code as string | null,
-            receivedOn: p.received_on as string,
+            currency: p.currency,
+            transactionCode: p.transaction_code,
+            receivedOn: p.received_on,
           })),
         }
       : null,
-    failure: o.state === 'failed' ? { code: o.failure_code as string | null, reason: o.failure_reason as string, failedOn: o.failed_on as string | null } : null,
-    retries: o.retries as number,
-    createdOn: o.created_on as string,
-    releasedOn: o.released_on as string | null,
-    completedOn: o.completed_on as string | null,
+    failure: o.state === 'failed' ? { code: o.failure_code, reason: o.failure_reason!, failedOn: o.failed_on } : null,
+    retries: o.retries,
+    createdOn: o.created_on,
+    releasedOn: o.released_on,
+    completedOn: o.completed_on,
   };
 }
 
@@ -126,16 +135,13 @@ export interface OrderSummary {
 
 /** Orders, newest first, optionally by external id or state. */
 export async function listOrders(db: Db, filter: { externalId?: string; state?: string; limit?: number }): Promise<OrderSummary[]> {
-  const q = db('opportunities').orderBy('id', 'desc').limit(filter.limit ?? 100);
-  if (filter.externalId !== undefined) q.where({ external_id: filter.externalId });
-  if (filter.state !== undefined) q.where({ state: filter.state });
-  const rows = await q.select('id', 'state', 'external_id', 'contact_id', 'failure_reason', 'created_on');
-  return rows.map((r: Row) => ({
-    id: r.id as number,
-    state: r.state as string,
-    externalId: r.external_id as string | null,
-    contactId: r.contact_id as number,
-    failureReason: r.failure_reason as string | null,
-    createdOn: r.created_on as string,
+  const rows = await listOpportunities(db, filter);
+  return rows.map((r) => ({
+    id: r.id,
+    state: r.state,
+    externalId: r.external_id,
+    contactId: r.contact_id,
+    failureReason: r.failure_reason,
+    createdOn: r.created_on,
   }));
 }

@@ -1,4 +1,6 @@
+import DataLoader from 'dataloader';
 import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import type { Db } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
@@ -6,10 +8,31 @@ import { fieldError, type FieldError } from '../../kit/graphql/errors.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
-import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { contactField } from '../crm/contacts.graphql.js';
+import { Delegate, delegatesOfRegistration } from '../delegates/delegates.graphql.js';
 import { Event, eventById } from '../events/events.graphql.js';
+import {
+  Invoice as InvoiceModel,
+  invoicesByIds,
+  invoicesOfOpportunities,
+  linesOfInvoices,
+  linesOfOpportunities,
+  Opportunity as OpportunityModel,
+  opportunitiesByIds,
+  paymentsOfInvoices,
+  paymentTypesByIds,
+  registrationsOfOpportunities,
+  stockItemsByIds,
+  type InvoiceLineRow,
+  type InvoiceRow,
+  type OpportunityLineRow,
+  type OpportunityRow,
+  type PaymentRow,
+  type RegistrationRow,
+  type StockItemRow,
+} from './orders.data.js';
+import { INVOICE_STATUSES, OPPORTUNITY_STATES } from './orders.rules.js';
 import { releaseOrder } from './orders.service.js';
 
 /**
@@ -18,71 +41,78 @@ import { releaseOrder } from './orders.service.js';
  * `invoices` lists; `opportunity { release }` for tenants with the manual workflow.
  * OPPORTUNITY_VIEW / OPPORTUNITY_EDIT, INVOICE_VIEW.
  */
-type Row = Record<string, unknown> & { id: number };
-
-const OPPORTUNITY_STATES = ['received', 'awaiting_release', 'released', 'registered', 'completed', 'failed'] as const;
-const INVOICE_STATUSES = ['unpaid', 'part_paid', 'paid'] as const;
 const enumOf = (name: string, values: readonly string[], description: string) => new GraphQLEnumType({ name, description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) });
 
 const OpportunityState = enumOf('OpportunityState', OPPORTUNITY_STATES, 'received (the state REST orders start in) -> [awaiting_release -> released, manual workflow] -> registered -> completed; or failed.');
 const ProcessingStatus = enumOf('ProcessingStatus', ['pending', 'waiting_for_release', 'finished', 'failed'], 'pending: the worker has yet to finish it; waiting_for_release: held by the manual workflow; finished; failed (see failureReason).');
 const InvoiceStatus = enumOf('InvoiceStatus', INVOICE_STATUSES, 'How much of the invoice is paid.');
 
-const money = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const money = (v: string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+/** A loader of rows by id from a read of the order read model (orders.data.ts). */
+const keyed = <R extends { id: number }>(read: (db: Db, ids: readonly number[]) => Promise<R[]>) => (db: Db) =>
+  new DataLoader<number, R | undefined>(async (ids) => {
+    const rows = new Map((await read(db, ids)).map((r) => [r.id, r]));
+    return ids.map((id) => rows.get(id));
+  });
+/** A loader of rows by their owner's id (`ownerOf`), in the order the read gives them. */
+const grouped = <R>(read: (db: Db, ids: readonly number[]) => Promise<R[]>, ownerOf: (row: R) => number) => (db: Db) =>
+  new DataLoader<number, R[]>(async (ids) => {
+    const groups = new Map<number, R[]>();
+    for (const row of await read(db, ids)) {
+      const group = groups.get(ownerOf(row));
+      if (group) group.push(row);
+      else groups.set(ownerOf(row), [row]);
+    }
+    return ids.map((id) => groups.get(id) ?? []);
+  });
+
 const loaders = {
-  opportunity: (ctx: GraphQLContext) => ctx.loader('Opportunity.byId', (db) => byId<Row>(db, 'opportunities')),
-  invoice: (ctx: GraphQLContext) => ctx.loader('Invoice.byId', (db) => byId<Row>(db, 'invoices')),
-  lines: (ctx: GraphQLContext) => ctx.loader('Opportunity.lines', (db) => byOwner<Row>(db, 'opportunity_lines', 'opportunity_id', 'position')),
-  registration: (ctx: GraphQLContext) => ctx.loader('Opportunity.registration', (db) => byOwner<Row>(db, 'registrations', 'opportunity_id')),
-  invoiceOf: (ctx: GraphQLContext) => ctx.loader('Opportunity.invoice', (db) => byOwner<Row>(db, 'invoices', 'opportunity_id')),
-  delegates: (ctx: GraphQLContext) => ctx.loader('Registration.delegates', (db) => byOwner<Row>(db, 'delegates', 'registration_id')),
-  invoiceLines: (ctx: GraphQLContext) => ctx.loader('Invoice.lines', (db) => byOwner<Row>(db, 'invoice_lines', 'invoice_id', 'position')),
-  payments: (ctx: GraphQLContext) => ctx.loader('Invoice.payments', (db) => byOwner<Row>(db, 'payments', 'invoice_id')),
-  stockItem: (ctx: GraphQLContext) => ctx.loader('StockItem.byId', (db) => byId<Row>(db, 'stock_items')),
-  paymentType: (ctx: GraphQLContext) => ctx.loader('PaymentType.byId', (db) => byId<Row>(db, 'payment_types')),
+  opportunity: (ctx: GraphQLContext) => ctx.loader('Opportunity.byId', keyed(opportunitiesByIds)),
+  invoice: (ctx: GraphQLContext) => ctx.loader('Invoice.byId', keyed(invoicesByIds)),
+  lines: (ctx: GraphQLContext) => ctx.loader('Opportunity.lines', grouped(linesOfOpportunities, (l) => l.opportunity_id)),
+  registration: (ctx: GraphQLContext) => ctx.loader('Opportunity.registration', grouped(registrationsOfOpportunities, (r) => r.opportunity_id)),
+  invoiceOf: (ctx: GraphQLContext) => ctx.loader('Opportunity.invoice', grouped(invoicesOfOpportunities, (i) => i.opportunity_id)),
+  invoiceLines: (ctx: GraphQLContext) => ctx.loader('Invoice.lines', grouped(linesOfInvoices, (l) => l.invoice_id)),
+  payments: (ctx: GraphQLContext) => ctx.loader('Invoice.payments', grouped(paymentsOfInvoices, (p) => p.invoice_id)),
+  stockItem: (ctx: GraphQLContext) => ctx.loader('StockItem.byId', keyed(stockItemsByIds)),
+  paymentType: (ctx: GraphQLContext) => ctx.loader('PaymentType.byId', keyed(paymentTypesByIds)),
 };
 
-const eventField = refField<Row>(Event, 'EVENT_VIEW', (r) => r.event_id as number | null, eventById);
+const eventField = refField<{ event_id: number | null }>(Event, 'EVENT_VIEW', (r) => r.event_id, eventById);
 
-const StockItem = new GraphQLObjectType<Row, GraphQLContext>({
+const StockItem = new GraphQLObjectType<StockItemRow, GraphQLContext>({
   name: 'StockItem',
   fields: { legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (s) => s.id }, name: { type: new GraphQLNonNull(GraphQLString) }, price: { type: GraphQLFloat, resolve: (s) => money(s.price) } },
 });
-const stockItemField = { type: StockItem, resolve: async (r: Row, _a: unknown, ctx: GraphQLContext) => (r.stock_item_id == null ? null : ((await loaders.stockItem(ctx).load(r.stock_item_id as number)) ?? null)) };
+const stockItemField = {
+  type: StockItem,
+  resolve: async (r: { stock_item_id: number | null }, _a: unknown, ctx: GraphQLContext) => (r.stock_item_id == null ? null : ((await loaders.stockItem(ctx).load(r.stock_item_id)) ?? null)),
+};
 
-const OpportunityLine = new GraphQLObjectType<Row, GraphQLContext>({
+const OpportunityLine = new GraphQLObjectType<OpportunityLineRow, GraphQLContext>({
   name: 'OpportunityLine',
   fields: () => ({
     position: { type: new GraphQLNonNull(GraphQLInt) },
     kind: { type: new GraphQLNonNull(GraphQLString), description: 'event (places on an event) or stock_item (sold with the event line before it).' },
     event: eventField,
     stockItem: stockItemField,
-    contact: contactField<Row>((l) => (l.contact_id as number | null) ?? null, 'The delegate the item names, if any.'),
+    contact: contactField<OpportunityLineRow>((l) => l.contact_id ?? null, 'The delegate the item names, if any.'),
     quantity: { type: new GraphQLNonNull(GraphQLInt) },
     unitPrice: { type: new GraphQLNonNull(GraphQLFloat), resolve: (l) => money(l.unit_price) },
   }),
 });
 
-const Delegate = new GraphQLObjectType<Row, GraphQLContext>({
-  name: 'Delegate',
-  fields: () => ({
-    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.id },
-    event: eventField,
-    contact: contactField<Row>((d) => (d.contact_id as number | null) ?? null, 'null on a row of places bought without names.'),
-    numPlaces: { type: GraphQLInt, resolve: (d) => d.num_places, description: 'Places held by an unnamed row.' },
-  }),
-});
-
-const Registration = new GraphQLObjectType<Row, GraphQLContext>({
+const Registration = new GraphQLObjectType<RegistrationRow, GraphQLContext>({
   name: 'Registration',
   fields: () => ({
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (r) => r.id },
-    delegates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Delegate))), resolve: (r, _a, ctx) => loaders.delegates(ctx).load(r.id) },
+    delegates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Delegate))), resolve: (r, _a, ctx) => delegatesOfRegistration(ctx, r.id) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (r) => r.created_on },
   }),
 });
 
-const InvoiceLine = new GraphQLObjectType<Row, GraphQLContext>({
+const InvoiceLine = new GraphQLObjectType<InvoiceLineRow, GraphQLContext>({
   name: 'InvoiceLine',
   fields: () => ({
     position: { type: new GraphQLNonNull(GraphQLInt) },
@@ -95,11 +125,11 @@ const InvoiceLine = new GraphQLObjectType<Row, GraphQLContext>({
   }),
 });
 
-const Payment = new GraphQLObjectType<Row, GraphQLContext>({
+const Payment = new GraphQLObjectType<PaymentRow, GraphQLContext>({
   name: 'Payment',
   fields: {
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
-    paymentType: { type: new GraphQLNonNull(GraphQLString), resolve: async (p, _a, ctx) => ((await loaders.paymentType(ctx).load(p.payment_type_id as number))?.name as string | undefined) ?? '' },
+    paymentType: { type: new GraphQLNonNull(GraphQLString), resolve: async (p, _a, ctx) => (await loaders.paymentType(ctx).load(p.payment_type_id))?.name ?? '' },
     amount: { type: new GraphQLNonNull(GraphQLFloat), resolve: (p) => money(p.amount) },
     currency: { type: GraphQLString },
     transactionCode: { type: GraphQLString, resolve: (p) => p.transaction_code },
@@ -107,7 +137,7 @@ const Payment = new GraphQLObjectType<Row, GraphQLContext>({
   },
 });
 
-export const Invoice: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObjectType<Row, GraphQLContext>({
+export const Invoice: GraphQLObjectType<InvoiceRow, GraphQLContext> = new GraphQLObjectType<InvoiceRow, GraphQLContext>({
   name: 'Invoice',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -118,33 +148,33 @@ export const Invoice: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObject
     amountPaid: { type: new GraphQLNonNull(GraphQLFloat), resolve: (i) => money(i.amount_paid) },
     lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(InvoiceLine))), resolve: (i, _a, ctx) => loaders.invoiceLines(ctx).load(i.id) },
     payments: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Payment))), resolve: (i, _a, ctx) => loaders.payments(ctx).load(i.id) },
-    contact: contactField<Row>((i) => i.contact_id as number, 'Who the invoice is for.'),
+    contact: contactField<InvoiceRow>((i) => i.contact_id, 'Who the invoice is for.'),
     opportunity: {
       type: Opportunity,
       resolve: async (i, _a, ctx) => {
         requirePermission(ctx, 'OPPORTUNITY_VIEW');
-        return (await loaders.opportunity(ctx).load(i.opportunity_id as number)) ?? null;
+        return (await loaders.opportunity(ctx).load(i.opportunity_id)) ?? null;
       },
     },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (i) => i.created_on },
   }),
 });
 
-const PROCESSING: Record<string, string> = { received: 'pending', released: 'pending', registered: 'pending', awaiting_release: 'waiting_for_release', completed: 'finished', failed: 'failed' };
+const PROCESSING: Record<OpportunityRow['state'], string> = { received: 'pending', released: 'pending', registered: 'pending', awaiting_release: 'waiting_for_release', completed: 'finished', failed: 'failed' };
 
-export const Opportunity: GraphQLObjectType<Row, GraphQLContext> = new GraphQLObjectType<Row, GraphQLContext>({
+export const Opportunity: GraphQLObjectType<OpportunityRow, GraphQLContext> = new GraphQLObjectType<OpportunityRow, GraphQLContext>({
   name: 'Opportunity',
   interfaces: [NodeInterface],
   fields: () => ({
     ...nodeFields('Opportunity'),
     state: { type: new GraphQLNonNull(OpportunityState) },
-    processingStatus: { type: new GraphQLNonNull(ProcessingStatus), resolve: (o) => PROCESSING[o.state as string] },
+    processingStatus: { type: new GraphQLNonNull(ProcessingStatus), resolve: (o) => PROCESSING[o.state] },
     failureCode: { type: GraphQLString, resolve: (o) => o.failure_code, description: 'Why it failed, e.g. event_full or stalled (failed orders only).' },
     failureReason: { type: GraphQLString, resolve: (o) => o.failure_reason },
     failedOn: { type: GraphQLString, resolve: (o) => o.failed_on },
     retries: { type: new GraphQLNonNull(GraphQLInt), description: 'Times ops ran it again (orders:retry).' },
     externalId: { type: GraphQLString, resolve: (o) => o.external_id },
-    contact: contactField<Row>((o) => o.contact_id as number, 'Who placed the order.'),
+    contact: contactField<OpportunityRow>((o) => o.contact_id, 'Who placed the order.'),
     currencyId: { type: GraphQLString, resolve: (o) => o.currency_id },
     paymentType: { type: GraphQLString, resolve: (o) => o.payment_type_name, description: 'The payment type the order was sent with.' },
     paymentAmount: { type: GraphQLFloat, resolve: (o) => money(o.payment_amount) },
@@ -167,9 +197,9 @@ export const Opportunity: GraphQLObjectType<Row, GraphQLContext> = new GraphQLOb
 registerNode('Opportunity', { permission: 'OPPORTUNITY_VIEW', load: (ctx, id) => loaders.opportunity(ctx).load(id) });
 registerNode('Invoice', { permission: 'INVOICE_VIEW', load: (ctx, id) => loaders.invoice(ctx).load(id) });
 
-export const opportunitiesQuery = listQuery<Row>({
+export const opportunitiesQuery = listQuery<OpportunityRow>({
   typeName: 'Opportunity',
-  table: 'opportunities',
+  table: OpportunityModel.tableName,
   permission: 'OPPORTUNITY_VIEW',
   node: () => Opportunity,
   defaultOrder: { field: 'id', direction: 'desc' },
@@ -184,9 +214,9 @@ export const opportunitiesQuery = listQuery<Row>({
   },
 });
 
-export const invoicesQuery = listQuery<Row>({
+export const invoicesQuery = listQuery<InvoiceRow>({
   typeName: 'Invoice',
-  table: 'invoices',
+  table: InvoiceModel.tableName,
   permission: 'INVOICE_VIEW',
   node: () => Invoice,
   defaultOrder: { field: 'id', direction: 'desc' },
@@ -208,7 +238,7 @@ export const OpportunityMutations = new GraphQLObjectType<unknown, GraphQLContex
       type: OpportunityPayload,
       description: 'Releases an order the manual workflow holds (processingStatus waiting_for_release): the worker then registers and invoices it.',
       args: { opportunityId: { type: new GraphQLNonNull(GraphQLID) } },
-      async resolve(_root, { opportunityId }: { opportunityId: string }, ctx): Promise<{ opportunity: Row | null; errors: FieldError[] }> {
+      async resolve(_root, { opportunityId }: { opportunityId: string }, ctx): Promise<{ opportunity: OpportunityRow | null; errors: FieldError[] }> {
         requirePermission(ctx, 'OPPORTUNITY_EDIT');
         const id = legacyIdOf('Opportunity', opportunityId);
         if (id === undefined) return { opportunity: null, errors: [fieldError('opportunityId', opportunityId, 'Opportunity not found')] };

@@ -1,24 +1,20 @@
 import { GraphQLFloat, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, lineErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
+import { TaxType as TaxTypeModel } from './tax-types.data.js';
+import type { TaxTypeInput } from './tax-types.rules.js';
+import { createTaxType, type TaxTypeRow } from './tax-types.service.js';
 
 /** Tax types: the tax an event's price is sold under (TAX_TYPE_VIEW / TAX_TYPE_EDIT). */
 const VIEW = 'TAX_TYPE_VIEW';
 const EDIT = 'TAX_TYPE_EDIT';
 
-export interface TaxTypeRow {
-  id: number;
-  name: string;
-  rate: string;
-  created_on: string;
-}
-
-export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId<TaxTypeRow & { [k: string]: unknown }>(db, 'tax_types')).load(id));
+export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId<TaxTypeRow & { [k: string]: unknown }>(db, TaxTypeModel.tableName)).load(id));
 
 export const TaxType = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   name: 'TaxType',
@@ -35,7 +31,7 @@ registerNode('TaxType', { permission: VIEW, load: (ctx, id) => taxTypeById(ctx, 
 
 export const taxTypesQuery = listQuery<TaxTypeRow>({
   typeName: 'TaxType',
-  table: 'tax_types',
+  table: TaxTypeModel.tableName,
   permission: VIEW,
   node: () => TaxType,
   defaultOrder: { field: 'name', direction: 'asc' },
@@ -57,14 +53,10 @@ export const TaxTypeMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     create: {
       type: TaxTypePayload,
       args: { input: { type: new GraphQLNonNull(TaxTypeCreateInput) } },
-      async resolve(_root, { input }: { input: { name: string; rate: number } }, ctx): Promise<{ taxType: TaxTypeRow | null; errors: FieldError[] }> {
+      async resolve(_root, { input }: { input: TaxTypeInput }, ctx): Promise<{ taxType: TaxTypeRow | null; errors: FieldError[] }> {
         requirePermission(ctx, EDIT);
-        const errors: FieldError[] = [];
-        errors.push(...lineErrors('name', input.name, 100, true));
-        if (!(input.rate >= 0 && input.rate <= 100) || Math.abs(Math.round(input.rate * 1000) - input.rate * 1000) > 1e-6) errors.push(fieldError('rate', String(input.rate), 'rate must be a percentage from 0 to 100 with at most 3 decimals'));
-        if (errors.length) return { taxType: null, errors };
-        const [row] = (await ctx.db('tax_types').insert({ name: input.name, rate: input.rate }).returning('*')) as TaxTypeRow[];
-        return { taxType: row!, errors: [] };
+        const { taxType, problems } = await createTaxType(ctx.db, input);
+        return { taxType, errors: toFieldErrors(problems) };
       },
     },
   },

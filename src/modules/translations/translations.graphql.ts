@@ -11,15 +11,19 @@ import {
 } from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { type FieldError } from '../../kit/graphql/errors.js';
+import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import type { FieldValueRow } from '../custom-fields/custom-fields.service.js';
+import type { Problem } from '../../platform/problems.js';
+import { valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
+import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
 import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/locales.graphql.js';
-import { deleteTranslation, translatedFields, translationTargetErrors, upsertTranslation, type TranslatableEntity, type TranslationRow } from './translations.service.js';
+import { translationTableOf, type TranslationRow } from './translations.data.js';
+import { translatedFields, type TranslatableEntity } from './translations.rules.js';
+import { deleteTranslation, upsertTranslation } from './translations.service.js';
 
 /**
  * The GraphQL face of a translatable record: its Translation type (a Node), the owner's
@@ -30,6 +34,8 @@ export interface TranslationFaceSpec {
   entity: TranslatableEntity;
   /** `CourseTemplate`. */
   ownerType: string;
+  /** The owner's table, as its module's model names it (`CourseTemplate.tableName`): its rows by id for this request. */
+  ownerTable: string;
   viewPermission: string;
   editPermission: string;
   description: string;
@@ -38,8 +44,8 @@ export interface TranslationFaceSpec {
 export interface TranslationFace {
   type: GraphQLObjectType<TranslationRow, GraphQLContext>;
   translationsField: GraphQLFieldConfig<{ id: number }, GraphQLContext, { locale?: string | null }>;
-  upsert: GraphQLFieldConfig<unknown, GraphQLContext, { input: Record<string, unknown> }>;
-  remove: GraphQLFieldConfig<unknown, GraphQLContext, { input: Record<string, unknown> }>;
+  upsert: GraphQLFieldConfig<unknown, GraphQLContext, { input: UpsertArgs }>;
+  remove: GraphQLFieldConfig<unknown, GraphQLContext, { input: DeleteArgs }>;
   /** Rows of the owner table by id (this request's loader). */
   owner(ctx: GraphQLContext, id: number): Promise<{ id: number; locale_id: number | null } | undefined>;
   /** The owner's custom field values, every locale (this request's loader). */
@@ -48,16 +54,25 @@ export interface TranslationFace {
   forget(ctx: GraphQLContext, ownerId: number): void;
 }
 
+/** The mutations' input as GraphQL gives it: the record's id under the entity's `idLabel`, the locale's id, the texts. */
+type DeleteArgs = Record<string, unknown> & { localeId: string };
+type UpsertArgs = DeleteArgs;
+
+const columnOf = (row: TranslationRow, column: string): unknown => (row as Record<string, unknown>)[column];
+
 export function translationFace(spec: TranslationFaceSpec): TranslationFace {
   const { entity, ownerType } = spec;
   const typeName = `${ownerType}Translation`;
   const key = (k: string) => `${ownerType}.${k}`;
-  const owners = (ctx: GraphQLContext) => ctx.loader(key('byId'), (db) => byId<{ id: number; locale_id: number | null }>(db, entity.table));
-  const translations = (ctx: GraphQLContext) => ctx.loader(key('translations'), (db) => byOwner<TranslationRow>(db, entity.translationsTable, entity.owner, 'locale_id'));
-  const values = (ctx: GraphQLContext) => ctx.loader(key('values'), (db) => byOwner<FieldValueRow>(db, entity.values.table, entity.values.owner));
+  const kind = entity.values.appliesTo;
+  const tt = translationTableOf(kind);
+  const vt = valueTableOf(kind);
+  const owners = (ctx: GraphQLContext) => ctx.loader(key('byId'), (db) => byId<{ id: number; locale_id: number | null }>(db, spec.ownerTable));
+  const translations = (ctx: GraphQLContext) => ctx.loader(key('translations'), (db) => byOwner<TranslationRow>(db, tt.table, tt.owner, 'locale_id'));
+  const values = (ctx: GraphQLContext) => ctx.loader(key('values'), (db) => byOwner<FieldValueRow>(db, vt.table, vt.owner));
 
   const textFields: GraphQLFieldConfigMap<TranslationRow, GraphQLContext> = Object.fromEntries(
-    Object.entries(entity.fields).map(([name, f]) => [name, { type: GraphQLString, resolve: (row: TranslationRow) => row[f.column] ?? null }]),
+    Object.entries(entity.fields).map(([name, f]) => [name, { type: GraphQLString, resolve: (row: TranslationRow) => columnOf(row, f.column) ?? null }]),
   );
   const type: GraphQLObjectType<TranslationRow, GraphQLContext> = new GraphQLObjectType<TranslationRow, GraphQLContext>({
     name: typeName,
@@ -76,14 +91,14 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
       customFieldValues: {
         ...customFieldValuesField,
         description: 'The custom field values in this locale: the translation where there is one, else the base value.',
-        resolve: async (row, _a, ctx) => customFieldValuesOf(ctx, await values(ctx).load(row[entity.owner] as number), row.locale_id),
+        resolve: async (row, _a, ctx) => customFieldValuesOf(ctx, await values(ctx).load(columnOf(row, tt.owner) as number), row.locale_id),
       },
     }),
   });
 
   registerNode(typeName, {
     permission: spec.viewPermission,
-    load: async (ctx, id) => ctx.loader(key('translationById'), (db) => byId<TranslationRow>(db, entity.translationsTable)).load(id),
+    load: async (ctx, id) => ctx.loader(key('translationById'), (db) => byId<TranslationRow>(db, tt.table)).load(id),
   });
 
   const translationsField: TranslationFace['translationsField'] = {
@@ -121,19 +136,11 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
     owners(ctx).clear(ownerId);
   };
 
-  /**
-   * The record and locale a translation mutation names, and why they cannot take one. The record
-   * is read locked, not from the loader: what is checked here (its primary locale) is what a
-   * concurrent update of the record would change. A new translation needs a supported locale;
-   * one that exists can be deleted even after its locale stopped being supported.
-   */
-  async function target(ctx: GraphQLContext, input: Record<string, unknown>, purpose: 'write' | 'delete') {
-    const legacy = legacyIdOf(ownerType, input[entity.idLabel]);
-    const owner = legacy === undefined ? undefined : await ctx.db(entity.table).where({ id: legacy }).forUpdate().first<{ id: number; locale_id: number | null } | undefined>();
-    const locale = await (purpose === 'delete' ? catalogueLocale : supportedLocale)(ctx, input.localeId);
-    const errors = translationTargetErrors(entity, { ownerId: input[entity.idLabel], localeId: input.localeId }, { owner, locale });
-    return { owner: owner!, locale: locale!, errors };
-  }
+  /** Problems about the record and the locale carry their ids; the caller sees the ids it sent. */
+  const withGivenIds = (problems: Problem[], input: DeleteArgs): FieldError[] =>
+    toFieldErrors(problems.map((p) => (p.field === entity.idLabel ? { ...p, value: input[entity.idLabel] } : p.field === 'localeId' ? { ...p, value: input.localeId } : p)));
+
+  const refusedTarget = (problems: Problem[]) => problems.some((p) => p.field === entity.idLabel || p.field === 'localeId');
 
   const upsert: TranslationFace['upsert'] = {
     type: payload,
@@ -141,12 +148,19 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
     args: { input: { type: new GraphQLNonNull(upsertInput) } },
     async resolve(_root, { input }, ctx): Promise<{ translation: TranslationRow | null; errors: FieldError[] }> {
       requirePermission(ctx, spec.editPermission);
-      const t = await target(ctx, input, 'write');
-      if (t.errors.length) return { translation: null, errors: t.errors };
-      const ownerValues = (await ctx.db(entity.values.table).where({ [entity.values.owner]: t.owner.id })) as FieldValueRow[];
-      const result = await upsertTranslation(ctx.db, entity, t, input, (await allDefinitions(ctx)).values(), ownerValues);
-      forget(ctx, t.owner.id);
-      return result;
+      const ownerId = legacyIdOf(ownerType, input[entity.idLabel]);
+      const texts = Object.fromEntries(Object.keys(entity.fields).map((name) => [name, input[name] as string | null | undefined]));
+      const { translation, problems } = await upsertTranslation(
+        ctx.db,
+        entity,
+        ownerId,
+        await supportedLocale(ctx, input.localeId),
+        { texts, customFieldValues: input.customFieldValues as ValueInput[] | null | undefined },
+        async () => (await allDefinitions(ctx)).values(),
+      );
+      // The record was locked and checked (whatever the texts' problems): forget what this request read of it.
+      if (!refusedTarget(problems)) forget(ctx, ownerId!);
+      return { translation, errors: withGivenIds(problems, input) };
     },
   };
 
@@ -156,11 +170,11 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
     args: { input: { type: new GraphQLNonNull(deleteInput) } },
     async resolve(_root, { input }, ctx): Promise<{ translation: null; errors: FieldError[] }> {
       requirePermission(ctx, spec.editPermission);
-      const t = await target(ctx, input, 'delete');
-      if (t.errors.length) return { translation: null, errors: t.errors };
-      await deleteTranslation(ctx.db, entity, t);
-      forget(ctx, t.owner.id);
-      return { translation: null, errors: [] };
+      const ownerId = legacyIdOf(ownerType, input[entity.idLabel]);
+      // A translation that exists can be deleted even after its locale stopped being supported.
+      const { problems } = await deleteTranslation(ctx.db, entity, ownerId, await catalogueLocale(ctx, input.localeId));
+      if (!refusedTarget(problems)) forget(ctx, ownerId!);
+      return { translation: null, errors: withGivenIds(problems, input) };
     },
   };
 

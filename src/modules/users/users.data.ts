@@ -122,3 +122,9 @@ export async function insertRole(db: Db, row: Pick<Role, 'name' | 'permissions'>
 export function listRoles(db: Db): Promise<Pick<Role, 'id' | 'name' | 'permissions'>[]> {
   return db(Role.tableName).orderBy('id').select('id', 'name', 'permissions');
 }
+
+/** The id of the user of this contact, or null when the contact has none (a named delegate's answer carries it). */
+export async function userIdOfContact(db: Db, contactId: number): Promise<number | null> {
+  const user = await db(User.tableName).where({ contact_id: contactId }).first<Pick<User, 'id'> | undefined>('id');
+  return user?.id ?? null;
+}

@@ -1,0 +1,129 @@
+import type { Db } from '../../platform/db/knex.js';
+import { BaseModel } from '../../platform/db/model.js';
+
+/**
+ * Course templates (REST "event templates"), their delivery locales and their score mappings:
+ * the only file that names the `course_templates`, `course_template_delivery_locales` and
+ * `score_mappings` tables.
+ * Every function takes the transaction first.
+ */
+
+export class CourseTemplate extends BaseModel {
+  static override tableName = 'course_templates';
+
+  declare id: number;
+  declare code: string | null;
+  declare title: string;
+  declare course_text1: string | null;
+  declare course_text2: string | null;
+  declare related_courses_text: string | null;
+  declare lms_summary: string | null;
+  /** One of LIFECYCLE_STATES. */
+  declare lifecycle_state: string;
+  declare category_id: number | null;
+  /** The primary locale: the language of its own content. */
+  declare locale_id: number | null;
+  /** For events created without a locale; always one of its delivery locales. */
+  declare default_delivery_locale_id: number | null;
+  declare created_on: string;
+  declare updated_on: string;
+
+  declare deliveryLocales?: CourseTemplateDeliveryLocale[];
+  declare scoreMappings?: ScoreMapping[];
+
+  static override get relationMappings() {
+    return {
+      deliveryLocales: { relation: BaseModel.HasManyRelation, modelClass: CourseTemplateDeliveryLocale, join: { from: 'course_templates.id', to: 'course_template_delivery_locales.course_template_id' } },
+      scoreMappings: { relation: BaseModel.HasManyRelation, modelClass: ScoreMapping, join: { from: 'course_templates.id', to: 'score_mappings.course_template_id' } },
+    };
+  }
+}
+
+/** A locale a course template can be delivered in (none: no restriction on its events). */
+export class CourseTemplateDeliveryLocale extends BaseModel {
+  static override tableName = 'course_template_delivery_locales';
+  static override get idColumn() {
+    return ['course_template_id', 'locale_id'];
+  }
+
+  declare course_template_id: number;
+  declare locale_id: number;
+}
+
+/** A score delegates of a template's events can be given (REST custom templates). */
+export class ScoreMapping extends BaseModel {
+  static override tableName = 'score_mappings';
+
+  declare id: number;
+  declare course_template_id: number;
+  declare label: string;
+  /** A key of MAPPING_TYPES. */
+  declare type_id: number;
+  declare position: number;
+}
+
+/** A course template row as the faces read it. */
+export type CourseTemplateRow = Pick<
+  CourseTemplate,
+  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'created_on' | 'updated_on'
+>;
+
+const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
+
+/** The course template, or undefined. */
+export function findCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
+  return db(CourseTemplate.tableName).where({ id }).first<CourseTemplateRow | undefined>();
+}
+
+/** The course template's title, or undefined when there is none. */
+export function courseTemplateTitle(db: Db, id: number): Promise<Pick<CourseTemplate, 'title'> | undefined> {
+  return db(CourseTemplate.tableName).where({ id }).first<Pick<CourseTemplate, 'title'> | undefined>('title');
+}
+
+/** What a template passes on to its events: the columns of its row that inheriting reads. */
+export function inheritedTemplate(db: Db, id: number): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
+  return db(CourseTemplate.tableName).where({ id }).first<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined>('id', 'title', 'locale_id', 'default_delivery_locale_id');
+}
+
+/** The course template, locked for an update. */
+export function lockCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
+  return db(CourseTemplate.tableName).where({ id }).forUpdate().first<CourseTemplateRow | undefined>();
+}
+
+export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id'>>;
+
+export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
+  const [row] = (await db(CourseTemplate.tableName).insert(columns).returning('*')) as CourseTemplateRow[];
+  return row!;
+}
+
+/** Writes the columns given, and the time of the change. */
+export async function updateCourseTemplateRow(db: Db, id: number, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
+  const [row] = (await db(CourseTemplate.tableName).where({ id }).update({ ...columns, updated_on: utcNow(db) }).returning('*')) as CourseTemplateRow[];
+  return row!;
+}
+
+/** The template's delivery locales. */
+export function deliveryLocaleIds(db: Db, templateId: number): Promise<number[]> {
+  return db(CourseTemplateDeliveryLocale.tableName).where({ course_template_id: templateId }).pluck<number[]>('locale_id');
+}
+
+/** Replaces the template's delivery locales with `delivery`. */
+export async function replaceDeliveryLocales(db: Db, templateId: number, delivery: number[]): Promise<void> {
+  await db(CourseTemplateDeliveryLocale.tableName).where({ course_template_id: templateId }).delete();
+  if (delivery.length) await db(CourseTemplateDeliveryLocale.tableName).insert(delivery.map((locale_id) => ({ course_template_id: templateId, locale_id })));
+}
+
+export type MappingRow = Pick<ScoreMapping, 'id' | 'course_template_id' | 'label' | 'type_id'>;
+
+/** The score mappings of these templates, in their order. */
+export function mappingsOf(db: Db, templateIds: number[]): Promise<MappingRow[]> {
+  return db(ScoreMapping.tableName).whereIn('course_template_id', templateIds).orderBy(['position', 'id']);
+}
+
+
+/** Adds a score mapping to a template, after its last one (for the REST custom template's mappings). */
+export async function appendScoreMapping(db: Db, templateId: number, mapping: { label: string; type_id: number }): Promise<void> {
+  const position = await db(ScoreMapping.tableName).where({ course_template_id: templateId }).max('position as p').first();
+  await db(ScoreMapping.tableName).insert({ course_template_id: templateId, label: mapping.label, type_id: mapping.type_id, position: ((position?.p as number | null) ?? 0) + 1 });
+}

@@ -1,0 +1,91 @@
+import type { ModelObject } from 'objection';
+import type { Db } from '../../platform/db/knex.js';
+import { BaseModel } from '../../platform/db/model.js';
+import { lockLearningPath } from '../learning-paths/learning-paths.data.js';
+import type { TranslatableKind } from './translations.rules.js';
+
+/**
+ * Translations of course templates and learning paths: one row per record and locale, a sparse
+ * overlay (null: not translated here). The only file that names the translation tables.
+ *
+ * @uses course_templates: a translation write locks its course template (FOR UPDATE) and reads its primary locale in one statement
+ */
+
+class TranslationRecord extends BaseModel {
+  declare id: number;
+  declare locale_id: number;
+  declare created_on: string;
+  declare updated_on: string;
+}
+
+export class CourseTemplateTranslation extends TranslationRecord {
+  static override tableName = 'course_template_translations';
+  declare course_template_id: number;
+  declare title: string | null;
+  declare course_text1: string | null;
+  declare course_text2: string | null;
+  declare related_courses_text: string | null;
+  declare lms_summary: string | null;
+}
+
+export class LearningPathTranslation extends TranslationRecord {
+  static override tableName = 'learning_path_translations';
+  declare learning_path_id: number;
+  declare name: string | null;
+  declare description: string | null;
+}
+
+export type TranslationRow = ModelObject<CourseTemplateTranslation> | ModelObject<LearningPathTranslation>;
+
+const TABLES: Record<TranslatableKind, { table: string; owner: string }> = {
+  course_template: { table: CourseTemplateTranslation.tableName, owner: 'course_template_id' },
+  learning_path: { table: LearningPathTranslation.tableName, owner: 'learning_path_id' },
+};
+
+/** The translation table of a kind of record and its owner column (for a face's per-request loaders). */
+export function translationTableOf(kind: TranslatableKind): { table: string; owner: string } {
+  return TABLES[kind];
+}
+
+/** What a translation write reads of its record. */
+export interface TranslationOwner {
+  id: number;
+  /** The primary locale; a record without one has no translations. */
+  locale_id: number | null;
+}
+
+/**
+ * The record a translation is written for, read locked: what a translation write checks (its
+ * primary locale) is what a concurrent update of the record would change.
+ */
+export async function lockTranslationOwner(db: Db, kind: TranslatableKind, id: number): Promise<TranslationOwner | undefined> {
+  if (kind === 'learning_path') return lockLearningPath(db, id);
+  return db('course_templates').where({ id }).forUpdate().first<TranslationOwner | undefined>('id', 'locale_id');
+}
+
+/** Creates or replaces the translation of one record in one locale with `columns` (every translatable column). */
+export async function upsertTranslationRow(db: Db, kind: TranslatableKind, ownerId: number, localeId: number, columns: Record<string, string | null>): Promise<TranslationRow> {
+  const t = TABLES[kind];
+  const [row] = await db(t.table)
+    .insert({ [t.owner]: ownerId, locale_id: localeId, ...columns })
+    .onConflict([t.owner, 'locale_id'])
+    .merge({ ...columns, updated_on: db.raw(`(now() at time zone 'utc')`) })
+    .returning('*');
+  return row as TranslationRow;
+}
+
+export async function deleteTranslationRow(db: Db, kind: TranslatableKind, ownerId: number, localeId: number): Promise<void> {
+  const t = TABLES[kind];
+  await db(t.table).where({ [t.owner]: ownerId, locale_id: localeId }).delete();
+}
+
+/** The locales a record is translated into. */
+export function translationLocaleIds(db: Db, kind: TranslatableKind, ownerId: number): Promise<number[]> {
+  const t = TABLES[kind];
+  return db(t.table).where({ [t.owner]: ownerId }).pluck('locale_id');
+}
+
+/** A course template's translated titles (not null, not blank), for the events that take its title in their locale. */
+export function translatedTitles(db: Db, templateId: number): Promise<{ locale_id: number; title: string }[]> {
+  return db(CourseTemplateTranslation.tableName).where({ course_template_id: templateId }).whereNotNull('title').whereNot('title', '').select<{ locale_id: number; title: string }[]>('locale_id', 'title');
+}
