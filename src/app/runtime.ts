@@ -4,7 +4,6 @@ import { createPlatformRuntime, type PlatformRuntime } from '../platform/runtime
 import { LegacyUsageRecorder } from '../kit/rest/usage.js';
 import { PasswordGuard } from '../modules/users/password-guard.js';
 
-export { resolveDatabase } from '../platform/runtime.js';
 
 /** A process's runtime: the platform's parts, and what the web faces share (usage counts, the password guard). */
 export interface Runtime extends PlatformRuntime {

@@ -40,7 +40,7 @@ export function restFieldErrors(problems: readonly Problem[], names: Readonly<Re
   const errors: Record<string, string> = {};
   for (const p of problems) {
     const field = names[p.field] ?? p.field;
-    if (errors[field]) continue;
+    if (Object.hasOwn(errors, field)) continue;
     errors[field] = p.message.startsWith(`${p.field} `) ? p.message.slice(p.field.length + 1) : p.message;
   }
   return errors;

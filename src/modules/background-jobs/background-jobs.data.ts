@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
@@ -38,7 +39,6 @@ export type BackgroundJobRow = Pick<
   'id' | 'kind' | 'state' | 'course_template_id' | 'event_ids' | 'processed' | 'errors' | 'created_by_user_id' | 'created_on' | 'started_on' | 'finished_on'
 >;
 
-const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 
 export async function insertApplyJob(db: Db, templateId: number, eventIds: number[], userId: number | null): Promise<BackgroundJobRow> {
   const [job] = (await db(BackgroundJob.tableName).insert({ kind: 'apply_course_template', course_template_id: templateId, event_ids: eventIds, created_by_user_id: userId }).returning('*')) as BackgroundJobRow[];
@@ -73,4 +73,9 @@ export async function markFailed(db: Db, id: number, error: BackgroundJobError):
 
 export function backgroundJobState(db: Db, id: number): Promise<Pick<BackgroundJob, 'state'> | undefined> {
   return db(BackgroundJob.tableName).where({ id }).first<Pick<BackgroundJob, 'state'> | undefined>('state');
+}
+
+/** Background jobs by id (a page's batch). */
+export function backgroundJobsByIds(db: Db, ids: readonly number[]): Promise<BackgroundJobRow[]> {
+  return db(BackgroundJob.tableName).whereIn('id', ids as number[]);
 }

@@ -8,7 +8,7 @@ import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
 import { Event, eventById } from '../events/events.graphql.js';
-import { BackgroundJob as BackgroundJobModel } from './background-jobs.data.js';
+import { backgroundJobsByIds } from './background-jobs.data.js';
 import { applyCourseTemplate, BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.service.js';
 
 /**
@@ -18,7 +18,7 @@ import { applyCourseTemplate, BACKGROUND_JOB_STATES, type BackgroundJobRow } fro
  */
 const VIEW = 'COURSE_TEMPLATE_VIEW';
 
-const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId<BackgroundJobRow & { [k: string]: unknown }>(db, BackgroundJobModel.tableName)).load(id);
+const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId((ids) => backgroundJobsByIds(db, ids))).load(id);
 
 const BackgroundJobState = new GraphQLEnumType({
   name: 'BackgroundJobState',

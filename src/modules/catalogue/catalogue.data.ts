@@ -1,10 +1,12 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
 import { Category } from '../categories/categories.data.js';
-import type { CourseTemplate } from '../course-templates/course-templates.data.js';
+import { courseTemplatesByIds, type CourseTemplate } from '../course-templates/course-templates.data.js';
 import { valuesOf, valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
 import type { Event } from '../events/events.data.js';
 import type { LearningPathRecord } from '../learning-paths/learning-paths.data.js';
-import type { Location } from '../locations/locations.data.js';
+import { locationRowsByIds, type Location } from '../locations/locations.data.js';
+import { translationsOfOwners, translationTableOf } from '../translations/translations.data.js';
+import type { TranslatableKind } from '../translations/translations.rules.js';
 
 /**
  * The public catalogue (WebLink's read model): published course templates, learning paths,
@@ -14,11 +16,12 @@ import type { Location } from '../locations/locations.data.js';
  * list in one statement with the joins and scopes it needs (categories, locales and custom field
  * values are read through their owners' functions).
  *
- * @uses course_templates, events, learning_paths, course_template_translations, learning_path_translations, locations: the public catalogue reads published content in one statement per list
+ * @uses course_templates, events, learning_paths: the public catalogue reads published content in one statement per list (with its translations joined, through the translations module's table names)
  */
 
 /** Where a kind of record keeps its translations, and which of its columns they overlay. */
 export interface Overlay<C extends string = string> {
+  kind: TranslatableKind;
   table: string;
   owner: string;
   columns: readonly C[];
@@ -29,8 +32,8 @@ const PATH_TEXTS = ['name', 'description'] as const;
 export type TemplateText = (typeof TEMPLATE_TEXTS)[number];
 export type PathText = (typeof PATH_TEXTS)[number];
 
-export const TEMPLATE_TRANSLATIONS: Overlay<TemplateText> = { table: 'course_template_translations', owner: 'course_template_id', columns: TEMPLATE_TEXTS };
-export const PATH_TRANSLATIONS: Overlay<PathText> = { table: 'learning_path_translations', owner: 'learning_path_id', columns: PATH_TEXTS };
+export const TEMPLATE_TRANSLATIONS: Overlay<TemplateText> = { kind: 'course_template', ...translationTableOf('course_template'), columns: TEMPLATE_TEXTS };
+export const PATH_TRANSLATIONS: Overlay<PathText> = { kind: 'learning_path', ...translationTableOf('learning_path'), columns: PATH_TEXTS };
 
 /**
  * Texts that translations overlay: the authored value of each column, and on a list's rows read
@@ -119,7 +122,7 @@ function groupedBy<R>(rows: R[], ownerOf: (row: R) => number): Map<number, R[]> 
 
 /** The translations of these records (a record reached from another: an event's course template), each record's by locale. */
 export async function translationsOf<C extends string>(db: Db, o: Overlay<C>, ownerIds: readonly number[]): Promise<Map<number, TranslationRow<C>[]>> {
-  const rows: (TranslationRow<C> & Record<string, number>)[] = await db(o.table).whereIn(o.owner, ownerIds as number[]).orderBy('locale_id');
+  const rows = (await translationsOfOwners(db, o.kind, ownerIds)) as unknown as (TranslationRow<C> & Record<string, number>)[];
   return groupedBy(rows, (r) => r[o.owner]!);
 }
 
@@ -131,14 +134,10 @@ export async function fieldValuesOf(db: Db, kind: FieldValueOwner, ownerIds: rea
 }
 
 /** Course templates by id, whatever their state (the face hides those not published). */
-export function templatesByIds(db: Db, ids: readonly number[]): Promise<CatalogueTemplate[]> {
-  return db('course_templates').whereIn('id', ids as number[]);
-}
+export const templatesByIds = (db: Db, ids: readonly number[]): Promise<CatalogueTemplate[]> => courseTemplatesByIds(db, ids);
 
 /** Locations by id. */
-export function locationsByIds(db: Db, ids: readonly number[]): Promise<CatalogueLocation[]> {
-  return db('locations').whereIn('id', ids as number[]);
-}
+export const locationsByIds = (db: Db, ids: readonly number[]): Promise<CatalogueLocation[]> => locationRowsByIds(db, ids);
 
 /** Each template's listed events, soonest first, at most `perTemplate` each, in one statement for a page of templates. */
 export async function listedEventsOf(db: Db, templateIds: readonly number[], perTemplate: number): Promise<Map<number, CatalogueEvent[]>> {

@@ -8,7 +8,7 @@ import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import { Locale, localeById } from '../locales/locales.graphql.js';
 import { translationFace } from '../translations/translations.graphql.js';
-import { CourseTemplate as CourseTemplateModel, CourseTemplateDeliveryLocale, type CourseTemplateRow } from './course-templates.data.js';
+import { CourseTemplate as CourseTemplateModel, CourseTemplateDeliveryLocale, courseTemplatesByIds, deliveryLocalesOf, type CourseTemplateRow } from './course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATIONS } from './course-templates.service.js';
 
 /**
@@ -23,13 +23,13 @@ export const EDIT = 'COURSE_TEMPLATE_EDIT';
 export const translations = translationFace({
   entity: COURSE_TEMPLATE_TRANSLATIONS,
   ownerType: 'CourseTemplate',
-  ownerTable: CourseTemplateModel.tableName,
+  ownersByIds: courseTemplatesByIds,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A course template's content in one locale: a sparse overlay on the template's own (primary-locale) content.",
 });
 
-export const deliveryOf = (ctx: GraphQLContext) => ctx.loader('CourseTemplate.delivery', (db) => byOwner<{ locale_id: number }>(db, CourseTemplateDeliveryLocale.tableName, 'course_template_id', 'locale_id'));
+export const deliveryOf = (ctx: GraphQLContext) => ctx.loader('CourseTemplate.delivery', (db) => byOwner((ids) => deliveryLocalesOf(db, ids), (r) => r.course_template_id));
 
 export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<CourseTemplateRow, GraphQLContext>({
   name: 'CourseTemplate',
@@ -61,8 +61,6 @@ registerNode('CourseTemplate', { permission: VIEW, load: (ctx, id) => translatio
 
 /** The course template a global id names in this tenant (for other modules: events). */
 export const courseTemplateById = (ctx: GraphQLContext, id: number) => translations.owner(ctx, id) as Promise<CourseTemplateRow | undefined>;
-export const courseTemplateValues = translations.values;
-export const courseTemplateTranslations = translations.translationsField;
 
 export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
   typeName: 'CourseTemplate',

@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
@@ -68,26 +69,30 @@ export type CourseTemplateRow = Pick<
   'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'created_on' | 'updated_on'
 >;
 
-const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 
 /** The course template, or undefined. */
-export function findCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
-  return db(CourseTemplate.tableName).where({ id }).first<CourseTemplateRow | undefined>();
+export async function findCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
+  return CourseTemplate.query(db).findById(id);
 }
 
 /** The course template's title, or undefined when there is none. */
-export function courseTemplateTitle(db: Db, id: number): Promise<Pick<CourseTemplate, 'title'> | undefined> {
-  return db(CourseTemplate.tableName).where({ id }).first<Pick<CourseTemplate, 'title'> | undefined>('title');
+export async function courseTemplateTitle(db: Db, id: number): Promise<Pick<CourseTemplate, 'title'> | undefined> {
+  return CourseTemplate.query(db).findById(id).select('title');
 }
 
 /** What a template passes on to its events: the columns of its row that inheriting reads. */
-export function inheritedTemplate(db: Db, id: number): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
-  return db(CourseTemplate.tableName).where({ id }).first<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined>('id', 'title', 'locale_id', 'default_delivery_locale_id');
+export async function inheritedTemplate(db: Db, id: number): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
+  return CourseTemplate.query(db).findById(id).select('id', 'title', 'locale_id', 'default_delivery_locale_id');
 }
 
 /** The course template, locked for an update. */
-export function lockCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
-  return db(CourseTemplate.tableName).where({ id }).forUpdate().first<CourseTemplateRow | undefined>();
+/** Course templates by id, every column (a page's batch). */
+export function courseTemplatesByIds(db: Db, ids: readonly number[]): Promise<CourseTemplateRow[]> {
+  return db(CourseTemplate.tableName).whereIn('id', ids as number[]);
+}
+
+export async function lockCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
+  return CourseTemplate.query(db).findById(id).forUpdate();
 }
 
 export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id'>>;
@@ -104,8 +109,9 @@ export async function updateCourseTemplateRow(db: Db, id: number, columns: Cours
 }
 
 /** The template's delivery locales. */
-export function deliveryLocaleIds(db: Db, templateId: number): Promise<number[]> {
-  return db(CourseTemplateDeliveryLocale.tableName).where({ course_template_id: templateId }).pluck<number[]>('locale_id');
+export async function deliveryLocaleIds(db: Db, templateId: number): Promise<number[]> {
+  const rows = await CourseTemplate.relatedQuery('deliveryLocales', db).for(templateId).select('locale_id');
+  return rows.map((r) => r.locale_id);
 }
 
 /** Replaces the template's delivery locales with `delivery`. */
@@ -117,8 +123,8 @@ export async function replaceDeliveryLocales(db: Db, templateId: number, deliver
 export type MappingRow = Pick<ScoreMapping, 'id' | 'course_template_id' | 'label' | 'type_id'>;
 
 /** The score mappings of these templates, in their order. */
-export function mappingsOf(db: Db, templateIds: number[]): Promise<MappingRow[]> {
-  return db(ScoreMapping.tableName).whereIn('course_template_id', templateIds).orderBy(['position', 'id']);
+export async function mappingsOf(db: Db, templateIds: number[]): Promise<MappingRow[]> {
+  return ScoreMapping.query(db).whereIn('course_template_id', templateIds).orderBy(['position', 'id']);
 }
 
 
@@ -126,4 +132,9 @@ export function mappingsOf(db: Db, templateIds: number[]): Promise<MappingRow[]>
 export async function appendScoreMapping(db: Db, templateId: number, mapping: { label: string; type_id: number }): Promise<void> {
   const position = await db(ScoreMapping.tableName).where({ course_template_id: templateId }).max('position as p').first();
   await db(ScoreMapping.tableName).insert({ course_template_id: templateId, label: mapping.label, type_id: mapping.type_id, position: ((position?.p as number | null) ?? 0) + 1 });
+}
+
+/** The delivery locales of these templates, each template's by locale id (a page's batch). */
+export function deliveryLocalesOf(db: Db, templateIds: readonly number[]): Promise<Pick<CourseTemplateDeliveryLocale, 'course_template_id' | 'locale_id'>[]> {
+  return db(CourseTemplateDeliveryLocale.tableName).whereIn('course_template_id', templateIds as number[]).orderBy('locale_id');
 }

@@ -17,7 +17,6 @@ import {
 } from './course-templates.data.js';
 import { COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocaleRaw, type TemplateLocales } from './course-templates.rules.js';
 
-export type { CourseTemplateRow } from './course-templates.data.js';
 
 /**
  * Course templates as the GraphQL API writes them (the REST API's event templates are the same

@@ -1,5 +1,6 @@
 import type { ModelObject } from 'objection';
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
 import type { AppliesTo, CustomFieldType, DefinitionValues, ValueOwner } from './custom-fields.rules.js';
 
@@ -85,11 +86,6 @@ const kindOf = (owner: AppliesTo | ValueOwner): AppliesTo => (typeof owner === '
 
 // --- Definitions ----------------------------------------------------------------------------
 
-/** The definitions that apply to one kind of record, by id. */
-export function definitionsFor(db: Db, kind: AppliesTo): Promise<DefinitionRow[]> {
-  return db(CustomFieldDefinitionRecord.tableName).where({ applies_to: kind }).orderBy('id');
-}
-
 export function definitionById(db: Db, id: number): Promise<DefinitionRow | undefined> {
   return db(CustomFieldDefinitionRecord.tableName).where({ id }).first<DefinitionRow | undefined>();
 }
@@ -109,7 +105,7 @@ export async function insertDefinition(db: Db, d: DefinitionValues): Promise<Def
 export async function updateDefinition(db: Db, id: number, d: DefinitionValues): Promise<DefinitionRow> {
   const [row] = await db(CustomFieldDefinitionRecord.tableName)
     .where({ id })
-    .update({ label: d.label, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: db.raw(`(now() at time zone 'utc')`) })
+    .update({ label: d.label, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: utcNow(db) })
     .returning('*');
   return row as DefinitionRow;
 }
@@ -124,7 +120,7 @@ export async function hasTranslatedValues(db: Db, kind: AppliesTo, definitionId:
 /** The values of some records of one kind, every locale (each row with its owner column). */
 export function valuesOf(db: Db, kind: AppliesTo, ownerIds: number[]): Promise<FieldValueRow[]> {
   const vt = VALUE_TABLES[kind];
-  return db(vt.table).whereIn(vt.owner, ownerIds);
+  return db(vt.table).whereIn(vt.owner, ownerIds).orderBy('id');
 }
 
 /**
@@ -190,4 +186,9 @@ export async function copyEventValues(db: Db, fromEventId: number, toEventId: nu
      select ?, definition_id, locale_id, value from event_field_values where event_id = ?`,
     [toEventId, fromEventId],
   );
+}
+
+/** Every custom field definition of the tenant, by id. */
+export function allDefinitionRows(db: Db): Promise<DefinitionRow[]> {
+  return db(CustomFieldDefinitionRecord.tableName).orderBy('id');
 }

@@ -18,14 +18,14 @@ import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import type { Problem } from '../../platform/problems.js';
-import { CustomFieldDefinitionRecord, type DefinitionRow, type FieldValueRow } from './custom-fields.data.js';
+import { allDefinitionRows, CustomFieldDefinitionRecord, type DefinitionRow, type FieldValueRow } from './custom-fields.data.js';
 import { APPLIES_TO, CUSTOM_FIELD_TYPES, shownValues, type DefinitionInput } from './custom-fields.rules.js';
 import { changeDefinition, createDefinition } from './custom-fields.service.js';
 
 /** Custom field definitions and values in GraphQL. */
 
 const LOADER = 'custom-field-definitions';
-export const allDefinitions = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<DefinitionRow>(db, CustomFieldDefinitionRecord.tableName))();
+export const allDefinitions = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable(() => allDefinitionRows(db)))();
 
 const upper = (v: string) => v.toUpperCase();
 

@@ -1,13 +1,14 @@
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import type { ModelObject } from 'objection';
 import { BaseModel } from '../../platform/db/model.js';
+import { Event } from '../events/events.data.js';
 
 /**
  * Delegates (a contact's place on an event, or places bought without names) and their scores:
  * the only file that names the `delegates` and `delegate_scores` tables. Every function takes the
- * tenant's transaction first.
- *
- * @uses events: a delegate's event template is read with the delegate in one statement
+ * tenant's transaction first. A delegate's event is reached through the `event` relation to the
+ * events module's model (one statement, no table of theirs named here).
  */
 
 export class Delegate extends BaseModel {
@@ -29,10 +30,12 @@ export class Delegate extends BaseModel {
   declare created_on: string;
 
   declare scores?: DelegateScore[];
+  declare event?: Event;
 
   static override get relationMappings() {
     return {
       scores: { relation: BaseModel.HasManyRelation, modelClass: DelegateScore, join: { from: 'delegates.id', to: 'delegate_scores.delegate_id' } },
+      event: { relation: BaseModel.BelongsToOneRelation, modelClass: Event, join: { from: 'delegates.event_id', to: `${Event.tableName}.id` } },
     };
   }
 }
@@ -83,7 +86,7 @@ export async function deleteDelegate(db: Db, id: number): Promise<void> {
 
 /** The delegate's event's template (null when the event has none); undefined when there is no such delegate. */
 export async function delegateTemplateId(db: Db, delegateId: number): Promise<{ course_template_id: number | null } | undefined> {
-  return db(Delegate.tableName).join('events', 'events.id', 'delegates.event_id').where('delegates.id', delegateId).first('events.course_template_id');
+  return Delegate.query(db).joinRelated('event').where('delegates.id', delegateId).first().select('event.course_template_id').castTo<{ course_template_id: number | null } | undefined>();
 }
 
 export function scoresOf(db: Db, delegateId: number): Promise<Pick<DelegateScore, 'mapping_id' | 'value'>[]> {
@@ -95,5 +98,16 @@ export async function upsertScores(db: Db, writes: Pick<DelegateScore, 'delegate
   await db(DelegateScore.tableName)
     .insert(writes)
     .onConflict(['delegate_id', 'mapping_id'])
-    .merge({ value: db.raw('excluded.value'), updated_on: db.raw(`(now() at time zone 'utc')`) });
+    .merge({ value: db.raw('excluded.value'), updated_on: utcNow(db) });
+}
+
+/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
+export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
+  if (!eventIds.length) return new Map();
+  const rows = await db(Delegate.tableName)
+    .whereIn('event_id', eventIds)
+    .whereNull('cancelled_date')
+    .groupBy('event_id')
+    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
+  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
 }

@@ -5,8 +5,6 @@ import { BaseModel } from '../../platform/db/model.js';
 /**
  * Events (REST public events, GraphQL Events): the only file that names the `events` table.
  * Every function takes the transaction first.
- *
- * @uses delegates: the places taken on events are counted in one statement over their delegates (the order pipeline reads them in its step)
  */
 
 export class Event extends BaseModel {
@@ -71,15 +69,9 @@ export type EventRow = ModelObject<Event>;
 /** The columns an event is created with (the rest take their defaults). */
 export type NewEvent = Partial<Omit<EventRow, 'id' | 'created_on' | 'updated_on'>>;
 
-/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
-export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
-  if (!eventIds.length) return new Map();
-  const rows = await db('delegates')
-    .whereIn('event_id', eventIds)
-    .whereNull('cancelled_date')
-    .groupBy('event_id')
-    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
-  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
+/** Events locked (in id order, so concurrent orders cannot deadlock) with their capacity. */
+export function lockEventsForCapacity(db: Db, eventIds: number[]): Promise<{ id: number; title: string; delegates_max: number | null }[]> {
+  return db(Event.tableName).whereIn('id', eventIds).orderBy('id').forUpdate().select<{ id: number; title: string; delegates_max: number | null }[]>('id', 'title', 'delegates_max');
 }
 
 export function findEvent(db: Db, id: number): Promise<EventRow | undefined> {
@@ -132,4 +124,8 @@ export async function insertCopy(db: Db, source: EventRow): Promise<EventRow> {
 }
 
 /** The current UTC time as the database has it, for an `updated_on` a write sets. */
-export const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
+
+/** Events by id (a page's batch). */
+export function eventsByIds(db: Db, ids: readonly number[]): Promise<EventRow[]> {
+  return db(Event.tableName).whereIn('id', ids as number[]);
+}

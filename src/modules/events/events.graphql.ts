@@ -10,13 +10,14 @@ import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import { valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
+import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
 import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
 import { Location, locationById } from '../locations/locations.graphql.js';
 import { TaxType, taxTypeById } from '../tax-types/tax-types.graphql.js';
 import { createClassroomEvent, duplicateEvent, type ClassroomInput, type EventRow } from './events.service.js';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
-import { Event as EventModel, placesBooked } from './events.data.js';
+import { placesBooked } from '../delegates/delegates.data.js';
+import { Event as EventModel, eventsByIds } from './events.data.js';
 import { EVENT_TYPES } from './events.rules.js';
 
 /**
@@ -33,8 +34,8 @@ export const EventType = new GraphQLEnumType({
   values: Object.fromEntries(EVENT_TYPES.map((t) => [t, { value: t }])),
 });
 
-export const eventById = (ctx: GraphQLContext, id: number) => ctx.loader('Event.byId', (db) => byId<EventRow & { [k: string]: unknown }>(db, EventModel.tableName)).load(id);
-const valuesOf = (ctx: GraphQLContext) => ctx.loader('Event.values', (db) => byOwner<FieldValueRow>(db, valueTableOf('event').table, valueTableOf('event').owner));
+export const eventById = (ctx: GraphQLContext, id: number) => ctx.loader('Event.byId', (db) => byId((ids) => eventsByIds(db, ids))).load(id);
+const valuesOf = (ctx: GraphQLContext) => ctx.loader('Event.values', (db) => byOwner<FieldValueRow>((ids) => fieldValuesOf(db, 'event', ids), (r) => (r as unknown as EventFieldValue).event_id));
 /** Places taken on events, batched per request. */
 export const bookedOf = (ctx: GraphQLContext) =>
   ctx.loader('Event.booked', (db) => new DataLoader<number, number>(async (ids) => {

@@ -8,7 +8,6 @@ import { findEvent, insertCopy, insertEvent, lockInheritingEvents, updateInherit
 import { cascadedLocale, classroomProblems, eventLocale, inherit, type ClassroomFields, type Inheritance, type LocaleChoice } from './events.rules.js';
 
 export type { EventRow } from './events.data.js';
-export type { Inheritance } from './events.rules.js';
 
 /**
  * Events as the GraphQL API makes them (the REST API's public events are the same rows): a

@@ -5,7 +5,9 @@ import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
 import { Company, Contact, contactNames } from '../crm/crm.data.js';
 import { TaxType } from '../tax-types/tax-types.data.js';
 import { eventTemplates } from '../course-templates/event-templates.rest.js';
-import { Event, placesBooked, utcNow } from './events.data.js';
+import { utcNow } from '../../platform/db/sql.js';
+import { placesBooked } from '../delegates/delegates.data.js';
+import { Event } from './events.data.js';
 import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventTextProblems } from './events.rules.js';
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });

@@ -1,5 +1,6 @@
 import type { ModelObject } from 'objection';
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /** Learning paths: the only file that names the `learning_paths` table. */
@@ -22,8 +23,8 @@ export type LearningPathRow = ModelObject<LearningPathRecord>;
 export type LearningPathColumns = Partial<Pick<LearningPathRecord, 'name' | 'description' | 'locale_id'>>;
 
 /** The learning path, read locked: a write checks it and changes it in the same transaction. */
-export function lockLearningPath(db: Db, id: number): Promise<LearningPathRow | undefined> {
-  return db(LearningPathRecord.tableName).where({ id }).forUpdate().first<LearningPathRow | undefined>();
+export async function lockLearningPath(db: Db, id: number): Promise<LearningPathRow | undefined> {
+  return LearningPathRecord.query(db).findById(id).forUpdate();
 }
 
 export async function insertLearningPath(db: Db, columns: LearningPathColumns): Promise<LearningPathRow> {
@@ -34,7 +35,12 @@ export async function insertLearningPath(db: Db, columns: LearningPathColumns): 
 export async function updateLearningPath(db: Db, id: number, columns: LearningPathColumns): Promise<LearningPathRow> {
   const [row] = await db(LearningPathRecord.tableName)
     .where({ id })
-    .update({ ...columns, updated_on: db.raw(`(now() at time zone 'utc')`) })
+    .update({ ...columns, updated_on: utcNow(db) })
     .returning('*');
   return row as LearningPathRow;
+}
+
+/** Learning paths by id (a page's batch). */
+export function learningPathsByIds(db: Db, ids: readonly number[]): Promise<LearningPathRow[]> {
+  return db(LearningPathRecord.tableName).whereIn('id', ids as number[]);
 }

@@ -11,7 +11,7 @@ import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.
 import { translationFace } from '../translations/translations.graphql.js';
 import type { Problem } from '../../platform/problems.js';
 import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { LearningPathRecord, type LearningPathRow } from './learning-paths.data.js';
+import { LearningPathRecord, learningPathsByIds, type LearningPathRow } from './learning-paths.data.js';
 import { LEARNING_PATH_TRANSLATIONS } from './learning-paths.rules.js';
 import { writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
 
@@ -26,7 +26,7 @@ const EDIT = 'LEARNING_PATH_EDIT';
 const translations = translationFace({
   entity: LEARNING_PATH_TRANSLATIONS,
   ownerType: 'LearningPath',
-  ownerTable: LearningPathRecord.tableName,
+  ownersByIds: learningPathsByIds,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A learning path's name and description in one locale, stored as given.",

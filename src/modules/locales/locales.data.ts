@@ -51,3 +51,8 @@ export function supportedLocales(db: Db): Promise<LocaleRow[]> {
 export async function supportedLocaleIds(db: Db): Promise<Set<number>> {
   return new Set(await db(LocaleRecord.tableName).where({ supported: true }).pluck<number[]>('id'));
 }
+
+/** Every locale of the catalogue, supported or not, by id. */
+export function allLocaleRows(db: Db): Promise<LocaleRow[]> {
+  return db(LocaleRecord.tableName).orderBy('id');
+}

@@ -8,7 +8,7 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { LocaleRecord } from './locales.data.js';
+import { allLocaleRows, LocaleRecord } from './locales.data.js';
 import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from './locales.service.js';
 
 /**
@@ -17,7 +17,7 @@ import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from '.
  * template's locale) is part of that record.
  */
 const LOADER = 'locales';
-export const allLocales = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable<LocaleRow>(db, LocaleRecord.tableName))();
+export const allLocales = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => wholeTable(() => allLocaleRows(db)))();
 
 export async function localeById(ctx: GraphQLContext, id: number | null | undefined): Promise<LocaleRow | null> {
   return id == null ? null : ((await allLocales(ctx)).get(id) ?? null);

@@ -25,3 +25,8 @@ export async function insertLocation(db: Db, columns: Omit<LocationRow, 'id' | '
   const [row] = (await db(Location.tableName).insert(columns).returning('*')) as LocationRow[];
   return row!;
 }
+
+/** Locations by id (a page's batch). */
+export function locationRowsByIds(db: Db, ids: readonly number[]): Promise<LocationRow[]> {
+  return db(Location.tableName).whereIn('id', ids as number[]);
+}

@@ -6,7 +6,7 @@ import { requirePermission } from '../../kit/graphql/permissions.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { Location as LocationModel } from './locations.data.js';
+import { Location as LocationModel, locationRowsByIds } from './locations.data.js';
 import type { LocationInput } from './locations.rules.js';
 import { createLocation, type LocationRow } from './locations.service.js';
 
@@ -14,7 +14,7 @@ import { createLocation, type LocationRow } from './locations.service.js';
 const VIEW = 'LOCATION_VIEW';
 const EDIT = 'LOCATION_EDIT';
 
-export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId<LocationRow & { [k: string]: unknown }>(db, LocationModel.tableName)).load(id));
+export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId((ids) => locationRowsByIds(db, ids))).load(id));
 
 export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
   name: 'Location',

@@ -1,11 +1,11 @@
 import type { Db } from '../../platform/db/knex.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
-import { placesBooked } from '../events/events.data.js';
+import { placesBooked } from '../delegates/delegates.data.js';
+import { lockEventsForCapacity } from '../events/events.data.js';
 import { centsToDecimal } from './money.js';
 import {
   insertInvoice,
   insertRegistration,
-  lockEventsForCapacity,
   lockOrderForInvoice,
   lockOrderForRegistration,
   markFailed,

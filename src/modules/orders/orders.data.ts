@@ -1,4 +1,5 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import type { ModelObject } from 'objection';
 import { BaseModel } from '../../platform/db/model.js';
 import { Delegate } from '../delegates/delegates.data.js';
@@ -11,7 +12,7 @@ import type { Discarded, EventLine, InvoiceLineDraft, InvoiceSourceLine, Invoice
  * two steps (each a few statements, one round trip each), the tenant's payment types and stock
  * items, and the one read model of an order that `orders:show`/`orders:list` and GraphQL share.
  *
- * @uses contacts, companies, events: the intake looks up every reference an order names in one round trip
+ * @uses contacts, companies, events: the intake looks up every reference an order names in one round trip, and the invoice step reads its lines' event titles with them
  * @uses settings: the worker's steps read the tenant's order settings with the locked order, one round trip
  * @uses delegates: the registration step writes the registration and its delegates in one statement
  */
@@ -194,7 +195,6 @@ export type PaymentRow = ModelObject<Payment>;
 export type StockItemRow = ModelObject<StockItem>;
 export type PaymentTypeRow = ModelObject<PaymentType>;
 
-const utcNow = (db: Db) => db.raw(`(now() at time zone 'utc')`);
 
 // ---------------------------------------------------------------------------------------------
 // The read model: an order and what the worker made of it, read by batches of ids so that
@@ -397,11 +397,6 @@ export function lockOrderForInvoice(db: Db, orderId: number): Promise<LockedOrde
 export async function setOrderState(db: Db, orderId: number, state: 'awaiting_release' | 'registered' | 'completed'): Promise<void> {
   if (state === 'awaiting_release') await db(Opportunity.tableName).where({ id: orderId }).update({ state, updated_on: utcNow(db) });
   else await db(Opportunity.tableName).where({ id: orderId }).update({ state, completed_on: state === 'completed' ? utcNow(db) : null, updated_on: utcNow(db) });
-}
-
-/** The order's events locked (in id order, so concurrent orders cannot deadlock) with their capacity. */
-export function lockEventsForCapacity(db: Db, eventIds: number[]): Promise<{ id: number; title: string; delegates_max: number | null }[]> {
-  return db('events').whereIn('id', eventIds).orderBy('id').forUpdate().select<{ id: number; title: string; delegates_max: number | null }[]>('id', 'title', 'delegates_max');
 }
 
 /** The registration and its delegates in one statement (delegates in the order given). */

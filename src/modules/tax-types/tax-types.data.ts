@@ -19,3 +19,8 @@ export async function insertTaxType(db: Db, columns: { name: string; rate: numbe
   const [row] = (await db(TaxType.tableName).insert(columns).returning('*')) as TaxTypeRow[];
   return row!;
 }
+
+/** Tax types by id (a page's batch). */
+export function taxTypesByIds(db: Db, ids: readonly number[]): Promise<TaxTypeRow[]> {
+  return db(TaxType.tableName).whereIn('id', ids as number[]);
+}

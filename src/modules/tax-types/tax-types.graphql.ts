@@ -6,7 +6,7 @@ import { requirePermission } from '../../kit/graphql/permissions.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { TaxType as TaxTypeModel } from './tax-types.data.js';
+import { TaxType as TaxTypeModel, taxTypesByIds } from './tax-types.data.js';
 import type { TaxTypeInput } from './tax-types.rules.js';
 import { createTaxType, type TaxTypeRow } from './tax-types.service.js';
 
@@ -14,7 +14,7 @@ import { createTaxType, type TaxTypeRow } from './tax-types.service.js';
 const VIEW = 'TAX_TYPE_VIEW';
 const EDIT = 'TAX_TYPE_EDIT';
 
-export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId<TaxTypeRow & { [k: string]: unknown }>(db, TaxTypeModel.tableName)).load(id));
+export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId((ids) => taxTypesByIds(db, ids))).load(id));
 
 export const TaxType = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   name: 'TaxType',

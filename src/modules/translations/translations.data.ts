@@ -1,14 +1,14 @@
 import type { ModelObject } from 'objection';
 import type { Db } from '../../platform/db/knex.js';
+import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
+import { lockCourseTemplate } from '../course-templates/course-templates.data.js';
 import { lockLearningPath } from '../learning-paths/learning-paths.data.js';
 import type { TranslatableKind } from './translations.rules.js';
 
 /**
  * Translations of course templates and learning paths: one row per record and locale, a sparse
  * overlay (null: not translated here). The only file that names the translation tables.
- *
- * @uses course_templates: a translation write locks its course template (FOR UPDATE) and reads its primary locale in one statement
  */
 
 class TranslationRecord extends BaseModel {
@@ -47,6 +47,12 @@ export function translationTableOf(kind: TranslatableKind): { table: string; own
   return TABLES[kind];
 }
 
+/** Every translation of these records, by locale (a page's batch). */
+export function translationsOfOwners(db: Db, kind: TranslatableKind, ownerIds: readonly number[]): Promise<TranslationRow[]> {
+  const t = TABLES[kind];
+  return db(t.table).whereIn(t.owner, ownerIds as number[]).orderBy('locale_id');
+}
+
 /** What a translation write reads of its record. */
 export interface TranslationOwner {
   id: number;
@@ -60,7 +66,7 @@ export interface TranslationOwner {
  */
 export async function lockTranslationOwner(db: Db, kind: TranslatableKind, id: number): Promise<TranslationOwner | undefined> {
   if (kind === 'learning_path') return lockLearningPath(db, id);
-  return db('course_templates').where({ id }).forUpdate().first<TranslationOwner | undefined>('id', 'locale_id');
+  return lockCourseTemplate(db, id);
 }
 
 /** Creates or replaces the translation of one record in one locale with `columns` (every translatable column). */
@@ -69,7 +75,7 @@ export async function upsertTranslationRow(db: Db, kind: TranslatableKind, owner
   const [row] = await db(t.table)
     .insert({ [t.owner]: ownerId, locale_id: localeId, ...columns })
     .onConflict([t.owner, 'locale_id'])
-    .merge({ ...columns, updated_on: db.raw(`(now() at time zone 'utc')`) })
+    .merge({ ...columns, updated_on: utcNow(db) })
     .returning('*');
   return row as TranslationRow;
 }
@@ -88,4 +94,9 @@ export function translationLocaleIds(db: Db, kind: TranslatableKind, ownerId: nu
 /** A course template's translated titles (not null, not blank), for the events that take its title in their locale. */
 export function translatedTitles(db: Db, templateId: number): Promise<{ locale_id: number; title: string }[]> {
   return db(CourseTemplateTranslation.tableName).where({ course_template_id: templateId }).whereNotNull('title').whereNot('title', '').select<{ locale_id: number; title: string }[]>('locale_id', 'title');
+}
+
+/** Translations by their own id (a node's batch). */
+export function translationsByIds(db: Db, kind: TranslatableKind, ids: readonly number[]): Promise<TranslationRow[]> {
+  return db(TABLES[kind].table).whereIn('id', ids as number[]);
 }

@@ -18,10 +18,11 @@ import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import type { Problem } from '../../platform/problems.js';
-import { valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
+import { valuesOf, valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
 import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
 import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/locales.graphql.js';
-import { translationTableOf, type TranslationRow } from './translations.data.js';
+import { translationsByIds, translationsOfOwners, translationTableOf, type TranslationRow } from './translations.data.js';
+import type { Db } from '../../platform/db/knex.js';
 import { translatedFields, type TranslatableEntity } from './translations.rules.js';
 import { deleteTranslation, upsertTranslation } from './translations.service.js';
 
@@ -34,8 +35,8 @@ export interface TranslationFaceSpec {
   entity: TranslatableEntity;
   /** `CourseTemplate`. */
   ownerType: string;
-  /** The owner's table, as its module's model names it (`CourseTemplate.tableName`): its rows by id for this request. */
-  ownerTable: string;
+  /** The owners by id, from their module's data file (`courseTemplatesByIds`): each one's primary locale, batched per request. */
+  ownersByIds: (db: Db, ids: readonly number[]) => Promise<{ id: number; locale_id: number | null }[]>;
   viewPermission: string;
   editPermission: string;
   description: string;
@@ -67,9 +68,9 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
   const kind = entity.values.appliesTo;
   const tt = translationTableOf(kind);
   const vt = valueTableOf(kind);
-  const owners = (ctx: GraphQLContext) => ctx.loader(key('byId'), (db) => byId<{ id: number; locale_id: number | null }>(db, spec.ownerTable));
-  const translations = (ctx: GraphQLContext) => ctx.loader(key('translations'), (db) => byOwner<TranslationRow>(db, tt.table, tt.owner, 'locale_id'));
-  const values = (ctx: GraphQLContext) => ctx.loader(key('values'), (db) => byOwner<FieldValueRow>(db, vt.table, vt.owner));
+  const owners = (ctx: GraphQLContext) => ctx.loader(key('byId'), (db) => byId((ids) => spec.ownersByIds(db, ids)));
+  const translations = (ctx: GraphQLContext) => ctx.loader(key('translations'), (db) => byOwner<TranslationRow>((ids) => translationsOfOwners(db, kind, ids), (r) => (r as unknown as Record<string, number>)[tt.owner]!));
+  const values = (ctx: GraphQLContext) => ctx.loader(key('values'), (db) => byOwner<FieldValueRow>((ids) => valuesOf(db, kind, ids), (r) => (r as unknown as Record<string, number>)[vt.owner]!));
 
   const textFields: GraphQLFieldConfigMap<TranslationRow, GraphQLContext> = Object.fromEntries(
     Object.entries(entity.fields).map(([name, f]) => [name, { type: GraphQLString, resolve: (row: TranslationRow) => columnOf(row, f.column) ?? null }]),
@@ -98,7 +99,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
 
   registerNode(typeName, {
     permission: spec.viewPermission,
-    load: async (ctx, id) => ctx.loader(key('translationById'), (db) => byId<TranslationRow>(db, tt.table)).load(id),
+    load: async (ctx, id) => ctx.loader(key('translationById'), (db) => byId((ids) => translationsByIds(db, kind, ids))).load(id),
   });
 
   const translationsField: TranslationFace['translationsField'] = {

@@ -79,8 +79,13 @@ export function findActiveUser(db: Db, idOrEmail: number | string): Promise<Pick
 }
 
 /** The active users with their role's name, by email (the users a client can act as). */
-export function activeUsersWithRole(db: Db): Promise<{ id: number; email: string; role: string }[]> {
-  return db(`${User.tableName} as u`).join(`${Role.tableName} as r`, 'r.id', 'u.role_id').where('u.is_active', true).orderBy('u.email').select('u.id', 'u.email', 'r.name as role');
+export async function activeUsersWithRole(db: Db): Promise<{ id: number; email: string; role: string }[]> {
+  return User.query(db)
+    .joinRelated('role')
+    .where('users.is_active', true)
+    .orderBy('users.email')
+    .select('users.id', 'users.email', 'role.name as role')
+    .castTo<{ id: number; email: string; role: string }[]>();
 }
 
 /** Whether a user has this email, in any case (`email` lower case). */
@@ -98,11 +103,6 @@ export async function insertUser(db: Db, row: Pick<User, 'email' | 'password_has
 /** The emails of the users with these ids (users gone since are missing). */
 export function userEmails(db: Db, ids: number[]): Promise<Pick<User, 'id' | 'email'>[]> {
   return db(User.tableName).whereIn('id', ids).select('id', 'email');
-}
-
-/** The user of a contact, if the contact has one. */
-export function userOfContact(db: Db, contactId: number): Promise<Pick<User, 'id'> | undefined> {
-  return db(User.tableName).where({ contact_id: contactId }).first<Pick<User, 'id'> | undefined>('id');
 }
 
 /** The id of the role with this name. */
