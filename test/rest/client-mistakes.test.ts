@@ -67,6 +67,7 @@ const CASES: Case[] = [
   { what: 'a NUL in delegate notes', method: 'POST', path: () => 'event/delegates', body: () => ({ event_id: eventId, contact_id: contactId, notes: '\u0000' }), status: 404, field: 'notes' },
   { what: 'a key named like an Object.prototype member', method: 'POST', path: () => 'crm/contacts', body: () => ({ last_name: 'x', constructor: 'y' }), status: 404, field: 'constructor' },
   { what: 'a NUL in a score value', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ [dateMappingId]: '\u0000' }), status: 400, code: 'invalid_scores' },
+  { what: 'a score keyed like an Object.prototype member', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ constructor: 'x' }), status: 400, field: 'constructor' },
   { what: 'an impossible date as a date score', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ [dateMappingId]: '2027-02-30' }), status: 400, code: 'invalid_scores' },
   { what: 'a NUL in a mapping label', method: 'POST', path: () => `system/custom_templates/${templateId}/mappings`, body: () => ({ label: 'a\u0000', type_id: 1 }), status: 404, code: 'could_not_create' },
   { what: 'a mapping label of 100,000 characters', method: 'POST', path: () => `system/custom_templates/${templateId}/mappings`, body: () => ({ label: 'x'.repeat(100000), type_id: 1 }), status: 404, code: 'could_not_create' },
@@ -99,7 +100,7 @@ for (const c of CASES) {
     const before = await counts();
     const r = c.raw ? await f.api(c.method, c.path(), undefined, { rawBody: c.raw() }) : await f.api(c.method, c.path(), c.body?.());
     t.is(r.status, c.status, r.text.slice(0, 300));
-    if (c.field) t.truthy(r.json.error.details.fields[c.field], `names ${c.field}: ${r.text.slice(0, 300)}`);
+    if (c.field) t.true(Object.hasOwn(r.json.error.details.fields, c.field), `names ${c.field}: ${r.text.slice(0, 300)}`);
     if (c.code) t.is(r.json.error.code, c.code);
     t.deepEqual(await counts(), before);
   });

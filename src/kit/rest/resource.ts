@@ -39,7 +39,7 @@ export interface ResourceDef {
 export function restFieldErrors(problems: readonly Problem[], names: Readonly<Record<string, string>> = {}): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const p of problems) {
-    const field = names[p.field] ?? p.field;
+    const field = Object.hasOwn(names, p.field) ? names[p.field]! : p.field;
     if (Object.hasOwn(errors, field)) continue;
     errors[field] = p.message.startsWith(`${p.field} `) ? p.message.slice(p.field.length + 1) : p.message;
   }
