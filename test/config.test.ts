@@ -30,6 +30,17 @@ test('in production a SESSION_SECRET is required, at least 32 characters each, a
   t.is(loadConfig({}).sessionKeys.length, 1);
 });
 
+test('when PORTAL_TOKEN_SECRET is unset, then portal tokens get keys of their own derived from SESSION_SECRET (production needs no new setting), never the development key', (t) => {
+  const session = { NODE_ENV: 'production' as const, SESSION_SECRET: `${'a'.repeat(32)},${'b'.repeat(32)}` };
+  const derived = loadConfig(session).portalTokenKeys;
+  t.is(derived.length, 2);
+  t.false(derived.includes('a'.repeat(32)), 'not the session key itself');
+  t.deepEqual(loadConfig(session).portalTokenKeys, derived, 'the same in every process');
+  t.notDeepEqual(loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'c'.repeat(32) }).portalTokenKeys, [derived[0]]);
+  t.deepEqual(loadConfig({ ...session, PORTAL_TOKEN_SECRET: 'p'.repeat(32) }).portalTokenKeys, ['p'.repeat(32)]);
+  t.deepEqual(loadConfig({}).portalTokenKeys, loadConfig({}).portalTokenKeys, 'outside production a fixed key, so tokens survive a restart');
+});
+
 test('when a variable is invalid, then the error names each bad variable', (t) => {
   const err = t.throws(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://r', LOG_LEVEL: 'loud' }), {
     instanceOf: ConfigError,

@@ -14,7 +14,10 @@ import { legacyRestRoutes } from './rest-routes.js';
 import type { Runtime } from './runtime.js';
 import { controlPanelRoutes } from '../modules/oauth/control-panel.routes.js';
 import { graphqlEndpoint } from './graphql-endpoint.js';
-import { weblinkEndpoint } from './weblink-endpoint.js';
+import { requestBudget, weblinkEndpoint } from './weblink-endpoint.js';
+import { PortalDirectory } from '../modules/portals/portals.service.js';
+import { portalTokenRoutes } from '../modules/portals/portals.routes.js';
+import { portalsControlPanelRoutes } from '../modules/portals/portals-control-panel.routes.js';
 import type { AppContext, AppMiddleware, AppState } from '../kit/http/context.js';
 import { requireHttps } from '../kit/http/https.js';
 import { pageErrors } from '../kit/http/pages.js';
@@ -66,7 +69,13 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use(platform.allowedMethods());
   app.use(queueDashboard(rt));
   app.use(graphqlEndpoint(rt, options.graphqlSchema));
-  app.use(weblinkEndpoint(rt, options.weblinkSchema));
+  // Portals (an instance's website addresses): their guest tokens on every address, and WebLink
+  // requests that name one on the platform address; one cache of portal lookups for both.
+  const portals = new PortalDirectory(rt.knex, rt.registry, rt.config.tenantCacheTtlMs);
+  const portalTokens = portalTokenRoutes({ portals, keys: rt.config.portalTokenKeys, budget: requestBudget(rt, 'portal_guest') });
+  app.use(portalTokens.routes());
+  app.use(portalTokens.allowedMethods());
+  app.use(weblinkEndpoint(rt, options.weblinkSchema, { portals, metrics: metrics.registry }));
 
   // Pages (sign-in, consent, Control Panel): HTML errors, HTTPS, a session, CSRF on every form.
   const signIn = new SignIn(rt.knex, rt.passwords);
@@ -91,7 +100,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   );
   app.use(only((ctx) => ctx.path.startsWith('/oauth/') && onPlatformHost(ctx), pageStack(authorizeRoutes({ config: rt.config, registry: rt.registry, servers, signIn }))));
 
-  const tenantPages = pageStack(controlPanelRoutes({ knex: rt.knex, signIn }));
+  const tenantPages = pageStack(controlPanelRoutes({ knex: rt.knex, signIn }), portalsControlPanelRoutes({ knex: rt.knex }));
   app.use(
     compose([
       resolveTenant(rt.registry, rt.config.baseDomain),

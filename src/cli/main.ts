@@ -10,6 +10,7 @@ import { UsageError, str, type Command, type Flags } from './command.js';
 import { databaseCommands } from './database.commands.js';
 import { localeCommands } from './locales.commands.js';
 import { orderCommands } from './orders.commands.js';
+import { portalCommands } from './portals.commands.js';
 import { tenantCommands } from './tenants.commands.js';
 import { usageCommands } from './usage.commands.js';
 import { userCommands } from './users.commands.js';
@@ -24,7 +25,7 @@ import { userCommands } from './users.commands.js';
  * through `inTenant` (command.ts), the same tenant transaction as a web request.
  */
 
-const AREAS = { ...tenantCommands, ...userCommands, ...adminCommands, ...usageCommands, ...orderCommands, ...localeCommands, ...clientCommands, ...databaseCommands };
+const AREAS = { ...tenantCommands, ...userCommands, ...adminCommands, ...usageCommands, ...orderCommands, ...localeCommands, ...clientCommands, ...portalCommands, ...databaseCommands };
 
 /** The order `help` lists them in. */
 const HELP_ORDER: (keyof typeof AREAS)[] = [
@@ -51,6 +52,9 @@ const HELP_ORDER: (keyof typeof AREAS)[] = [
   'clients:create',
   'clients:list',
   'clients:revoke',
+  'portals:add',
+  'portals:list',
+  'portals:remove',
   'migrate',
   'seed:demo',
 ];

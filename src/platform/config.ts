@@ -75,6 +75,10 @@ const schema = z.object({
     .string()
     .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
     .optional(),
+  PORTAL_TOKEN_SECRET: z
+    .string()
+    .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
+    .optional(),
 }).superRefine((e, ctx) => {
   // Every web process must sign session cookies with the same keys; a random one per process
   // would sign users out whenever a request lands on another dyno.
@@ -84,6 +88,21 @@ const schema = z.object({
 });
 
 type Env = z.infer<typeof schema>;
+
+/** Signs portal tokens outside production when neither PORTAL_TOKEN_SECRET nor SESSION_SECRET is set; public, so never used in production. */
+const DEVELOPMENT_PORTAL_TOKEN_KEY = 'lectern-development-portal-token-key-not-secret';
+
+/**
+ * The keys that sign portal tokens: PORTAL_TOKEN_SECRET's; else keys of their own derived from
+ * SESSION_SECRET's (one purpose per key, and an upgrade needs no new setting: production already
+ * requires SESSION_SECRET); else, outside production, a fixed development key, so tokens survive
+ * a restart.
+ */
+function portalTokenKeys(e: Env): string[] {
+  if (e.PORTAL_TOKEN_SECRET) return e.PORTAL_TOKEN_SECRET.split(',').map((k) => k.trim());
+  if (e.SESSION_SECRET) return e.SESSION_SECRET.split(',').map((k) => crypto.createHmac('sha256', k.trim()).update('lectern portal tokens').digest('base64url'));
+  return [DEVELOPMENT_PORTAL_TOKEN_KEY];
+}
 
 export interface Config {
   env: Env['NODE_ENV'];
@@ -136,6 +155,11 @@ export interface Config {
   legacyRestApi: boolean;
   /** Keys that sign session cookies, newest first; outside production a random one per process when unset. */
   sessionKeys: string[];
+  /**
+   * Keys that sign portal tokens (`POST /portal/guest`), newest first (it signs; all verify):
+   * PORTAL_TOKEN_SECRET's, else derived from SESSION_SECRET's, else (outside production) a fixed development key.
+   */
+  portalTokenKeys: string[];
   /** The bearer token a metrics scraper sends for `/metrics` (platform administrators may use their credentials). */
   metricsToken: string | undefined;
 }
@@ -195,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
     metricsToken: e.METRICS_TOKEN,
+    portalTokenKeys: portalTokenKeys(e),
     sessionKeys: e.SESSION_SECRET ? e.SESSION_SECRET.split(',').map((k) => k.trim()) : [crypto.randomBytes(32).toString('base64url')],
   };
 }
