@@ -26,6 +26,10 @@ export class CourseTemplate extends BaseModel {
   declare locale_id: number | null;
   /** For events created without a locale; always one of its delivery locales. */
   declare default_delivery_locale_id: number | null;
+  /** A short text a website shows in lists (rich text). */
+  declare teaser_description: string | null;
+  /** Its image (a document). */
+  declare image_document_id: number | null;
   declare created_on: string;
   declare updated_on: string;
 
@@ -66,7 +70,7 @@ export class ScoreMapping extends BaseModel {
 /** A course template row as the faces read it. */
 export type CourseTemplateRow = Pick<
   CourseTemplate,
-  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'created_on' | 'updated_on'
+  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'created_on' | 'updated_on'
 >;
 
 
@@ -95,7 +99,7 @@ export async function lockCourseTemplate(db: Db, id: number): Promise<CourseTemp
   return CourseTemplate.query(db).findById(id).forUpdate();
 }
 
-export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id'>>;
+export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id'>>;
 
 export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
   const [row] = (await db(CourseTemplate.tableName).insert(columns).returning('*')) as CourseTemplateRow[];

@@ -59,6 +59,11 @@ export class Event extends BaseModel {
   declare time_zone_name: string | null;
   declare location_id: number | null;
   declare min_places: number | null;
+  /** One of DELIVERY_METHODS (events.rules.ts): classroom, lms, blended. */
+  declare delivery_method: string;
+  /** The online (LMS) period of an lms or blended event. */
+  declare lms_start: string | null;
+  declare lms_end: string | null;
   declare created_on: string;
   declare updated_on: string;
 }

@@ -13,14 +13,57 @@ export class LearningPathRecord extends BaseModel {
   declare description: string | null;
   /** The primary locale: the language of its own name and description. */
   declare locale_id: number | null;
+  declare code: string | null;
+  /** One of LEARNING_PATH_STATES (learning-paths.rules.ts); websites list `active` ones. */
+  declare lifecycle_state: string;
+  /** Sold as one (a bundle of its objectives) rather than as a path through them. */
+  declare is_bundle: boolean;
+  declare category_id: number | null;
+  /** Its image (a document). */
+  declare image_document_id: number | null;
   declare created_on: string;
   declare updated_on: string;
+
+  declare objectives?: LearningPathObjective[];
+
+  static override get relationMappings() {
+    return {
+      objectives: { relation: BaseModel.HasManyRelation, modelClass: LearningPathObjective, join: { from: 'learning_paths.id', to: 'learning_path_objectives.learning_path_id' } },
+    };
+  }
+}
+
+/** One step of a learning path, in order: a course template (any of its events) or one event. */
+export class LearningPathObjective extends BaseModel {
+  static override tableName = 'learning_path_objectives';
+
+  declare id: number;
+  declare learning_path_id: number;
+  declare position: number;
+  declare course_template_id: number | null;
+  declare event_id: number | null;
+  declare created_on: string;
+}
+
+export type LearningPathObjectiveRow = ModelObject<LearningPathObjective>;
+
+/** The objectives of these learning paths, each path's in order (a page's batch). */
+export function objectivesOf(db: Db, pathIds: readonly number[]): Promise<LearningPathObjectiveRow[]> {
+  return db(LearningPathObjective.tableName).whereIn('learning_path_id', pathIds as number[]).orderBy(['learning_path_id', 'position', 'id']);
+}
+
+/** Appends objectives to a path, after its last one. */
+export async function appendObjectives(db: Db, pathId: number, targets: ({ course_template_id: number } | { event_id: number })[]): Promise<void> {
+  if (!targets.length) return;
+  const last = await LearningPathObjective.query(db).where({ learning_path_id: pathId }).max('position as p').first().castTo<{ p: number | null } | undefined>();
+  const start = (last?.p ?? 0) + 1;
+  await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: start + i, ...t })));
 }
 
 export type LearningPathRow = ModelObject<LearningPathRecord>;
 
 /** What a write sets of a learning path. */
-export type LearningPathColumns = Partial<Pick<LearningPathRecord, 'name' | 'description' | 'locale_id'>>;
+export type LearningPathColumns = Partial<Pick<LearningPathRecord, 'name' | 'description' | 'locale_id' | 'code' | 'lifecycle_state' | 'is_bundle' | 'category_id' | 'image_document_id'>>;
 
 /** The learning path, read locked: a write checks it and changes it in the same transaction. */
 export async function lockLearningPath(db: Db, id: number): Promise<LearningPathRow | undefined> {

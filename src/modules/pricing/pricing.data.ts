@@ -1,0 +1,106 @@
+import type { ModelObject } from 'objection';
+import type { Db } from '../../platform/db/knex.js';
+import { BaseModel } from '../../platform/db/model.js';
+
+/**
+ * Public prices, their price levels and regions: the only file that names the `prices`,
+ * `price_levels` and `regions` tables. A price is an amount in a currency at a price level
+ * (every instance has "Normal", the one websites show), optionally for a region, on exactly one
+ * course template, event or learning path.
+ */
+
+export class PriceLevel extends BaseModel {
+  static override tableName = 'price_levels';
+
+  declare id: number;
+  declare name: string;
+  declare created_on: string;
+}
+
+export class Region extends BaseModel {
+  static override tableName = 'regions';
+
+  declare id: number;
+  declare code: string;
+  declare name: string;
+  declare company_id: number | null;
+  declare default_tax_type_id: number | null;
+  declare created_on: string;
+}
+
+export class Price extends BaseModel {
+  static override tableName = 'prices';
+
+  declare id: number;
+  declare course_template_id: number | null;
+  declare event_id: number | null;
+  declare learning_path_id: number | null;
+  declare price_level_id: number;
+  /** ISO 4217, upper case. */
+  declare currency_code: string;
+  declare region_id: number | null;
+  /** numeric(12,2), as PostgreSQL returns it: a string. */
+  declare amount: string;
+  declare created_on: string;
+
+  declare priceLevel?: PriceLevel;
+  declare region?: Region;
+
+  static override get relationMappings() {
+    return {
+      priceLevel: { relation: BaseModel.BelongsToOneRelation, modelClass: PriceLevel, join: { from: 'prices.price_level_id', to: 'price_levels.id' } },
+      region: { relation: BaseModel.BelongsToOneRelation, modelClass: Region, join: { from: 'prices.region_id', to: 'regions.id' } },
+    };
+  }
+}
+
+export type PriceRow = ModelObject<Price>;
+export type PriceLevelRow = ModelObject<PriceLevel>;
+export type RegionRow = ModelObject<Region>;
+
+/** The kinds of record that have prices, and the column that names one. */
+export const PRICE_OWNERS = { course_template: 'course_template_id', event: 'event_id', learning_path: 'learning_path_id' } as const;
+export type PriceOwner = keyof typeof PRICE_OWNERS;
+
+/** The prices of these records, each record's by level, currency and region (a page's batch). */
+export function pricesOf(db: Db, owner: PriceOwner, ownerIds: readonly number[]): Promise<PriceRow[]> {
+  return db(Price.tableName)
+    .whereIn(PRICE_OWNERS[owner], ownerIds as number[])
+    .orderBy(['price_level_id', 'currency_code', 'region_id', 'id']);
+}
+
+/** Price levels by id (a page's batch). */
+export function priceLevelsByIds(db: Db, ids: readonly number[]): Promise<PriceLevelRow[]> {
+  return db(PriceLevel.tableName).whereIn('id', ids as number[]);
+}
+
+/** The price level with this name (`Normal`), if there is one. */
+export async function priceLevelNamed(db: Db, name: string): Promise<PriceLevelRow | undefined> {
+  return PriceLevel.query(db).findOne({ name });
+}
+
+/** Regions by id (a page's batch). */
+export function regionsByIds(db: Db, ids: readonly number[]): Promise<RegionRow[]> {
+  return db(Region.tableName).whereIn('id', ids as number[]);
+}
+
+export async function insertRegion(db: Db, row: Pick<RegionRow, 'code' | 'name'> & Partial<Pick<RegionRow, 'company_id' | 'default_tax_type_id'>>): Promise<RegionRow> {
+  return Region.query(db).insert(row).returning('*') as unknown as Promise<RegionRow>;
+}
+
+/** Sets one price of a record (one amount per level, currency and region): the amount replaces any there was. */
+export async function setPrice(
+  db: Db,
+  owner: PriceOwner,
+  ownerId: number,
+  price: Pick<PriceRow, 'price_level_id' | 'currency_code' | 'amount'> & { region_id?: number | null },
+): Promise<PriceRow> {
+  const { rows } = await db.raw<{ rows: PriceRow[] }>(
+    `insert into prices (${PRICE_OWNERS[owner]}, price_level_id, currency_code, region_id, amount) values (?, ?, ?, ?, ?)
+     on conflict (coalesce(course_template_id, 0), coalesce(event_id, 0), coalesce(learning_path_id, 0), price_level_id, currency_code, coalesce(region_id, 0))
+     do update set amount = excluded.amount
+     returning *`,
+    [ownerId, price.price_level_id, price.currency_code, price.region_id ?? null, price.amount],
+  );
+  return rows[0]!;
+}
