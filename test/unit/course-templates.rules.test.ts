@@ -31,10 +31,10 @@ test('when a course text is longer than its limit, then it is named', (t) => {
 const none = { locale_id: null, default_delivery_locale_id: null, delivery: [], translated: [] };
 
 test('when the default delivery locale is not among the delivery locales, then it is refused', (t) => {
-  t.deepEqual(templateLocales({ deliveryLocales: [{ id: 1 }], defaultDeliveryLocale: { id: 2 } }, none, { defaultDeliveryLocaleId: 'L2' }).problems, [
-    { field: 'defaultDeliveryLocaleId', value: 'L2', message: 'Default delivery locale must be one of the delivery locales' },
+  t.deepEqual(templateLocales({ deliveryLocales: [{ id: 1 }], defaultDeliveryLocale: { id: 2 } }, none).problems, [
+    { field: 'defaultDeliveryLocaleId', value: 2, message: 'Default delivery locale must be one of the delivery locales' },
   ]);
-  t.deepEqual(templateLocales({ deliveryLocales: [{ id: 1 }, { id: 2 }, { id: 1 }], defaultDeliveryLocale: { id: 2 } }, none, {}), {
+  t.deepEqual(templateLocales({ deliveryLocales: [{ id: 1 }, { id: 2 }, { id: 1 }], defaultDeliveryLocale: { id: 2 } }, none), {
     columns: { default_delivery_locale_id: 2 },
     delivery: [1, 2],
     problems: [],
@@ -43,11 +43,11 @@ test('when the default delivery locale is not among the delivery locales, then i
 
 test('when the delivery locales are emptied and no default is given, then the default goes too', (t) => {
   const existing = { locale_id: 1, default_delivery_locale_id: 2, delivery: [2], translated: [] };
-  t.deepEqual(templateLocales({ deliveryLocales: [] }, existing, {}), { columns: { default_delivery_locale_id: null }, delivery: [], problems: [] });
+  t.deepEqual(templateLocales({ deliveryLocales: [] }, existing), { columns: { default_delivery_locale_id: null }, delivery: [], problems: [] });
 });
 
 test('when the primary locale would become one the template is translated in, or go while it has translations, then it is refused', (t) => {
   const existing = { locale_id: 1, default_delivery_locale_id: null, delivery: [], translated: [3] };
-  t.deepEqual(templateLocales({ locale: { id: 3 } }, existing, { localeId: 'L3' }).problems.map((p) => p.field), ['localeId']);
-  t.deepEqual(templateLocales({ locale: null }, existing, {}).problems.map((p) => p.message), ['The Course Template has translations; delete them before removing its primary language']);
+  t.deepEqual(templateLocales({ locale: { id: 3 } }, existing).problems.map((p) => p.field), ['localeId']);
+  t.deepEqual(templateLocales({ locale: null }, existing).problems.map((p) => p.message), ['The Course Template has translations; delete them before removing its primary language']);
 });

@@ -91,8 +91,10 @@ export const applyToEventsMutation: GraphQLFieldConfig<unknown, GraphQLContext, 
     const templateId = legacyIdOf('CourseTemplate', courseTemplateId);
     const template = templateId === undefined ? undefined : await courseTemplateById(ctx, templateId);
     if (!template) return { backgroundJob: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
-    const events = eventIds == null ? null : { legacy: eventIds.map((id) => legacyIdOf('Event', id)), given: eventIds };
+    const events = eventIds == null ? null : eventIds.map((id: string) => legacyIdOf('Event', id));
     const { job, problems } = await applyCourseTemplate(ctx.db, { tenantId: ctx.tenant.id, templateId: template.id, userId: ctx.user.id }, events);
-    return { backgroundJob: job, errors: toFieldErrors(problems) };
+    // Each refused id as the caller wrote it (a global id): the domain knows only its own.
+    const given = (field: string) => eventIds?.[Number(/^eventIds\[(\d+)\]$/.exec(field)?.[1])];
+    return { backgroundJob: job, errors: toFieldErrors(problems.map((p) => ({ ...p, value: given(p.field) ?? p.value }))) };
   },
 };

@@ -30,19 +30,19 @@ export async function requestApplyCourseTemplate(db: Db, tenantId: number, templ
 }
 
 /**
- * `courseTemplate.applyToEvents` once the template is found: `eventIds` (as legacy ids, undefined
- * where a global id named no event; null for all its events) must all be events of the template,
- * else a problem for each that is not (`given` holds the ids as the caller sent them).
+ * `courseTemplate.applyToEvents` once the template is found: `eventIds` (undefined where the
+ * caller's id named no event; null for all its events) must all be events of the template, else a
+ * problem for each that is not, on `eventIds[<i>]` with the id (or null).
  */
 export async function applyCourseTemplate(
   db: Db,
   request: { tenantId: number; templateId: number; userId: number | null },
-  eventIds: { legacy: (number | undefined)[]; given: unknown[] } | null,
+  eventIds: (number | undefined)[] | null,
 ): Promise<{ job: BackgroundJobRow | null; problems: Problem[] }> {
   let targets: number[] | null = null;
   if (eventIds !== null) {
-    const known = new Set<number>(await eventsOfTemplate(db, request.templateId, eventIds.legacy.filter((id): id is number => id !== undefined)));
-    const problems = eventIds.given.flatMap((id, i) => (known.has(eventIds.legacy[i]!) ? [] : [{ field: `eventIds[${i}]`, value: id, message: 'Event not found among the events of this Course Template' }]));
+    const known = new Set<number>(await eventsOfTemplate(db, request.templateId, eventIds.filter((id): id is number => id !== undefined)));
+    const problems = eventIds.flatMap((id, i) => (id !== undefined && known.has(id) ? [] : [{ field: `eventIds[${i}]`, value: id ?? null, message: 'Event not found among the events of this Course Template' }]));
     if (problems.length) return { job: null, problems };
     targets = [...known];
   }

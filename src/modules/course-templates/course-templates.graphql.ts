@@ -2,6 +2,7 @@ import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQL
 import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import type { Problem } from '../../platform/problems.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { allDefinitions, CustomFieldValueInput } from '../custom-fields/custom-fields.graphql.js';
@@ -52,6 +53,18 @@ async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<Cours
 
 type Payload = { courseTemplate: CourseTemplateRow | null; errors: FieldError[] };
 
+/** The locale ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
+function withGivenIds(problems: Problem[], input: RawInput): FieldError[] {
+  return toFieldErrors(
+    problems.map((p) => {
+      if (p.field === 'localeId') return { ...p, value: input.localeId };
+      if (p.field === 'defaultDeliveryLocaleId') return { ...p, value: input.defaultDeliveryLocaleId };
+      const listed = /^deliveryLocaleIds\[(\d+)\]$/.exec(p.field);
+      return listed ? { ...p, value: input.deliveryLocaleIds?.[Number(listed[1])] } : p;
+    }),
+  );
+}
+
 export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CourseTemplateMutations',
   fields: () => ({
@@ -60,8 +73,8 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
       args: { input: { type: new GraphQLNonNull(CourseTemplateCreateInput) } },
       async resolve(_root, { input }: { input: RawInput }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
-        const { template, problems } = await createCourseTemplate(ctx.db, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values(), given: input });
-        return { courseTemplate: template, errors: toFieldErrors(problems) };
+        const { template, problems } = await createCourseTemplate(ctx.db, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
+        return { courseTemplate: template, errors: withGivenIds(problems, input) };
       },
     },
     update: {
@@ -71,10 +84,10 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('CourseTemplate', courseTemplateId);
         if (id === undefined) return { courseTemplate: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
-        const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values(), given: input });
+        const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
         translations.forget(ctx, id);
         deliveryOf(ctx).clear(id);
-        return { courseTemplate: template, errors: toFieldErrors(problems).map((e) => (e.label === 'courseTemplateId' ? { ...e, value: courseTemplateId } : e)) };
+        return { courseTemplate: template, errors: withGivenIds(problems, input).map((e) => (e.label === 'courseTemplateId' ? { ...e, value: courseTemplateId } : e)) };
       },
     },
     upsertTranslation: translations.upsert,

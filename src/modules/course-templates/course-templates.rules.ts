@@ -75,29 +75,22 @@ export interface TemplateLocaleInput {
   defaultDeliveryLocale?: { id: number } | null | false;
 }
 
-/** The ids as the caller sent them, for problem values. */
-export interface TemplateLocaleRaw {
-  localeId?: unknown;
-  deliveryLocaleIds?: unknown[] | null;
-  defaultDeliveryLocaleId?: unknown;
-}
-
 /**
  * Locale fields after the write: the primary locale, the delivery locales, and the default
  * delivery locale, which must be one of them (contract rule 1). When the delivery locales are
- * emptied and no default is given, the default goes too.
+ * emptied and no default is given, the default goes too. Problems carry the locale's id, or null
+ * when the input named none (a face shows the id as its caller wrote it).
  */
 export function templateLocales(
   input: TemplateLocaleInput,
   existing: TemplateLocales,
-  raw: TemplateLocaleRaw,
 ): { columns: { locale_id?: number | null; default_delivery_locale_id?: number | null }; delivery: number[] | undefined; problems: Problem[] } {
   const problems: Problem[] = [];
   const columns: { locale_id?: number | null; default_delivery_locale_id?: number | null } = {};
   if (input.locale !== undefined) {
-    if (input.locale === false) problems.push(problem('localeId', raw.localeId, 'Provided locale is not supported'));
+    if (input.locale === false) problems.push(problem('localeId', null, 'Provided locale is not supported'));
     else if (input.locale && existing.translated.includes(input.locale.id)) {
-      problems.push(problem('localeId', raw.localeId, 'The Course Template has a translation in this locale; delete it before making this the primary language'));
+      problems.push(problem('localeId', input.locale.id, 'The Course Template has a translation in this locale; delete it before making this the primary language'));
     } else if (input.locale === null && existing.translated.length) {
       problems.push(problem('localeId', null, 'The Course Template has translations; delete them before removing its primary language'));
     } else columns.locale_id = input.locale ? input.locale.id : null;
@@ -106,7 +99,7 @@ export function templateLocales(
   if (input.deliveryLocales !== undefined) {
     delivery = [];
     (input.deliveryLocales ?? []).forEach((l, i) => {
-      if (l === false) problems.push(problem(`deliveryLocaleIds[${i}]`, raw.deliveryLocaleIds?.[i], 'Provided locale is not supported'));
+      if (l === false) problems.push(problem(`deliveryLocaleIds[${i}]`, null, 'Provided locale is not supported'));
       else if (!delivery!.includes(l.id)) delivery!.push(l.id);
     });
   }
@@ -114,7 +107,7 @@ export function templateLocales(
   let finalDefault = existing.default_delivery_locale_id;
   if (input.defaultDeliveryLocale !== undefined) {
     if (input.defaultDeliveryLocale === false) {
-      problems.push(problem('defaultDeliveryLocaleId', raw.defaultDeliveryLocaleId, 'Provided locale is not supported'));
+      problems.push(problem('defaultDeliveryLocaleId', null, 'Provided locale is not supported'));
       return { columns, delivery, problems };
     }
     finalDefault = input.defaultDeliveryLocale ? input.defaultDeliveryLocale.id : null;
@@ -122,7 +115,7 @@ export function templateLocales(
     finalDefault = null;
   }
   if (finalDefault !== null && !finalDelivery.includes(finalDefault)) {
-    problems.push(problem('defaultDeliveryLocaleId', raw.defaultDeliveryLocaleId ?? null, 'Default delivery locale must be one of the delivery locales'));
+    problems.push(problem('defaultDeliveryLocaleId', finalDefault, 'Default delivery locale must be one of the delivery locales'));
   }
   if (finalDefault !== existing.default_delivery_locale_id) columns.default_delivery_locale_id = finalDefault;
   return { columns, delivery, problems };

@@ -15,7 +15,7 @@ import {
   type CourseTemplateColumns,
   type CourseTemplateRow,
 } from './course-templates.data.js';
-import { COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocaleRaw, type TemplateLocales } from './course-templates.rules.js';
+import { COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocales } from './course-templates.rules.js';
 
 
 /**
@@ -43,8 +43,6 @@ export interface CourseTemplateInput extends CourseTemplateFields {
 
 export interface WriteContext {
   definitions: Iterable<DefinitionRow>;
-  /** The ids as the caller sent them, for problem values. */
-  given: TemplateLocaleRaw;
 }
 
 /** The columns of the texts and lifecycle state given (rich text sanitised), once the rules passed. */
@@ -61,7 +59,7 @@ function textColumns(input: CourseTemplateInput): CourseTemplateColumns {
 
 /** The problems of a write: its fields, its locales (against what the template has), its custom field values. */
 function check(input: CourseTemplateInput, mode: 'create' | 'update', existing: TemplateLocales, ctx: WriteContext) {
-  const locales = templateLocales(input, existing, ctx.given);
+  const locales = templateLocales(input, existing);
   const values = checkBaseValues(ctx.definitions, COURSE_TEMPLATE_VALUES, input.customFieldValues ?? []);
   const problems: Problem[] = [...courseTemplateProblems(input, mode), ...locales.problems, ...values.problems];
   return { locales, values: values.values, problems };

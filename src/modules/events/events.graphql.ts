@@ -3,6 +3,7 @@ import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputO
 import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import type { Problem } from '../../platform/problems.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
@@ -140,14 +141,18 @@ async function resolveClassroom(ctx: GraphQLContext, input: RawClassroom): Promi
   const { courseTemplateId, localeId, locationId, taxTypeId, ...rest } = input;
   const out: ClassroomInput = { ...rest };
   if (courseTemplateId != null) {
-    const id = legacyIdOf('CourseTemplate', courseTemplateId);
-    if (id !== undefined) out.courseTemplateId = id;
+    out.courseTemplateId = legacyIdOf('CourseTemplate', courseTemplateId) ?? false;
   }
   if ('localeId' in input) out.locale = localeId === null ? null : ((await supportedLocale(ctx, localeId)) ?? false);
   if (locationId != null) out.location = (await locationById(ctx, legacyIdOf('Location', locationId) ?? null)) ?? false;
   if (taxTypeId != null) out.taxType = (await taxTypeById(ctx, legacyIdOf('TaxType', taxTypeId) ?? null)) ?? false;
   return out;
 }
+
+/** The ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
+const GIVEN_IDS = ['courseTemplateId', 'localeId', 'locationId', 'taxTypeId'] as const;
+const withGivenIds = (problems: Problem[], input: RawClassroom): FieldError[] =>
+  toFieldErrors(problems.map((p) => ((GIVEN_IDS as readonly string[]).includes(p.field) ? { ...p, value: input[p.field as (typeof GIVEN_IDS)[number]] } : p)));
 
 export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'EventMutations',
@@ -162,8 +167,8 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
         if (input.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
         if (input.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
         if (input.taxTypeId != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
-        const { event, problems } = await createClassroomEvent(ctx.db, await resolveClassroom(ctx, input), input);
-        return { event, errors: toFieldErrors(problems) };
+        const { event, problems } = await createClassroomEvent(ctx.db, await resolveClassroom(ctx, input));
+        return { event, errors: withGivenIds(problems, input) };
       },
     },
     duplicate: {

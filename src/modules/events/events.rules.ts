@@ -53,14 +53,14 @@ export type LocaleChoice = { id: number } | null | false | undefined;
 /**
  * Contract rule 6: the event's locale is (a) the one the caller chose, explicit null included,
  * else the template's chain ({@link cascadedLocale}). A chosen locale must be one of the
- * template's delivery locales, when it has any (none: no restriction). `raw` is the id as the
- * caller sent it; the contract's two messages carry the label `localeId`.
+ * template's delivery locales, when it has any (none: no restriction). The contract's two messages
+ * carry the label `localeId` (and the locale's id, or null when it named none: a face shows the id as its caller wrote it).
  */
-export function eventLocale(choice: LocaleChoice, from: Inheritance | undefined, delivery: readonly number[], raw?: unknown): { localeId: number | null; problems: Problem[] } {
-  if (choice === false) return { localeId: null, problems: [problem('localeId', raw, 'Provided locale is not supported')] };
+export function eventLocale(choice: LocaleChoice, from: Inheritance | undefined, delivery: readonly number[]): { localeId: number | null; problems: Problem[] } {
+  if (choice === false) return { localeId: null, problems: [problem('localeId', null, 'Provided locale is not supported')] };
   if (choice === undefined) return { localeId: cascadedLocale(from), problems: [] };
   if (choice === null) return { localeId: null, problems: [] };
-  const problems = delivery.length && !delivery.includes(choice.id) ? [problem('localeId', raw, "Locale is not one of the Course Template's delivery languages")] : [];
+  const problems = delivery.length && !delivery.includes(choice.id) ? [problem('localeId', choice.id, "Locale is not one of the Course Template's delivery languages")] : [];
   return { localeId: choice.id, problems };
 }
 
@@ -115,14 +115,13 @@ function comparableLocal(value: string): string {
  */
 export function classroomProblems(
   input: ClassroomFields,
-  raw: { locationId?: unknown; taxTypeId?: unknown },
   templateNamed: boolean,
 ): { problems: Problem[]; zone: string | undefined; start: string | null; end: string | null } {
   const problems: Problem[] = [...oneOfProblems('eventType', input.eventType, EVENT_TYPES)];
   const zone = canonicalTimeZone(input.timeZoneName);
   if (!zone) problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
-  if (input.location === false) problems.push(problem('locationId', raw.locationId, 'Location not found'));
-  if (input.taxType === false) problems.push(problem('taxTypeId', raw.taxTypeId, 'Tax Type not found'));
+  if (input.location === false) problems.push(problem('locationId', null, 'Location not found'));
+  if (input.taxType === false) problems.push(problem('taxTypeId', null, 'Tax Type not found'));
   for (const [label, value] of [['classroomStartDateTime', input.classroomStartDateTime], ['classroomEndDateTime', input.classroomEndDateTime]] as const) {
     if (value != null && !isDateTime(value)) problems.push(problem(label, value, `${label} must be ${LOCAL_DATE_TIME}`));
   }

@@ -27,17 +27,10 @@ export async function readInheritance(db: Db, templateId: number): Promise<Inher
 }
 
 export interface ClassroomInput extends ClassroomFields {
-  courseTemplateId?: number | null;
+  /** Undefined: none given; a number: the template; false: an id that names no course template. */
+  courseTemplateId?: number | false | null;
   /** Undefined: not given (the template's chain decides); null: explicitly none; false: a locale the tenant does not support. */
   locale?: LocaleChoice;
-}
-
-/** The ids as the caller sent them, for problem values. */
-export interface ClassroomRaw {
-  courseTemplateId?: unknown;
-  localeId?: unknown;
-  locationId?: unknown;
-  taxTypeId?: unknown;
 }
 
 function splitLocal(value: string): { date: string; time: string } {
@@ -49,19 +42,19 @@ function splitLocal(value: string): { date: string; time: string } {
  * `event.createClassroom`: checks everything, then writes the event with its inherited title
  * and custom field values in one go; a rejected input writes nothing.
  */
-export async function createClassroomEvent(db: Db, input: ClassroomInput, raw: ClassroomRaw): Promise<{ event: EventRow | null; problems: Problem[] }> {
+export async function createClassroomEvent(db: Db, input: ClassroomInput): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const problems: Problem[] = [];
   let from: Inheritance | undefined;
   let delivery: number[] = [];
-  if (input.courseTemplateId === undefined && raw.courseTemplateId != null) problems.push({ field: 'courseTemplateId', value: raw.courseTemplateId, message: 'Course Template not found' });
+  if (input.courseTemplateId === false) problems.push({ field: 'courseTemplateId', value: null, message: 'Course Template not found' });
   else if (input.courseTemplateId != null) {
     from = await readInheritance(db, input.courseTemplateId);
-    if (!from) problems.push({ field: 'courseTemplateId', value: raw.courseTemplateId, message: 'Course Template not found' });
+    if (!from) problems.push({ field: 'courseTemplateId', value: input.courseTemplateId, message: 'Course Template not found' });
     else delivery = await deliveryLocaleIds(db, from.template.id);
   }
   // Rule 6, with its two messages.
-  const locale = eventLocale(input.locale, from, delivery, raw.localeId);
-  const fields = classroomProblems(input, raw, from !== undefined || problems.length > 0);
+  const locale = eventLocale(input.locale, from, delivery);
+  const fields = classroomProblems(input, from !== undefined || problems.length > 0);
   problems.push(...locale.problems, ...fields.problems);
   if (problems.length) return { event: null, problems };
 
