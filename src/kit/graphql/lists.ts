@@ -8,10 +8,12 @@ import {
   GraphQLObjectType,
   GraphQLString,
   type GraphQLFieldConfig,
+  type GraphQLInterfaceType,
+  type GraphQLUnionType,
   type GraphQLFieldConfigArgumentMap,
 } from 'graphql';
 import type { Knex } from '../../platform/db/knex.js';
-import { isCalendarDate, isDateTime } from '../../platform/util/dates.js';
+import { isCalendarDate, isDateTime, isTime } from '../../platform/util/dates.js';
 import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
 import { badInput } from './errors.js';
 import { requirePermission } from './permissions.js';
@@ -26,7 +28,10 @@ import { fromGlobalId } from './ids.js';
  * every value bound, never spliced.
  */
 
-export type FilterKind = 'id' | 'ref' | 'int' | 'text' | 'date' | 'datetime' | 'bool' | 'enum' | 'refList';
+export type FilterKind = 'id' | 'ref' | 'int' | 'text' | 'date' | 'datetime' | 'bool' | 'enum' | 'refList' | 'time' | 'instant';
+
+/** A filter value as its column holds it (`null`: an id of another type, which names nothing). */
+export type FilterValue = string | number | boolean | null;
 
 export interface ListField {
   /** Column of the list's table (`t`), or for `refList` the linking table. */
@@ -39,6 +44,15 @@ export interface ListField {
   link?: { table: string; owner: string; value: string };
   orderable?: boolean;
   description?: string;
+  /**
+   * A filter the list applies itself (not a comparison of `column`): called with the operation
+   * and the converted `value` (or `values`). With `via`, it is one condition of that group: the
+   * group's conditions hold together, on one related record (the same event).
+   */
+  apply?: (q: Knex.QueryBuilder, db: Knex, operation: string, value: FilterValue | FilterValue[]) => void;
+  via?: string;
+  /** The operations it takes (with `apply`); others are refused by name. */
+  operations?: readonly string[];
 }
 
 export interface ListSpec<Row> {
@@ -48,7 +62,17 @@ export interface ListSpec<Row> {
   defaultOrder: { field: string; direction: 'asc' | 'desc' };
   /** The view permission, checked before anything is read. */
   permission: string | null;
-  node: () => GraphQLObjectType<Row, GraphQLContext>;
+  node: () => GraphQLObjectType<Row, GraphQLContext> | GraphQLUnionType | GraphQLInterfaceType;
+  /** Input type names when they are not `<Type>FieldGraphFilter` / `<Type>FieldGraphOrder` (WebLink: `CourseFieldFilter`). */
+  inputNames?: { filter: string; order: string };
+  /** The rows listed when they are not a table's (a union of tables), aliased `t` like a table. */
+  from?: (db: Knex) => Knex.QueryBuilder;
+  /** More arguments of the list, applied by `where` (WebLink's `search`). */
+  args?: GraphQLFieldConfigArgumentMap;
+  /** Checks them once per page (and spends their filter values), returning what they add to the page's query. */
+  where?: (args: Record<string, unknown>, ctx: GraphQLContext) => (q: Knex.QueryBuilder) => void;
+  /** Groups of `via` filters: `apply` adds the conditions (all of them, to each related record it checks). */
+  via?: Record<string, (q: Knex.QueryBuilder, db: Knex, conditions: (w: Knex.QueryBuilder) => void) => void>;
   /** Scoping every query of this list (WebLink: published only). */
   scope?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => void;
   /** Adds columns (and the joins they need) to the page's query, e.g. a translation to overlay (WebLink). */
@@ -130,7 +154,7 @@ function wholeWord(value: string): string {
 }
 
 /** A filter value as its column holds it; `null` when it names nothing there (an id of another type). */
-function convert(field: ListField, name: string, raw: string): string | number | boolean | null {
+function convert(field: ListField, name: string, raw: string): FilterValue {
   const bad = (what: string) => badInput(`Filter on ${name}: '${raw.slice(0, 100)}' is not ${what}`);
   if (raw.length > 1000) throw badInput(`Filter on ${name}: values are at most 1000 characters`);
   switch (field.kind) {
@@ -150,6 +174,15 @@ function convert(field: ListField, name: string, raw: string): string | number |
     case 'datetime':
       if (!isCalendarDate(raw) && !isDateTime(raw)) throw bad('a date-time (YYYY-MM-DDTHH:MM:SS)');
       return raw;
+    case 'time':
+      if (!isTime(raw)) throw bad('a time of day (HH:MM:SS)');
+      return raw;
+    case 'instant': {
+      // ISO 8601 with an offset; without one it is UTC.
+      const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(raw);
+      if (!m || !isCalendarDate(m[1]!) || (m[2] && !isDateTime(`${m[1]}T${m[2]}`))) throw bad('a date-time (YYYY-MM-DDTHH:MM:SS+01:00)');
+      return `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? 'Z'}`;
+    }
     case 'bool':
       if (raw !== 'true' && raw !== 'false') throw bad("'true' or 'false'");
       return raw === 'true';
@@ -161,17 +194,19 @@ function convert(field: ListField, name: string, raw: string): string | number |
   }
 }
 
-function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>): void {
+type Conditions = Map<string, ((w: Knex.QueryBuilder) => void)[]>;
+
+function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>, grouped: Conditions): void {
   const field = fields[f.field];
   if (!field) throw badInput(`filters[${index}]: ${f.field} cannot be filtered on`);
   const name = `filters[${index}] (${f.field} ${f.operation})`;
   const col = field.kind === 'refList' ? '' : `t.${field.column}`;
-  const one = (): string | number | boolean | null => {
+  const one = (): FilterValue => {
     if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
     if (f.values != null) throw badInput(`${name}: takes \`value\`, not \`values\``);
     return convert(field, f.field, f.value);
   };
-  const many = (): (string | number | boolean | null)[] => {
+  const many = (): FilterValue[] => {
     if (!Array.isArray(f.values) || f.values.length === 0) throw badInput(`${name}: needs a non-empty \`values\``);
     if (f.value != null) throw badInput(`${name}: takes \`values\`, not \`value\``);
     if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
@@ -184,6 +219,15 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
     if (field.kind !== 'text') throw badInput(`${name}: ${f.operation} works on text fields only`);
   };
   const nothing = () => q.whereRaw('false');
+  if (field.apply) {
+    if (!field.operations?.includes(f.operation)) throw badInput(`${name}: ${f.field} takes ${field.operations?.join(', ')}`);
+    const takesMany = f.operation === 'in' || f.operation === 'notin' || f.operation === 'contains';
+    const value = takesMany ? many() : one();
+    const apply = field.apply;
+    if (!field.via) apply(q, db, f.operation, value);
+    else grouped.set(field.via, [...(grouped.get(field.via) ?? []), (w) => apply(w, db, f.operation, value)]);
+    return;
+  }
   if (field.kind === 'refList') {
     // A list field (deliveryLocales): `contains` every id, `isnull` for none, `notnull` for any.
     const link = field.link!;
@@ -260,7 +304,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
   const orderable = Object.entries(spec.fields).filter(([, f]) => f.orderable);
   const orderField = new GraphQLEnumType({ name: `${t}OrderField`, values: Object.fromEntries(orderable.map(([k]) => [k, { value: k }])) });
   const filter = new GraphQLInputObjectType({
-    name: `${t}FieldGraphFilter`,
+    name: spec.inputNames?.filter ?? `${t}FieldGraphFilter`,
     fields: {
       field: { type: new GraphQLNonNull(filterField) },
       operation: { type: new GraphQLNonNull(FilterOperation) },
@@ -269,7 +313,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     },
   });
   const order = new GraphQLInputObjectType({
-    name: `${t}FieldGraphOrder`,
+    name: spec.inputNames?.order ?? `${t}FieldGraphOrder`,
     fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'asc' } },
   });
   const edge = new GraphQLObjectType({
@@ -286,7 +330,9 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` },
     offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
     after: { type: GraphQLString, description: "The previous page's pageInfo.endCursor." },
+    ...spec.args,
   };
+  const from = (db: Knex) => (spec.from ? db.from(spec.from(db).as('t')) : db(`${spec.table} as t`));
   return {
     type: new GraphQLNonNull(connection),
     args,
@@ -301,21 +347,29 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
       const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
       if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
       ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
+      const more = spec.where?.(a, ctx);
       const where = (q: Knex.QueryBuilder) => {
         spec.scope?.(q, ctx);
-        filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields));
+        const grouped: Conditions = new Map();
+        filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields, grouped));
+        for (const [group, conditions] of grouped) {
+          const via = spec.via?.[group];
+          if (!via) throw new Error(`List ${t}: no group ${group}`);
+          via(q, ctx.db, (w) => conditions.forEach((c) => c(w)));
+        }
+        more?.(q);
         return q;
       };
       const o = (a.order as { field: string; direction: 'asc' | 'desc' } | null | undefined) ?? spec.defaultOrder;
       const orderColumn = spec.fields[o.field]!.column;
       // The total comes with the page (a window count), so a page costs one statement.
-      const page = where(ctx.db(`${spec.table} as t`)).select('t.*', ctx.db.raw('count(*) over () as "__total"'));
+      const page = where(from(ctx.db)).select('t.*', ctx.db.raw('count(*) over () as "__total"'));
       spec.select?.(page, ctx);
       const rows = (await page
         .orderByRaw(`?? ${o.direction === 'desc' ? 'desc' : 'asc'} nulls last, t.id ${o.direction === 'desc' ? 'desc' : 'asc'}`, [`t.${orderColumn}`])
         .limit(first)
         .offset(offset)) as (Row & { __total: number })[];
-      const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(ctx.db(`${spec.table} as t`)).count('* as n').first())!.n) : 0;
+      const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(from(ctx.db)).count('* as n').first())!.n) : 0;
       spec.prime?.(ctx, rows);
       const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
       return {

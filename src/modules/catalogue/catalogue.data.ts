@@ -1,22 +1,20 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
 import { Category } from '../categories/categories.data.js';
-import { courseTemplatesByIds, type CourseTemplate } from '../course-templates/course-templates.data.js';
-import { valuesOf, valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
-import type { Event } from '../events/events.data.js';
-import type { LearningPathRecord } from '../learning-paths/learning-paths.data.js';
-import { locationRowsByIds, type Location } from '../locations/locations.data.js';
+import { Location } from '../locations/locations.data.js';
+import type { EventRow } from '../events/events.data.js';
 import { translationsOfOwners, translationTableOf } from '../translations/translations.data.js';
 import type { TranslatableKind } from '../translations/translations.rules.js';
 
 /**
- * The public catalogue (WebLink's read model): published course templates, learning paths,
- * published public events that are not cancelled, categories, and the locales content can be
- * asked in, each with what it shows of other records (translations, custom field values,
- * locations). Read-only: nothing here writes. Its statements read other modules' tables, each
- * list in one statement with the joins and scopes it needs (categories, locales and custom field
- * values are read through their owners' functions).
+ * The public catalogue (WebLink's read model, as real websites call it): published course
+ * templates (WebLink `Course`), active learning paths, published public events that are not
+ * cancelled (of published templates or none), categories, locations, and the locales content can
+ * be asked in. Read-only: nothing here writes. Each list is one statement with the joins, scopes
+ * and filters it needs (a filter "via events" is an `exists` on the listed events of a course or
+ * of a path's event objectives); what a page shows of other records is read by their owners'
+ * functions, a batch per kind.
  *
- * @uses course_templates, events, learning_paths: the public catalogue reads published content in one statement per list (with its translations joined, through the translations module's table names)
+ * @uses course_templates, learning_paths, events, learning_path_objectives, delegates, course_template_field_values, learning_path_field_values, custom_field_definitions: the catalogue page is one statement: published templates and active paths as one list, filtered by their events (places left counted as placesBooked counts them) and custom field values
  */
 
 /** Where a kind of record keeps its translations, and which of its columns they overlay. */
@@ -27,85 +25,135 @@ export interface Overlay<C extends string = string> {
   columns: readonly C[];
 }
 
-const TEMPLATE_TEXTS = ['title', 'course_text1', 'course_text2', 'related_courses_text', 'lms_summary'] as const;
+const TEMPLATE_TEXTS = ['title', 'course_text1'] as const;
 const PATH_TEXTS = ['name', 'description'] as const;
-export type TemplateText = (typeof TEMPLATE_TEXTS)[number];
-export type PathText = (typeof PATH_TEXTS)[number];
 
-export const TEMPLATE_TRANSLATIONS: Overlay<TemplateText> = { kind: 'course_template', ...translationTableOf('course_template'), columns: TEMPLATE_TEXTS };
-export const PATH_TRANSLATIONS: Overlay<PathText> = { kind: 'learning_path', ...translationTableOf('learning_path'), columns: PATH_TEXTS };
-
-/**
- * Texts that translations overlay: the authored value of each column, and on a list's rows read
- * with a content locale its translation there as `tr_<column>` (null: none).
- */
-export type Translatable<C extends string> = { id: number; locale_id: number | null } & Record<C, string | null> & Partial<Record<`tr_${C}`, string | null>>;
+export const TEMPLATE_TRANSLATIONS: Overlay<(typeof TEMPLATE_TEXTS)[number]> = { kind: 'course_template', ...translationTableOf('course_template'), columns: TEMPLATE_TEXTS };
+export const PATH_TRANSLATIONS: Overlay<(typeof PATH_TEXTS)[number]> = { kind: 'learning_path', ...translationTableOf('learning_path'), columns: PATH_TEXTS };
 
 /** One translation of a record: its locale and the columns it overlays (null: not translated). */
-export type TranslationRow<C extends string> = { locale_id: number } & Record<C, string | null>;
-
-/** A course template as the catalogue reads it (`select *`: the columns the catalogue shows). */
-export type CatalogueTemplate = Pick<CourseTemplate, 'id' | 'code' | 'lifecycle_state' | 'category_id' | 'locale_id' | TemplateText> & Partial<Record<`tr_${TemplateText}`, string | null>>;
-
-export type CatalogueLearningPath = Pick<LearningPathRecord, 'id' | 'locale_id' | PathText> & Partial<Record<`tr_${PathText}`, string | null>>;
-
-/** An event as the catalogue reads it (`select *`: the columns the catalogue shows). */
-export type CatalogueEvent = Pick<
-  Event,
-  | 'id'
-  | 'course_template_id'
-  | 'code'
-  | 'title'
-  | 'locale_id'
-  | 'start_date'
-  | 'end_date'
-  | 'classroom_start'
-  | 'classroom_end'
-  | 'time_zone_name'
-  | 'location_id'
-  | 'price'
-  | 'currency_code'
-  | 'delegates_max'
->;
-
-export type CatalogueLocation = Pick<Location, 'id' | 'name' | 'address_town' | 'address_country_id'>;
-
-/** The kinds of record whose custom field values the catalogue shows. */
-export type FieldValueOwner = 'course_template' | 'learning_path';
+export interface TranslationRow {
+  owner: number;
+  locale_id: number;
+  name: string | null;
+  description: string | null;
+}
 
 /**
- * A list of the catalogue as the list engine reads it (kit/graphql/lists.ts, the table aliased
- * `t`): its table, and the scope that keeps only what is public.
+ * What the catalogue shows of a course template or learning path, under the names WebLink gives
+ * them (`name` is a template's title, `description` its course_text1), and, on a page read with
+ * a content locale, their translations there as `tr_name` and `tr_description` (null: none).
+ */
+export interface CatalogueText {
+  id: number;
+  locale_id: number | null;
+  name: string;
+  description: string | null;
+  tr_name?: string | null;
+  tr_description?: string | null;
+}
+
+export interface CatalogueCourse extends CatalogueText {
+  code: string | null;
+  teaser_description: string | null;
+  category_id: number | null;
+  image_document_id: number | null;
+}
+
+export interface CataloguePath extends CatalogueText {
+  code: string | null;
+  lifecycle_state: string;
+  is_bundle: boolean;
+  category_id: number | null;
+  image_document_id: number | null;
+}
+
+/** A row of the `catalogue` list: a course template or a learning path. */
+export type CatalogueItem = (CatalogueCourse & { kind: 'CourseTemplate' }) | (CataloguePath & { kind: 'LearningPath' });
+
+/** An event as the catalogue reads it (`select *`). */
+export type CatalogueEvent = EventRow;
+
+/** The events WebLink lists: published, public, not cancelled, of published templates or none. */
+function listedEvents(q: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
+  return q
+    .where({ [`${alias}.lifecycle_state`]: 'published', [`${alias}.type`]: 'public', [`${alias}.is_cancelled`]: false })
+    .where((w) =>
+      w.whereNull(`${alias}.course_template_id`).orWhereExists((e) => e.select(1).from('course_templates as lct').whereRaw('lct.id = ??', [`${alias}.course_template_id`]).where('lct.lifecycle_state', 'published')),
+    );
+}
+
+/** Course template columns under their catalogue names. */
+const COURSE_COLUMNS = (alias: string) => [`${alias}.id`, `${alias}.code`, `${alias}.title as name`, `${alias}.course_text1 as description`, `${alias}.teaser_description`, `${alias}.category_id`, `${alias}.image_document_id`, `${alias}.locale_id`];
+
+/**
+ * A list of the catalogue as the list engine reads it (kit/graphql/lists.ts, aliased `t`): its
+ * table or the rows it lists, and the scope that keeps only what is public.
  */
 export interface CatalogueList {
   table: string;
+  from?: (db: Db) => Knex.QueryBuilder;
   scope?: (q: Knex.QueryBuilder) => void;
 }
 
-/** The events WebLink lists: published, public, not cancelled. */
-const listedEvents = (q: Knex.QueryBuilder, alias: string) => q.where({ [`${alias}.lifecycle_state`]: 'published', [`${alias}.type`]: 'public', [`${alias}.is_cancelled`]: false });
-
 export const CATALOGUE_LISTS = {
-  courseTemplates: { table: 'course_templates', scope: (q) => q.where('t.lifecycle_state', 'published') },
-  learningPaths: { table: 'learning_paths' },
-  events: {
-    table: 'events',
-    scope: (q) =>
-      listedEvents(q, 't').where((w) =>
-        w.whereNull('t.course_template_id').orWhereExists((e) => e.select(1).from('course_templates as ct').whereRaw('ct.id = t.course_template_id').where('ct.lifecycle_state', 'published')),
-      ),
+  catalogue: {
+    table: 'catalogue',
+    from: (db) =>
+      db('course_templates as ct')
+        .select(db.raw(`'CourseTemplate' as kind`), ...COURSE_COLUMNS('ct'), db.raw('ct.lifecycle_state'), db.raw('false as is_bundle'))
+        .where('ct.lifecycle_state', 'published')
+        .unionAll((u) =>
+          u
+            .from('learning_paths as lp')
+            .select(db.raw(`'LearningPath'`), 'lp.id', 'lp.code', 'lp.name', 'lp.description', db.raw('null'), 'lp.category_id', 'lp.image_document_id', 'lp.locale_id', 'lp.lifecycle_state', 'lp.is_bundle')
+            .where('lp.lifecycle_state', 'active'),
+        ),
   },
+  courses: { table: 'course_templates', scope: (q) => q.where('t.lifecycle_state', 'published') },
+  learningPaths: { table: 'learning_paths', scope: (q) => q.where('t.lifecycle_state', 'active') },
+  events: { table: 'events', scope: (q) => listedEvents(q, 't') },
   categories: { table: Category.tableName },
+  locations: { table: Location.tableName },
 } satisfies Record<string, CatalogueList>;
 
+/** The `courses` page's columns under their catalogue names (besides `t.*`). */
+export function courseNames(q: Knex.QueryBuilder): void {
+  q.select('t.title as name', 't.course_text1 as description');
+}
+
 /**
- * A list's rows come with their translation in the content locale (`tr_<column>`), joined in
- * the page's one query, so overlaying costs no more statements and no more awaits. Without a
- * content locale the query is the one it always was (the list does not call this).
+ * A list's rows come with their translation in the content locale (`tr_name`, `tr_description`),
+ * joined in the page's one statement, so overlaying costs no more statements. Without a content
+ * locale the statement is the one it always was (the list does not call this).
  */
-export function withTranslation(db: Db, q: Knex.QueryBuilder, o: Overlay, localeId: number): void {
-  q.leftJoin(`${o.table} as tr`, (j) => j.on('tr.' + o.owner, 't.id').andOn('tr.locale_id', db.raw('?', [localeId])));
-  q.select(o.columns.map((c) => `tr.${c} as tr_${c}`));
+export function withTranslation(db: Db, q: Knex.QueryBuilder, list: 'catalogue' | 'courses' | 'learningPaths', localeId: number): void {
+  const joinOf = (o: Overlay, alias: string, kind?: string) =>
+    q.leftJoin(`${o.table} as ${alias}`, (j) => {
+      j.on(`${alias}.${o.owner}`, 't.id').andOn(`${alias}.locale_id`, db.raw('?', [localeId]));
+      if (kind) j.andOn('t.kind', db.raw('?', [kind]));
+    });
+  if (list === 'courses') {
+    joinOf(TEMPLATE_TRANSLATIONS, 'trc');
+    q.select('trc.title as tr_name', 'trc.course_text1 as tr_description');
+  } else if (list === 'learningPaths') {
+    joinOf(PATH_TRANSLATIONS, 'trl');
+    q.select('trl.name as tr_name', 'trl.description as tr_description');
+  } else {
+    joinOf(TEMPLATE_TRANSLATIONS, 'trc', 'CourseTemplate');
+    joinOf(PATH_TRANSLATIONS, 'trl', 'LearningPath');
+    q.select(db.raw('coalesce(trc.title, trl.name) as tr_name'), db.raw('coalesce(trc.course_text1, trl.description) as tr_description'));
+  }
+}
+
+/** The translations of these records (a record reached from another: an event's course), each record's by locale, under catalogue names. */
+export async function translationsOf(db: Db, kind: 'course_template' | 'learning_path', ownerIds: readonly number[]): Promise<Map<number, TranslationRow[]>> {
+  const o = kind === 'course_template' ? TEMPLATE_TRANSLATIONS : PATH_TRANSLATIONS;
+  const rows = (await translationsOfOwners(db, kind, ownerIds)) as unknown as Record<string, string | number | null>[];
+  return groupedBy(
+    rows.map((r) => ({ owner: r[o.owner] as number, locale_id: r.locale_id as number, name: r[o.columns[0]!] as string | null, description: r[o.columns[1]!] as string | null })),
+    (r) => r.owner,
+  );
 }
 
 /** Rows grouped by the record they belong to, in the order they were read. */
@@ -120,31 +168,98 @@ function groupedBy<R>(rows: R[], ownerOf: (row: R) => number): Map<number, R[]> 
   return groups;
 }
 
-/** The translations of these records (a record reached from another: an event's course template), each record's by locale. */
-export async function translationsOf<C extends string>(db: Db, o: Overlay<C>, ownerIds: readonly number[]): Promise<Map<number, TranslationRow<C>[]>> {
-  const rows = (await translationsOfOwners(db, o.kind, ownerIds)) as unknown as (TranslationRow<C> & Record<string, number>)[];
-  return groupedBy(rows, (r) => r[o.owner]!);
+/** The kinds of record whose custom field values the catalogue shows. */
+export type FieldValueOwner = 'course_template' | 'learning_path';
+
+/** Published course templates by id, under catalogue names (those not published are missing). */
+export function publishedCoursesByIds(db: Db, ids: readonly number[]): Promise<CatalogueCourse[]> {
+  return db('course_templates as c')
+    .whereIn('c.id', ids as number[])
+    .where('c.lifecycle_state', 'published')
+    .select(COURSE_COLUMNS('c'));
 }
 
-/** The custom field values of these records (every locale), each record's grouped (its owner's statement). */
-export async function fieldValuesOf(db: Db, kind: FieldValueOwner, ownerIds: readonly number[]): Promise<Map<number, FieldValueRow[]>> {
-  const { owner } = valueTableOf(kind);
-  // Each value row carries its owner column (course_template_id, learning_path_id).
-  return groupedBy(await valuesOf(db, kind, [...ownerIds]), (r) => (r as unknown as Record<string, number>)[owner]!);
+/** Listed events by id (those not listed are missing). */
+export function listedEventsByIds(db: Db, ids: readonly number[]): Promise<CatalogueEvent[]> {
+  return listedEvents(db('events as e').whereIn('e.id', ids as number[]), 'e').select('e.*');
 }
 
-/** Course templates by id, whatever their state (the face hides those not published). */
-export const templatesByIds = (db: Db, ids: readonly number[]): Promise<CatalogueTemplate[]> => courseTemplatesByIds(db, ids);
+// --- Filters ------------------------------------------------------------------------------------
 
-/** Locations by id. */
-export const locationsByIds = (db: Db, ids: readonly number[]): Promise<CatalogueLocation[]> => locationRowsByIds(db, ids);
+/** An event's start and end as instants: its classroom (else online) period, else its dates, in its time zone. */
+const eventStart = (a: string) => `(coalesce(${a}.classroom_start, ${a}.lms_start, ${a}.start_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
+const eventEnd = (a: string) => `(coalesce(${a}.classroom_end, ${a}.lms_end, ${a}.end_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
+/** Places left on an event (null max: unlimited), booked as placesBooked counts them. */
+const placesLeft = (a: string) => `${a}.delegates_max - coalesce((select sum(coalesce(d.num_places, 1)) from delegates d where d.event_id = ${a}.id and d.cancelled_date is null), 0)`;
 
-/** Each template's listed events, soonest first, at most `perTemplate` each, in one statement for a page of templates. */
-export async function listedEventsOf(db: Db, templateIds: readonly number[], perTemplate: number): Promise<Map<number, CatalogueEvent[]>> {
-  const ranked = listedEvents(db('events as e').whereIn('e.course_template_id', templateIds as number[]), 'e').select(
-    'e.*',
-    db.raw('row_number() over (partition by e.course_template_id order by e.start_date, e.id) as rank'),
+/**
+ * Conditions on one event: a listed event of a catalogue item (`viaEvents`, aliased `ev`, the
+ * default) or a row of the `events` list (`t`).
+ */
+export const eventConditions = {
+  /** Starts on one of these ISO days of the week (1 Monday ... 7 Sunday). */
+  onDays: (w: Knex.QueryBuilder, days: number[], a = 'ev') => w.whereRaw(`extract(isodow from coalesce(${a}.start_date, ${a}.classroom_start::date, ${a}.lms_start::date))::int = any(?)`, [days]),
+  atLocations: (w: Knex.QueryBuilder, ids: number[], a = 'ev') => w.whereIn(`${a}.location_id`, ids),
+  startsFrom: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventStart(a)} >= ?::timestamptz`, [instant]),
+  startsBy: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventStart(a)} <= ?::timestamptz`, [instant]),
+  endsFrom: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventEnd(a)} >= ?::timestamptz`, [instant]),
+  endsBy: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventEnd(a)} <= ?::timestamptz`, [instant]),
+  sessionStartsFrom: (w: Knex.QueryBuilder, time: string, a = 'ev') => w.whereRaw(`coalesce(${a}.start_time, ${a}.classroom_start::time) >= ?::time`, [time]),
+  sessionEndsBy: (w: Knex.QueryBuilder, time: string, a = 'ev') => w.whereRaw(`coalesce(${a}.end_time, ${a}.classroom_end::time) <= ?::time`, [time]),
+  placesAtLeast: (w: Knex.QueryBuilder, n: number, a = 'ev') => w.where((p) => p.whereNull(`${a}.delegates_max`).orWhereRaw(`${placesLeft(a)} >= ?`, [n])),
+  /** Of a course with one of these codes (an event without a course: its own code). */
+  ofCourseCodes: (w: Knex.QueryBuilder, codes: string[], a = 'ev') =>
+    w.where((c) =>
+      c
+        .whereExists((e) => e.select(1).from('course_templates as cc').whereRaw(`cc.id = ${a}.course_template_id`).whereIn('cc.code', codes))
+        .orWhere((o) => o.whereNull(`${a}.course_template_id`).whereIn(`${a}.code`, codes)),
+    ),
+};
+
+/** A catalogue item with a listed event (of a course; of a path's event objectives) that meets all `conditions`. */
+export function viaEvents(q: Knex.QueryBuilder, conditions: (w: Knex.QueryBuilder) => void): void {
+  q.where((w) =>
+    w
+      .where((c) =>
+        c.where('t.kind', 'CourseTemplate').whereExists((e) => {
+          listedEvents(e.select(1).from('events as ev').whereRaw('ev.course_template_id = t.id'), 'ev');
+          conditions(e);
+        }),
+      )
+      .orWhere((p) =>
+        p.where('t.kind', 'LearningPath').whereExists((e) => {
+          listedEvents(e.select(1).from('learning_path_objectives as o').join('events as ev', 'ev.id', 'o.event_id').whereRaw('o.learning_path_id = t.id'), 'ev');
+          conditions(e);
+        }),
+      ),
   );
-  const rows: CatalogueEvent[] = await db.from(ranked.as('r')).where('r.rank', '<=', perTemplate).orderBy(['r.course_template_id', 'r.rank']);
-  return groupedBy(rows, (r) => r.course_template_id!);
+}
+
+const ESCAPE_LIKE = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** `search`: the text in the name or the code, case-insensitive (wildcards in it are literal). */
+export function matchesSearch(q: Knex.QueryBuilder, text: string): void {
+  const pattern = `%${ESCAPE_LIKE(text)}%`;
+  q.where((w) => w.whereRaw(`t.name ilike ? escape '\\'`, [pattern]).orWhereRaw(`t.code ilike ? escape '\\'`, [pattern]));
+}
+
+/**
+ * A custom field filter: the item's authored value of the definition (named by id or key) is
+ * `value` (`eq`), matches it (`like`), or is one of `values` (`in`).
+ */
+export function hasFieldValue(q: Knex.QueryBuilder, definition: { id?: number; key: string }, operation: 'eq' | 'like' | 'in', value: string | string[]): void {
+  const match = (v: Knex.QueryBuilder) => {
+    v.whereNull('v.locale_id').whereIn('v.definition_id', (d) => {
+      d.select('cfd.id').from('custom_field_definitions as cfd').where('cfd.key', definition.key);
+      if (definition.id !== undefined) d.orWhere('cfd.id', definition.id);
+    });
+    if (operation === 'eq') v.where('v.value', value as string);
+    else if (operation === 'like') v.whereRaw('v.value ilike ?', [value]);
+    else v.whereIn('v.value', value as string[]);
+  };
+  q.where((w) =>
+    w
+      .where((c) => c.where('t.kind', 'CourseTemplate').whereExists((e) => match(e.select(1).from('course_template_field_values as v').whereRaw('v.course_template_id = t.id'))))
+      .orWhere((c) => c.where('t.kind', 'LearningPath').whereExists((e) => match(e.select(1).from('learning_path_field_values as v').whereRaw('v.learning_path_id = t.id')))),
+  );
 }

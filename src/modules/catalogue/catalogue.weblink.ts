@@ -1,261 +1,231 @@
-import DataLoader from 'dataloader';
-import { GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { Knex } from '../../platform/db/knex.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { toGlobalId } from '../../kit/graphql/ids.js';
-import { listQuery, MAX_PAGE, NESTED_FIRST_ARGS, nestedFirst, type ListSpec } from '../../kit/graphql/lists.js';
-import { categoriesByIds, subCategoriesByName, type CategoryCard } from '../categories/categories.data.js';
-import { customFieldValuesOf, type CustomFieldValueView } from '../custom-fields/custom-fields.graphql.js';
-import { bookedOf } from '../events/events.graphql.js';
-import { supportedLocales, type LocaleRow } from '../locales/locales.data.js';
-import { localeById } from '../locales/locales.graphql.js';
+import { badInput } from '../../kit/graphql/errors.js';
+import { fromGlobalId } from '../../kit/graphql/ids.js';
+import { FilterOperation, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
+import type { CategoryCard } from '../categories/categories.data.js';
+import type { LocationRow } from '../locations/locations.data.js';
+import { supportedLocales } from '../locales/locales.data.js';
 import {
   CATALOGUE_LISTS,
-  fieldValuesOf,
-  listedEventsOf,
-  locationsByIds,
-  PATH_TRANSLATIONS,
-  TEMPLATE_TRANSLATIONS,
-  templatesByIds,
-  translationsOf,
+  courseNames,
+  eventConditions,
+  hasFieldValue,
+  matchesSearch,
+  viaEvents,
   withTranslation,
+  type CatalogueCourse,
   type CatalogueEvent,
-  type CatalogueLearningPath,
+  type CatalogueItem as CatalogueItemRow,
   type CatalogueList,
-  type CatalogueLocation,
-  type CatalogueTemplate,
-  type FieldValueOwner,
-  type Overlay,
-  type Translatable,
+  type CataloguePath,
 } from './catalogue.data.js';
+import { Category, CatalogueItem, Course, Event, LearningPath, Locale, Location } from './catalogue-types.weblink.js';
 
 /**
- * The WebLink catalogue: what a training company's own website shows, read-only and public.
- * Published course templates, learning paths, published public events that are not cancelled,
- * categories, and the locales content can be asked in. Nothing else of the instance is
- * reachable from here (no node(id:), no contacts, no drafts). The reads are the catalogue's
- * read model (catalogue.data.ts); this file shapes them.
- *
- * With `weblink-content-locale` (context.contentLocale), translated fields overlay the
- * authored ones, each falling back to the authored value where the locale has none (null);
- * an empty string is a deliberate blank. Without it nothing is read but the authored content.
+ * The WebLink catalogue's root fields, as the production service's website plugins and SDK call
+ * them (real-clients.md section 2): `catalogue` (published courses and active learning paths as
+ * one list), `courses`, `events`, `learningPaths`, `categories`, `locations`, and Lectern's own
+ * `locales` (the values `weblink-content-locale` takes). Read-only and public: nothing else of
+ * the instance is reachable from here (no node(id:), no contacts, no drafts). Filters are
+ * `{field, operation, value}` or `{..., values}` with the list engine's limits; the reads are the
+ * catalogue's read model (catalogue.data.ts).
  */
 
-const id = (type: string) => ({ type: new GraphQLNonNull(GraphQLID), resolve: (r: { id: number }) => toGlobalId(type, r.id) });
+/** A catalogue list's table (or rows) and scope, as the list engine takes them. */
+const source = (list: CatalogueList) => ({ table: list.table, ...(list.from ? { from: list.from } : {}), ...(list.scope ? { scope: list.scope } : {}) });
 
-/** Rows by id, one statement per batch. */
-const rowsById = <R extends { id: number }>(fetch: (ids: readonly number[]) => Promise<R[]>) =>
-  new DataLoader<number, R | undefined>(async (ids) => {
-    const map = new Map((await fetch(ids)).map((r) => [r.id, r]));
-    return ids.map((i) => map.get(i));
-  });
-
-/** Each record's rows, one statement per batch. */
-const rowsByOwner = <R,>(fetch: (ids: readonly number[]) => Promise<Map<number, R[]>>) =>
-  new DataLoader<number, R[]>(async (ids) => {
-    const groups = await fetch(ids);
-    return ids.map((i) => groups.get(i) ?? []);
-  });
-
-/** The record with id `rowId` through this request's loader `key`, or null. */
-const byIdIn = async <R extends { id: number }>(ctx: GraphQLContext, key: string, fetch: (db: Knex, ids: readonly number[]) => Promise<R[]>, rowId: number | null): Promise<R | null> =>
-  rowId == null ? null : ((await ctx.loader(`weblink.${key}.byId`, (db) => rowsById((ids) => fetch(db, ids))).load(rowId)) ?? null);
-
-/** A text field in the content locale: its translation where there is one (null: none), else the authored value. */
-function translated<C extends string>(o: Overlay<C>, column: C, nonNull = false): GraphQLFieldConfig<Translatable<C>, GraphQLContext> {
-  return {
-    type: nonNull ? new GraphQLNonNull(GraphQLString) : GraphQLString,
-    resolve(row, _args, ctx) {
-      const authored = (row as Record<C, string | null>)[column];
-      const locale = ctx.contentLocale;
-      if (!locale || locale.id === row.locale_id) return authored;
-      const joined = `tr_${column}` as const;
-      if (joined in row) return (row as Partial<Record<`tr_${C}`, string | null>>)[joined] ?? authored;
-      // A record reached from another (an event's course template): its translations by loader.
-      return ctx
-        .loader(`weblink.${o.table}`, (db) => rowsByOwner((ids) => translationsOf(db, o, ids)))
-        .load(row.id)
-        .then((rows) => rows.find((t) => t.locale_id === locale.id)?.[column] ?? authored);
-    },
-  };
-}
-
-/** The page's query gets the translation in the content locale, when a request asks for one. */
+/** The page's statement gets the translation in the content locale, when a request asks for one. */
 const translation =
-  (o: Overlay): ListSpec<{ id: number }>['select'] =>
+  (list: 'catalogue' | 'courses' | 'learningPaths', always?: (q: Knex.QueryBuilder) => void): ListSpec<{ id: number }>['select'] =>
   (q, ctx) => {
-    if (ctx.contentLocale) withTranslation(ctx.db, q, o, ctx.contentLocale.id);
+    always?.(q);
+    if (ctx.contentLocale) withTranslation(ctx.db, q, list, ctx.contentLocale.id);
   };
 
-const CustomFieldValue = new GraphQLObjectType<CustomFieldValueView, GraphQLContext>({
-  name: 'CustomFieldValue',
-  fields: {
-    definitionKey: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.def.key },
-    label: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.def.label },
-    value: { type: GraphQLString },
-  },
-});
+const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+const list = (v: FilterValue | FilterValue[]): FilterValue[] => (Array.isArray(v) ? v : [v]);
+const ids = (v: FilterValue | FilterValue[]) => list(v).filter((x): x is number => typeof x === 'number');
 
-function customFieldValues(kind: FieldValueOwner): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
+/** Filters on one event: `a` is its alias (`ev` for a catalogue item's events, `t` in the events list). */
+function eventFilters(via: string | undefined, a: string): Record<string, ListField> {
+  const on = (apply: NonNullable<ListField['apply']>, field: Omit<ListField, 'column' | 'apply'>): ListField => ({ column: 'id', ...field, apply, ...(via ? { via } : {}) });
   return {
-    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldValue))),
-    description: 'In the content locale where translated, else as authored.',
-    resolve: async (row, _a, ctx) =>
-      customFieldValuesOf(ctx, await ctx.loader(`weblink.${kind}_field_values`, (db) => rowsByOwner((ids) => fieldValuesOf(db, kind, ids))).load(row.id), ctx.contentLocale?.id ?? null),
+    dayOfWeek: on((w, _db, _op, v) => eventConditions.onDays(w, list(v).map((d) => DAYS.indexOf(d as (typeof DAYS)[number]) + 1), a), {
+      kind: 'enum',
+      enumValues: DAYS,
+      operations: ['in', 'eq'],
+      description: 'The day (Mon ... Sun) an event starts on.',
+    }),
+    locationId: on((w, _db, _op, v) => eventConditions.atLocations(w, ids(v), a), { kind: 'ref', refType: 'Location', operations: ['in', 'eq'] }),
+    start: on((w, _db, op, v) => (op === 'ge' ? eventConditions.startsFrom : eventConditions.startsBy)(w, String(v), a), {
+      kind: 'instant',
+      operations: ['ge', 'le'],
+      description: 'When an event starts: ISO 8601 with an offset (2027-05-04T00:00:00+01:00).',
+    }),
+    end: on((w, _db, op, v) => (op === 'le' ? eventConditions.endsBy : eventConditions.endsFrom)(w, String(v), a), { kind: 'instant', operations: ['le', 'ge'], description: 'When an event ends.' }),
+    sessionStartTime: on((w, _db, _op, v) => eventConditions.sessionStartsFrom(w, String(v), a), { kind: 'time', operations: ['ge'], description: 'The time of day sessions start (HH:MM:SS).' }),
+    sessionEndTime: on((w, _db, _op, v) => eventConditions.sessionEndsBy(w, String(v), a), { kind: 'time', operations: ['le'], description: 'The time of day sessions end (HH:MM:SS).' }),
+    remainingPlaces: on((w, _db, _op, v) => eventConditions.placesAtLeast(w, Number(v), a), { kind: 'int', operations: ['ge'], description: 'Places left (an event without a maximum always has enough).' }),
   };
 }
 
-const Locale = new GraphQLObjectType<LocaleRow, GraphQLContext>({
-  name: 'Locale',
-  fields: { id: id('Locale'), code: { type: new GraphQLNonNull(GraphQLString) }, name: { type: new GraphQLNonNull(GraphQLString) }, fullName: { type: new GraphQLNonNull(GraphQLString), resolve: (l) => l.full_name } },
-});
-const localeField: GraphQLFieldConfig<{ locale_id: number | null }, GraphQLContext> = {
-  type: Locale,
-  description: 'The language the content was written in.',
-  resolve: (r, _a, ctx) => localeById(ctx, r.locale_id ?? null),
-};
+// --- catalogue ------------------------------------------------------------------------------------
 
-const Category: GraphQLObjectType<CategoryCard, GraphQLContext> = new GraphQLObjectType<CategoryCard, GraphQLContext>({
-  name: 'Category',
-  fields: () => ({
-    id: id('Category'),
-    name: { type: new GraphQLNonNull(GraphQLString) },
-    introduction: { type: GraphQLString },
-    parent: { type: Category, resolve: (c, _a, ctx) => byIdIn(ctx, 'categories', categoriesByIds, c.parent_id) },
-    subCategories: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Category))),
-      description: 'By name.',
-      args: NESTED_FIRST_ARGS,
-      resolve: async (c, args: { first?: number | null }, ctx) =>
-        (await ctx.loader('weblink.subCategories', (db) => rowsByOwner((ids) => subCategoriesByName(db, ids))).load(c.id)).slice(0, nestedFirst(args)),
-    },
-  }),
-});
-
-/** Published course templates only: a template reached from an event is hidden when it is not. */
-const publishedTemplate = async (ctx: GraphQLContext, templateId: number | null) => {
-  const t = await byIdIn(ctx, 'course_templates', templatesByIds, templateId);
-  return t?.lifecycle_state === 'published' ? t : null;
-};
-
-const CourseTemplate: GraphQLObjectType<CatalogueTemplate, GraphQLContext> = new GraphQLObjectType<CatalogueTemplate, GraphQLContext>({
-  name: 'CourseTemplate',
-  fields: () => ({
-    id: id('CourseTemplate'),
-    code: { type: GraphQLString },
-    title: translated(TEMPLATE_TRANSLATIONS, 'title', true),
-    courseText1: translated(TEMPLATE_TRANSLATIONS, 'course_text1'),
-    courseText2: translated(TEMPLATE_TRANSLATIONS, 'course_text2'),
-    relatedCoursesText: translated(TEMPLATE_TRANSLATIONS, 'related_courses_text'),
-    lmsSummary: translated(TEMPLATE_TRANSLATIONS, 'lms_summary'),
-    locale: localeField,
-    category: { type: Category, resolve: (t, _a, ctx) => byIdIn(ctx, 'categories', categoriesByIds, t.category_id) },
-    customFieldValues: customFieldValues('course_template'),
-    events: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Event))),
-      description: 'Its published public events that are not cancelled, soonest first.',
-      args: NESTED_FIRST_ARGS,
-      resolve: async (t, args: { first?: number | null }, ctx) =>
-        // At most a page's worth each: `first` is bounded by MAX_PAGE.
-        (await ctx.loader('weblink.templateEvents', (db) => rowsByOwner((ids) => listedEventsOf(db, ids, MAX_PAGE))).load(t.id)).slice(0, nestedFirst(args)),
-    },
-  }),
-});
-
-const LearningPath = new GraphQLObjectType<CatalogueLearningPath, GraphQLContext>({
-  name: 'LearningPath',
-  fields: () => ({
-    id: id('LearningPath'),
-    name: translated(PATH_TRANSLATIONS, 'name', true),
-    description: translated(PATH_TRANSLATIONS, 'description'),
-    locale: localeField,
-    customFieldValues: customFieldValues('learning_path'),
-  }),
-});
-
-const Location = new GraphQLObjectType<CatalogueLocation, GraphQLContext>({
-  name: 'Location',
-  fields: { name: { type: new GraphQLNonNull(GraphQLString) }, addressTown: { type: GraphQLString, resolve: (l) => l.address_town }, addressCountryId: { type: GraphQLString, resolve: (l) => l.address_country_id } },
-});
-
-const Event: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new GraphQLObjectType<CatalogueEvent, GraphQLContext>({
-  name: 'Event',
-  description: 'An event as it is delivered: in its own locale (the course template it belongs to follows the content locale).',
-  fields: () => ({
-    id: id('Event'),
-    code: { type: GraphQLString },
-    title: { type: new GraphQLNonNull(GraphQLString) },
-    locale: { ...localeField, description: 'The language the event is delivered in.' },
-    courseTemplate: { type: CourseTemplate, resolve: (e, _a, ctx) => publishedTemplate(ctx, e.course_template_id) },
-    startDate: { type: GraphQLString, resolve: (e) => e.start_date },
-    endDate: { type: GraphQLString, resolve: (e) => e.end_date },
-    classroomStartDateTime: { type: GraphQLString, resolve: (e) => e.classroom_start },
-    classroomEndDateTime: { type: GraphQLString, resolve: (e) => e.classroom_end },
-    timeZoneName: { type: GraphQLString, resolve: (e) => e.time_zone_name },
-    location: { type: Location, resolve: (e, _a, ctx) => byIdIn(ctx, 'locations', locationsByIds, e.location_id) },
-    price: { type: GraphQLFloat, resolve: (e) => (e.price === null ? null : Number(e.price)) },
-    currencyCode: { type: GraphQLString, resolve: (e) => e.currency_code },
-    placesLeft: { type: GraphQLInt, description: 'null when the event has no maximum.', resolve: async (e, _a, ctx) => (e.delegates_max === null ? null : Math.max(0, e.delegates_max - (await bookedOf(ctx).load(e.id)))) },
-  }),
-});
-
-/** A catalogue list's table and scope, as the list engine takes them. */
-const source = (list: CatalogueList) => ({ table: list.table, ...(list.scope ? { scope: list.scope } : {}) });
-
-export const catalogueCourseTemplatesQuery = listQuery<CatalogueTemplate>({
-  typeName: 'CourseTemplate',
-  ...source(CATALOGUE_LISTS.courseTemplates),
-  permission: null,
-  node: () => CourseTemplate,
-  description: 'Published course templates.',
-  select: translation(TEMPLATE_TRANSLATIONS),
-  defaultOrder: { field: 'title', direction: 'asc' },
+export const CustomFieldFilterInput = new GraphQLInputObjectType({
+  name: 'CustomFieldFilterInput',
+  description: 'A custom field value: `id` names the definition (its global id, or its key as `definitionKey` gives it); `eq` or `like` take `value`, `in` takes `values`.',
   fields: {
-    id: { column: 'id', kind: 'id', refType: 'CourseTemplate', orderable: true },
-    code: { column: 'code', kind: 'text', orderable: true },
-    title: { column: 'title', kind: 'text', orderable: true, description: 'The authored title.' },
-    category: { column: 'category_id', kind: 'ref', refType: 'Category' },
-    locale: { column: 'locale_id', kind: 'ref', refType: 'Locale' },
+    id: { type: new GraphQLNonNull(GraphQLID) },
+    operation: { type: FilterOperation, defaultValue: 'eq' },
+    value: { type: GraphQLString },
+    values: { type: new GraphQLList(GraphQLString) },
   },
 });
 
-export const catalogueLearningPathsQuery = listQuery<CatalogueLearningPath>({
+interface CustomFieldFilter {
+  id: string;
+  operation?: string | null;
+  value?: string | null;
+  values?: (string | null)[] | null;
+}
+
+/** `search` and `customFieldFilters`, checked once per page (their values count toward the request's budget). */
+function catalogueWhere(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
+  const search = typeof args.search === 'string' ? args.search.trim() : '';
+  if (search.length > 200) throw badInput('search: at most 200 characters');
+  const filters = ((args.customFieldFilters as (CustomFieldFilter | null)[] | null | undefined) ?? []).filter((f): f is CustomFieldFilter => f !== null);
+  if (filters.length > MAX_FILTERS) throw badInput(`customFieldFilters: at most ${MAX_FILTERS} filters (${filters.length} given)`);
+  ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, f.values?.length ?? 0), 0));
+  const checked = filters.map((f, i) => {
+    const name = `customFieldFilters[${i}]`;
+    const operation = f.operation ?? 'eq';
+    const parsed = fromGlobalId(f.id);
+    const definition = parsed?.type === 'CustomFieldDefinition' ? { id: parsed.legacyId, key: f.id } : { key: f.id };
+    if (operation === 'in') {
+      if (!Array.isArray(f.values) || !f.values.length || f.values.some((v) => typeof v !== 'string')) throw badInput(`${name}: in needs a non-empty \`values\` of strings`);
+      if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
+      return { definition, operation, value: f.values as string[] } as const;
+    }
+    if (operation !== 'eq' && operation !== 'like') throw badInput(`${name}: takes eq, like or in`);
+    if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
+    return { definition, operation, value: f.value } as const;
+  });
+  return (q) => {
+    if (search) matchesSearch(q, search);
+    for (const f of checked) hasFieldValue(q, f.definition, f.operation, f.value);
+  };
+}
+
+export const catalogueQuery = listQuery<CatalogueItemRow>({
+  typeName: 'Catalogue',
+  inputNames: { filter: 'CatalogueFieldFilter', order: 'CatalogueFieldOrder' },
+  ...source(CATALOGUE_LISTS.catalogue),
+  permission: null,
+  node: () => CatalogueItem,
+  description: 'Published courses and active learning paths, as one list.',
+  select: translation('catalogue'),
+  defaultOrder: { field: 'name', direction: 'asc' },
+  args: {
+    search: { type: GraphQLString, description: 'Words in the name or code (case-insensitive; % and _ are taken literally).' },
+    customFieldFilters: { type: new GraphQLList(CustomFieldFilterInput), description: `All must hold; at most ${MAX_FILTERS}.` },
+  },
+  where: catalogueWhere,
+  via: { events: (q, _db, conditions) => viaEvents(q, conditions) },
+  fields: {
+    name: { column: 'name', kind: 'text', orderable: true, description: 'The authored name (a course\'s title).' },
+    code: { column: 'code', kind: 'text', orderable: true },
+    categoryId: { column: 'category_id', kind: 'ref', refType: 'Category' },
+    type: { column: 'kind', kind: 'enum', enumValues: ['CourseTemplate', 'LearningPath'], description: 'CourseTemplate (a Course) or LearningPath.' },
+    isBundle: { column: 'is_bundle', kind: 'bool', description: 'A learning path sold as one (courses are not).' },
+    ...eventFilters('events', 'ev'),
+  },
+});
+
+// --- courses, learning paths, events, categories, locations ---------------------------------------
+
+export const coursesQuery = listQuery<CatalogueCourse>({
+  typeName: 'Course',
+  inputNames: { filter: 'CourseFieldFilter', order: 'CourseFieldOrder' },
+  ...source(CATALOGUE_LISTS.courses),
+  permission: null,
+  node: () => Course,
+  description: 'Published courses (course templates).',
+  select: translation('courses', courseNames),
+  defaultOrder: { field: 'name', direction: 'asc' },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Course', orderable: true },
+    code: { column: 'code', kind: 'text', orderable: true },
+    name: { column: 'title', kind: 'text', orderable: true, description: 'The authored name.' },
+    learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'Category' },
+  },
+});
+
+export const learningPathsQuery = listQuery<CataloguePath>({
   typeName: 'LearningPath',
+  inputNames: { filter: 'LearningPathFieldFilter', order: 'LearningPathFieldOrder' },
   ...source(CATALOGUE_LISTS.learningPaths),
   permission: null,
   node: () => LearningPath,
-  select: translation(PATH_TRANSLATIONS),
+  description: 'Active learning paths.',
+  select: translation('learningPaths'),
   defaultOrder: { field: 'name', direction: 'asc' },
-  fields: { id: { column: 'id', kind: 'id', refType: 'LearningPath', orderable: true }, name: { column: 'name', kind: 'text', orderable: true } },
-});
-
-export const catalogueEventsQuery = listQuery<CatalogueEvent>({
-  typeName: 'Event',
-  ...source(CATALOGUE_LISTS.events),
-  permission: null,
-  node: () => Event,
-  description: 'Published public events that are not cancelled, of published course templates or none.',
-  defaultOrder: { field: 'startDate', direction: 'asc' },
   fields: {
-    id: { column: 'id', kind: 'id', refType: 'Event', orderable: true },
+    id: { column: 'id', kind: 'id', refType: 'LearningPath', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
     code: { column: 'code', kind: 'text', orderable: true },
-    title: { column: 'title', kind: 'text', orderable: true },
-    courseTemplate: { column: 'course_template_id', kind: 'ref', refType: 'CourseTemplate' },
-    locale: { column: 'locale_id', kind: 'ref', refType: 'Locale' },
-    startDate: { column: 'start_date', kind: 'date', orderable: true },
+    isBundle: { column: 'is_bundle', kind: 'bool' },
+    categoryId: { column: 'category_id', kind: 'ref', refType: 'Category' },
   },
 });
 
-export const catalogueCategoriesQuery = listQuery<CategoryCard>({
+export const eventsQuery = listQuery<CatalogueEvent>({
+  typeName: 'Event',
+  inputNames: { filter: 'EventFieldFilter', order: 'EventFieldOrder' },
+  ...source(CATALOGUE_LISTS.events),
+  permission: null,
+  node: () => Event,
+  description: 'Published public events that are not cancelled, of published courses or none.',
+  defaultOrder: { field: 'start', direction: 'asc' },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Event', orderable: true },
+    name: { column: 'title', kind: 'text', orderable: true },
+    code: { column: 'code', kind: 'text', orderable: true },
+    courseId: { column: 'course_template_id', kind: 'ref', refType: 'Course' },
+    courseCode: { column: 'id', kind: 'text', operations: ['eq', 'in'], apply: (w, _db, _op, v) => eventConditions.ofCourseCodes(w, list(v).map(String), 't'), description: "Its course's code." },
+    ...eventFilters(undefined, 't'),
+    // Ordered by their dates (filtered as instants above).
+    start: { ...eventFilters(undefined, 't').start!, column: 'start_date', orderable: true },
+    end: { ...eventFilters(undefined, 't').end!, column: 'end_date', orderable: true },
+  },
+});
+
+export const categoriesQuery = listQuery<CategoryCard>({
   typeName: 'Category',
+  inputNames: { filter: 'CategoryFieldFilter', order: 'CategoryFieldOrder' },
   ...source(CATALOGUE_LISTS.categories),
   permission: null,
   node: () => Category,
   defaultOrder: { field: 'name', direction: 'asc' },
-  fields: { id: { column: 'id', kind: 'id', refType: 'Category', orderable: true }, name: { column: 'name', kind: 'text', orderable: true }, parent: { column: 'parent_id', kind: 'ref', refType: 'Category' } },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Category', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+    parentId: { column: 'parent_id', kind: 'ref', refType: 'Category' },
+  },
 });
 
-export const catalogueLocalesQuery: GraphQLFieldConfig<unknown, GraphQLContext> = {
+export const locationsQuery = listQuery<Pick<LocationRow, 'id' | 'name'>>({
+  typeName: 'Location',
+  inputNames: { filter: 'LocationFieldFilter', order: 'LocationFieldOrder' },
+  ...source(CATALOGUE_LISTS.locations),
+  permission: null,
+  node: () => Location,
+  defaultOrder: { field: 'name', direction: 'asc' },
+  fields: { id: { column: 'id', kind: 'id', refType: 'Location', orderable: true }, name: { column: 'name', kind: 'text', orderable: true } },
+});
+
+export const localesQuery: GraphQLFieldConfig<unknown, GraphQLContext> = {
   type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Locale))),
   description: 'The locales this instance has content in: the values weblink-content-locale takes.',
   resolve: (_r, _a, ctx) => supportedLocales(ctx.db),

@@ -104,3 +104,35 @@ export async function setPrice(
   );
   return rows[0]!;
 }
+
+/** A price with the names of its level and region, as REST shows it. */
+export interface NamedPriceRow extends PriceRow {
+  price_level_name: string;
+  region_code: string | null;
+  region_name: string | null;
+}
+
+/**
+ * The prices of these records with their level's and region's names, in one statement (a page's
+ * batch): each record's by level, the prices for every region before a region's, then currency.
+ */
+export function namedPricesOf(db: Db, owner: PriceOwner, ownerIds: readonly number[]): Promise<NamedPriceRow[]> {
+  if (!ownerIds.length) return Promise.resolve([]);
+  return db(`${Price.tableName} as p`)
+    .join(`${PriceLevel.tableName} as l`, 'l.id', 'p.price_level_id')
+    .leftJoin(`${Region.tableName} as r`, 'r.id', 'p.region_id')
+    .whereIn(`p.${PRICE_OWNERS[owner]}`, ownerIds as number[])
+    .orderBy([`p.${PRICE_OWNERS[owner]}`, 'p.price_level_id', { column: 'p.region_id', nulls: 'first' }, 'p.currency_code', 'p.id'])
+    .select<NamedPriceRow[]>('p.*', 'l.name as price_level_name', 'r.code as region_code', 'r.name as region_name');
+}
+
+/** Adds a price level (an instance has `Normal` from the start). */
+export async function insertPriceLevel(db: Db, name: string): Promise<PriceLevelRow> {
+  return PriceLevel.query(db).insert({ name }).returning('*') as unknown as Promise<PriceLevelRow>;
+}
+
+/** The currency most of the instance's prices are in (ties: the first code alphabetically), if it has prices. */
+export async function mostUsedCurrency(db: Db): Promise<string | undefined> {
+  const row = await db(Price.tableName).groupBy('currency_code').select('currency_code').orderByRaw('count(*) desc, currency_code').first<{ currency_code: string } | undefined>();
+  return row?.currency_code;
+}
