@@ -189,7 +189,7 @@ test.serial('a server failure answers 500 in GraphQL shape with a request id, sa
   t.is(await count('course_templates', { title: 'Beside it' }), 0);
 });
 
-test.serial('cost: a page size given by a variable counts at its maximum, one left out at its default', async (t) => {
+test.serial('cost: a page size given by a variable counts at the value the request sends (at most the maximum page), one left out at its default', async (t) => {
   const list = (first: string) => `courseTemplates${first} { edges { node { id title code courseText1 courseText2 lmsSummary translations { id title courseText1 courseText2 translatedFields locale { id code name fullName } customFieldValues { definitionKey value definition { key label type } } } } } }`;
   const doc = (first: string, vars = '') => `query ${vars} { ${Array.from({ length: 19 }, (_, i) => `c${i}: ${list(first)}`).join(' ')} }`;
   const refused = async (query: string, variables?: Record<string, unknown>) => {
@@ -197,7 +197,9 @@ test.serial('cost: a page size given by a variable counts at its maximum, one le
     return res.json.errors?.some((e: { message: string }) => /cost limit/i.test(e.message)) ?? false;
   };
   t.true(await refused(doc('(first: $n)', '($n: Int)'), { n: 100 }), 'variable page size');
-  t.true(await refused(doc('(first: $n)', '($n: Int)'), { n: 1 }), 'counted at its maximum, whatever this request sends');
+  t.false(await refused(doc('(first: $n)', '($n: Int)'), { n: 1 }), 'counted at the page size this request sends');
+  t.true(await refused(doc('(first: $n)', '($n: Int)'), { n: 100 }), 'the same text is costed again for another page size');
+  t.true(await refused(doc('(first: $n)', '($n: Int)')), 'a variable left out counts at the default page');
   t.true(await refused(doc('')), 'page size left out');
   t.false(await refused(doc('(first: 5)')));
 });

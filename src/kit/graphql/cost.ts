@@ -5,11 +5,12 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * The document as the cost limit must see it. graphql-armor's cost rule multiplies a list by
  * its `first` only when that is written in the query as a number; a page size given by a
  * variable, or left out, would count once, so a query could pass the limit by moving its page
- * sizes into variables. Here every paged list's `first` is written in: its maximum when a
- * variable gives it (validation is done once per query text, whatever the variables), its
- * default when it is left out or null.
+ * sizes into variables. Here every paged list's `first` is written in: the variable's value
+ * when the request gives it (clamped to the maximum page; the cost is then kept per query text
+ * and page sizes, see query-cache.ts), the maximum when the value is not a whole number (such a
+ * request fails to coerce anyway), and the default when it is left out or null.
  */
-export function withWorstCasePages(schema: GraphQLSchema, document: DocumentNode): DocumentNode {
+export function withPages(schema: GraphQLSchema, document: DocumentNode, variables?: Readonly<Record<string, unknown>> | null): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   return visit(
     document,
@@ -18,10 +19,26 @@ export function withWorstCasePages(schema: GraphQLSchema, document: DocumentNode
         if (!typeInfo.getFieldDef()?.args.some((a) => a.name === 'first')) return undefined;
         const given = node.arguments?.find((a) => a.name.value === 'first');
         if (given?.value.kind === Kind.INT) return undefined;
-        const pages = given?.value.kind === Kind.VARIABLE ? MAX_PAGE : DEFAULT_PAGE;
+        const pages = given?.value.kind === Kind.VARIABLE ? pageOf(variables?.[given.value.name.value]) : DEFAULT_PAGE;
         const first: ArgumentNode = { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: { kind: Kind.INT, value: String(pages) } };
         return { ...node, arguments: [...(node.arguments ?? []).filter((a) => a !== given), first] };
       },
     }),
   );
+}
+
+function pageOf(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_PAGE;
+  return Number.isInteger(value) ? Math.min(MAX_PAGE, Math.max(0, value as number)) : MAX_PAGE;
+}
+
+/** The variables a document gives some list's `first` (its cost depends on their values). */
+export function pageVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(node) {
+      if (node.name.value === 'first' && node.value.kind === Kind.VARIABLE) names.add(node.value.name.value);
+    },
+  });
+  return [...names].sort();
 }

@@ -1,7 +1,7 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, specifiedRules, validate, type ASTVisitor, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { GraphQLError, specifiedRules, validate, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
 import { getGraphQLParameters, processRequest, type Request as HelixRequest } from 'graphql-helix';
 import type { Knex } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
@@ -12,7 +12,7 @@ import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { requestTransaction } from '../http/tenant-transaction.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { GraphQLContext } from './context.js';
-import { withWorstCasePages } from './cost.js';
+import { pageVariables, withPages } from './cost.js';
 import { createQueryCache, type QueryCache } from './query-cache.js';
 
 /**
@@ -48,10 +48,10 @@ function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
   };
 }
 
-/** The rules, then the cost limit, counted with every page size at its worst ({@link withWorstCasePages}). */
-const validateWithCost: typeof validate = (schema, document, rules, options) => {
-  const errors = validate(schema, document, rules, options);
-  return errors.length ? errors : validate(schema, withWorstCasePages(schema, document), [COST_RULE], options);
+/** The cost limit, counted with the page sizes the request's variables give ({@link withPages}). */
+const COST = {
+  pageVariables,
+  check: (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined) => validate(schema, withPages(schema, document, variables), [COST_RULE]),
 };
 
 const RESPONSE_TYPE = 'application/graphql-response+json';
@@ -138,7 +138,7 @@ export interface GraphQLServer {
 }
 
 export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): GraphQLServer {
-  const cache: QueryCache = createQueryCache({ validate: validateWithCost });
+  const cache: QueryCache = createQueryCache({ cost: COST });
 
   async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts: AnswerOptions) {
     await requestTransaction(
@@ -160,7 +160,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           schema,
           validationRules: VALIDATION_RULES,
           parse: cache.parse,
-          validate: cache.validate,
+          validate: (s, document, rules) => cache.validate(s, document, rules, params.variables as Record<string, unknown> | null | undefined),
           execute: cache.execute,
           contextFactory: () => made.context,
           formatPayload: ({ payload }) => maskErrors(payload as ExecutionResult, (err) => (failure ??= err)),

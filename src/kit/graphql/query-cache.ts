@@ -15,21 +15,46 @@ const MAX_CACHED_SOURCE = 32 * 1024;
 
 export interface QueryCache {
   parse(source: string): DocumentNode;
-  validate(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[]): readonly GraphQLError[];
+  /** `variables`: the request's, which the cost limit reads page sizes from. */
+  validate(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[], variables?: Readonly<Record<string, unknown>> | null): readonly GraphQLError[];
   execute(args: { schema: GraphQLSchema; document: DocumentNode; rootValue?: unknown; contextValue?: unknown; variableValues?: Record<string, unknown> | null; operationName?: string | null }): Promise<ExecutionResult> | ExecutionResult;
 }
 
 /** A compiled operation, and the variables of its document that graphql-jit cannot be trusted to leave out. */
 type Compiled = { query: CompiledQuery | ExecutionResult; variables: string[] };
 
+/** Page sizes whose cost is kept per document; a document asked with more distinct ones is costed each time. */
+const MAX_COSTS_PER_DOCUMENT = 64;
+
 /**
  * `validate`: how a document is validated (graphql-js's `validate`, or one that adds checks of its
- * own); its result is what is kept.
+ * own); its result is kept per document. `cost`: a check that depends on the page sizes the
+ * request's variables give (`pageVariables` of the document), run once the rules pass and kept per
+ * document and page sizes.
  */
-export function createQueryCache(options: { validate?: typeof validate } = {}): QueryCache {
+export function createQueryCache(
+  options: {
+    validate?: typeof validate;
+    cost?: { pageVariables(document: DocumentNode): string[]; check(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): readonly GraphQLError[] };
+  } = {},
+): QueryCache {
   const validateDocument = options.validate ?? validate;
   const documents = new Map<string, DocumentNode>();
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const costs = new WeakMap<DocumentNode, { names: string[]; byPages: Map<string, readonly GraphQLError[]> }>();
+  const costOf = (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): readonly GraphQLError[] => {
+    const cost = options.cost;
+    if (!cost) return [];
+    let entry = costs.get(document);
+    if (!entry) costs.set(document, (entry = { names: cost.pageVariables(document), byPages: new Map() }));
+    const key = JSON.stringify(entry.names.map((name) => variables?.[name] ?? null));
+    let errors = entry.byPages.get(key);
+    if (!errors) {
+      errors = guarded(() => cost.check(schema, document, variables));
+      if (entry.byPages.size < MAX_COSTS_PER_DOCUMENT) entry.byPages.set(key, errors);
+    }
+    return errors;
+  };
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
   return {
     parse(source) {
@@ -46,21 +71,13 @@ export function createQueryCache(options: { validate?: typeof validate } = {}): 
       documents.set(source, document);
       return document;
     },
-    validate(schema, document, rules) {
+    validate(schema, document, rules, variables) {
       let errors = validations.get(document);
       if (!errors) {
-        try {
-          errors = validateDocument(schema, document, rules);
-        } catch (err) {
-          // The limit rules throw their refusal; it is a validation error like any other. So is
-          // a document whose fragments lead through each other deeper than validation can follow.
-          const refusal = err instanceof RangeError ? new GraphQLError(TOO_DEEP) : err;
-          if (!(refusal instanceof GraphQLError)) throw err;
-          errors = [refusal];
-        }
+        errors = guarded(() => validateDocument(schema, document, rules));
         validations.set(document, errors);
       }
-      return errors;
+      return errors.length ? errors : costOf(schema, document, variables);
     },
     execute(args) {
       const { schema, document, operationName } = args;
@@ -114,4 +131,18 @@ function variablesInLiterals(document: DocumentNode): string[] {
     },
   });
   return [...names];
+}
+
+/**
+ * Runs a validation. The limit rules throw their refusal; it is a validation error like any other.
+ * So is a document whose fragments lead through each other deeper than validation can follow.
+ */
+function guarded(run: () => readonly GraphQLError[]): readonly GraphQLError[] {
+  try {
+    return run();
+  } catch (err) {
+    const refusal = err instanceof RangeError ? new GraphQLError(TOO_DEEP) : err;
+    if (!(refusal instanceof GraphQLError)) throw err;
+    return [refusal];
+  }
 }
