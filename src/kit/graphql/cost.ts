@@ -6,7 +6,7 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * its `first` only when that is written in the query as a number; a page size given by a
  * variable, or left out, would count once, so a query could pass the limit by moving its page
  * sizes into variables. Here every paged list's `first` is written in: the variable's value
- * when the request gives it (clamped to the maximum page; the cost is then kept per query text
+ * when the request gives it (clamped to the largest page a list takes; the cost is then kept per query text
  * and page sizes, see query-cache.ts), the maximum when the value is not a whole number (such a
  * request fails to coerce anyway), and the default when it is left out or null.
  */
@@ -27,9 +27,13 @@ export function withPages(schema: GraphQLSchema, document: DocumentNode, variabl
   );
 }
 
+/** The largest page any list takes (WebLink's categories); most take {@link MAX_PAGE}. */
+const LARGEST_PAGE = 1000;
+
 function pageOf(value: unknown): number {
   if (value === undefined || value === null) return DEFAULT_PAGE;
-  return Number.isInteger(value) ? Math.min(MAX_PAGE, Math.max(0, value as number)) : MAX_PAGE;
+  // Up to the largest page any list takes (a list refuses more than its own largest page when it runs).
+  return Number.isInteger(value) ? Math.min(LARGEST_PAGE, Math.max(0, value as number)) : MAX_PAGE;
 }
 
 /** The variables a document gives some list's `first` (its cost depends on their values). */

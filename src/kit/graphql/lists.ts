@@ -62,6 +62,8 @@ export interface ListSpec<Row> {
   defaultOrder: { field: string; direction: 'asc' | 'desc' };
   /** The view permission, checked before anything is read. */
   permission: string | null;
+  /** The largest page, when a list's records are few and small and clients ask for all at once (WebLink categories: 1,000). Default {@link MAX_PAGE}. */
+  maxPage?: number;
   node: () => GraphQLObjectType<Row, GraphQLContext> | GraphQLUnionType | GraphQLInterfaceType;
   /** Input type names when they are not `<Type>FieldGraphFilter` / `<Type>FieldGraphOrder` (WebLink: `CourseFieldFilter`). */
   inputNames?: { filter: string; order: string };
@@ -327,7 +329,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
   const args: GraphQLFieldConfigArgumentMap = {
     filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
     order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
-    first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${MAX_PAGE}.` },
+    first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${spec.maxPage ?? MAX_PAGE}.` },
     offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
     after: { type: GraphQLString, description: "The previous page's pageInfo.endCursor." },
     ...spec.args,
@@ -340,7 +342,8 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     async resolve(_root, a, ctx): Promise<Page<Row>> {
       if (spec.permission) requirePermission(ctx, spec.permission);
       const first = a.first ?? DEFAULT_PAGE;
-      if (typeof first !== 'number' || first < 0 || first > MAX_PAGE) throw badInput(`first must be between 0 and ${MAX_PAGE}`);
+      const maxPage = spec.maxPage ?? MAX_PAGE;
+      if (typeof first !== 'number' || first < 0 || first > maxPage) throw badInput(`first must be between 0 and ${maxPage}`);
       if (a.offset != null && a.after != null) throw badInput('Use either offset or after, not both');
       const offset = a.after != null ? offsetOfCursor(String(a.after)) : ((a.offset as number | null | undefined) ?? 0);
       if (offset < 0) throw badInput('offset must not be negative');

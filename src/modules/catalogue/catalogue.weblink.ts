@@ -206,6 +206,8 @@ export const categoriesQuery = listQuery<CategoryCard>({
   inputNames: { filter: 'CategoryFieldFilter', order: 'CategoryFieldOrder' },
   ...source(CATALOGUE_LISTS.categories),
   permission: null,
+  // Websites ask for every category at once (the WordPress plugin: `categories(first: 1000)`); they are few and small.
+  maxPage: 1000,
   node: () => Category,
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
