@@ -1,43 +1,117 @@
 import { toGlobalId } from '../src/kit/graphql/ids.js';
+import { addPortal } from '../src/modules/portals/portals.service.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
+import { seedWebsiteCatalogue } from './lib/catalogue.js';
 import { benchTenant, cell, compareArgs, compareVariants, type Outcome } from './lib/compare.js';
 import { freePort, startProcess, stopProcess } from './lib/env.js';
-import { seedTranslatedTemplates } from './lib/templates.js';
 import { requestJson, round } from './lib/load.js';
+import { StatementCounter } from './lib/statements.js';
 
 /**
- * WebLink catalogue throughput with and without `weblink-content-locale`: a page of 50
- * published course templates with their texts, category and custom field values, asked of one
- * Lectern web process in English (no header) and in French (the header: translations overlay
- * the authored fields), side by side in interleaved rounds. Target: the header costs at most
- * 20 % of the throughput.
+ * WebLink catalogue throughput with and without `weblink-content-locale`: the `catalogue` query
+ * exactly as the WordPress plugin sends it (through the PHP SDK: a page of 20, courses and
+ * learning paths as a union, prices, images, custom field values, ordered by name, `search` in
+ * the variables undeclared), through a portal (guest token, `Authorization: Bearer`,
+ * `weblink-portal`) on the platform address of one Lectern web process, in English (no header)
+ * and in French (the header), side by side in interleaved rounds. Target: the header costs at
+ * most 20 % of the throughput. Also: the SQL statements of one catalogue page of 2 and of 20
+ * items, which must be the same (a page costs a constant number of statements).
  */
-const QUERY = `{ courseTemplates(first: 50) { edges { node { id code title courseText1 courseText2 lmsSummary locale { code }
-  category { name } customFieldValues { definitionKey label value } } } pageInfo { totalRecords } } }`;
+const PORTAL = 'www.bench-training.test';
+const FRENCH = toGlobalId('Locale', 3);
+const PAGE = 20;
+
+/** The plugin's query (Api/Search.php fields through the SDK's Catalogue::loadAll), with `first` as the SDK inlines it. */
+const catalogueQuery = (first: number) => `query ($order: CatalogueFieldOrder, $filters: [CatalogueFieldFilter]!, $customFieldFilters: [CustomFieldFilterInput!]!) {
+  catalogue(order: $order, first: ${first}, offset: 0, filters: $filters, customFieldFilters: $customFieldFilters) {
+    pageInfo { startCursor endCursor totalRecords hasNextPage hasPreviousPage }
+    edges { node { __typename
+      ... on Course { id code name description teaserDescription category imageUrl
+        priceRange { normalPrice { amount financialUnit { symbol } } } customFieldValues { definitionKey value } }
+      ... on LearningPath { id name description lifecycleState category imageUrl
+        price { amount financialUnit { symbol } } customFieldValues { definitionKey value } }
+    } }
+  }
+}`;
+const VARIABLES = { order: { field: 'name', direction: 'asc' }, filters: [], customFieldFilters: [], search: '' };
+
+interface Node {
+  __typename: string;
+  name: string;
+  imageUrl: string | null;
+  priceRange?: { normalPrice: { amount: number; financialUnit: { symbol: string } } | null };
+  price?: { amount: number; financialUnit: { symbol: string } } | null;
+}
+
+/** Throws, with the answer, unless it is a full page of courses and learning paths with prices and images (in French with the header). */
+function checkAnswer(label: string, res: { status: number; json: unknown }, first: number, french: boolean): void {
+  const body = res.json as { data?: { catalogue?: { edges: { node: Node }[]; pageInfo: { totalRecords: number } } }; errors?: unknown[] } | undefined;
+  const nodes = body?.data?.catalogue?.edges.map((e) => e.node) ?? [];
+  const problems: string[] = [];
+  if (res.status !== 200) problems.push(`HTTP ${res.status}`);
+  if (body?.errors?.length) problems.push(`errors: ${JSON.stringify(body.errors).slice(0, 1500)}`);
+  if (nodes.length !== first) problems.push(`${nodes.length} items, not ${first}`);
+  // By authored name every tenth item is a learning path (French names may order otherwise).
+  if (!french && first >= PAGE && !(nodes.some((n) => n.__typename === 'Course') && nodes.some((n) => n.__typename === 'LearningPath'))) problems.push('not both courses and learning paths');
+  for (const n of nodes) {
+    const price = n.__typename === 'Course' ? n.priceRange?.normalPrice : n.price;
+    if (!price || price.financialUnit?.symbol !== '£') problems.push(`${n.__typename} ${n.name}: no price in £`);
+    if (!n.imageUrl) problems.push(`${n.__typename} ${n.name}: no image`);
+    if (french !== /^(Cours|Parcours) \d/.test(n.name)) problems.push(`${n.__typename} ${n.name}: ${french ? 'not in French' : 'not as authored'}`);
+  }
+  if (problems.length) throw new Error(`WebLink catalogue (${label}) did not answer as a website needs:\n- ${[...new Set(problems)].slice(0, 12).join('\n- ')}\nanswer: ${JSON.stringify(res.json).slice(0, 2000)}`);
+}
+
+/** A guest token for the bench's portal from the server on `port`. */
+async function portalToken(port: number): Promise<string> {
+  const res = await requestJson(port, { method: 'POST', path: '/portal/guest', host: 'localhost', headers: { 'content-type': 'application/json', accept: 'application/json, text/plain, */*' }, body: JSON.stringify({ domain: PORTAL }) });
+  const token = (res.json as { portal_token?: string } | undefined)?.portal_token;
+  if (res.status !== 200 || !token) throw new Error(`POST /portal/guest: ${res.status} ${JSON.stringify(res.json)}`);
+  return token;
+}
+
+const catalogueRequest = (token: string, first: number, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  path: '/weblink/graphql/',
+  host: 'localhost',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/plain, */*', authorization: `Bearer ${token}`, 'weblink-portal': PORTAL, ...headers },
+  body: JSON.stringify({ query: catalogueQuery(first), variables: VARIABLES }),
+});
 
 export async function main(argv: string[]): Promise<void> {
   const { seconds, rounds, concurrency } = compareArgs(argv);
   const { db, knex, tenant } = await benchTenant('weblink');
-  // 200 published templates in English with French translations (title and first text) and two custom fields, one translated.
-  await withTenant(knex, tenant, async (trx) => {
-    const [category] = await trx('categories').insert({ name: 'Health & Safety', priority: 1 }).returning('id');
-    await seedTranslatedTemplates(trx, { count: 200, row: (i) => ({ code: `C${i}`, course_text2: '<p>For everyone.</p>', lifecycle_state: 'published', category_id: category.id }) });
-  });
+  // 200 published courses and 20 learning paths, English with French translations, prices and images.
+  await withTenant(knex, tenant, (trx) => seedWebsiteCatalogue(trx, { templates: 200, paths: 20 }));
+  await addPortal(knex, tenant, { domain: PORTAL });
+
+  // Statements per page, counted on the same code in this process.
+  const counter = await StatementCounter.start(db.url, { WEBLINK_RATE_LIMIT: '1000000' });
+  const statements: Record<'no header' | 'header', Record<number, number>> = { 'no header': {}, header: {} };
+  try {
+    const token = await portalToken(counter.port);
+    for (const first of [2, PAGE]) {
+      for (const [side, headers] of [['no header', {}], ['header', { 'weblink-content-locale': FRENCH }]] as const) {
+        const { statements: n, answer } = await counter.count(() => catalogueRequest(token, first, headers));
+        checkAnswer(`${side}, first: ${first}`, answer, first, side === 'header');
+        statements[side][first] = n;
+      }
+    }
+  } finally {
+    await counter.close();
+  }
 
   const port = await freePort();
   // The per-address budget is for the public; the bench is one address asking as fast as it can.
   const proc = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBLINK_RATE_LIMIT: '1000000' }, port);
-  const request = (headers: Record<string, string>) => () => ({ method: 'POST', path: '/weblink/graphql', host: `${tenant.slug}.localhost`, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: QUERY }) });
-  const english = request({});
-  const french = request({ 'weblink-content-locale': toGlobalId('Locale', 3) });
   let results: Record<'no header' | 'header', Outcome>;
   let peakRss: number;
   try {
-    const [en, fr] = [await requestJson(port, english()), await requestJson(port, french())];
-    const first = (r: { json: unknown }) => (r.json as { data?: { courseTemplates: { edges: { node: { title: string } }[] } } }).data?.courseTemplates.edges[0]?.node.title;
-    if (en.status !== 200 || fr.status !== 200 || first(en) !== 'Course 0' || !first(fr)?.startsWith('Cours ')) {
-      throw new Error(`unexpected answers: ${en.status} ${JSON.stringify(en.json).slice(0, 300)} / ${fr.status} ${JSON.stringify(fr.json).slice(0, 300)}`);
-    }
+    const token = await portalToken(port);
+    const english = () => catalogueRequest(token, PAGE);
+    const french = () => catalogueRequest(token, PAGE, { 'weblink-content-locale': FRENCH });
+    checkAnswer('web process, no header', await requestJson(port, english()), PAGE, false);
+    checkAnswer('web process, header', await requestJson(port, french()), PAGE, true);
     ({ results, peakRssMb: peakRss } = await compareVariants<'no header' | 'header'>(
       [
         { name: 'no header', port, proc, next: english },
@@ -51,18 +125,28 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
   const errors = results['no header'].errors + results.header.errors;
+  const constant = (side: 'no header' | 'header') => statements[side][2] === statements[side][PAGE];
   const lines = [
     '',
-    `WebLink benchmark (concurrency ${concurrency}, ${seconds}s per side in ${rounds} interleaved rounds; courseTemplates(first: 50) of 200 published templates, texts, category, 2 custom fields)`,
+    `WebLink benchmark (concurrency ${concurrency}, ${seconds}s per side in ${rounds} interleaved rounds; the WordPress plugin's catalogue(first: ${PAGE}) through a portal token,`,
+    '200 published courses and 20 learning paths: union nodes, Normal prices, images, custom field values)',
     'Columns: req/s | p50 ms | p99 ms | server CPU ms per request',
     '',
     '| query | no header (authored, English) | | | | weblink-content-locale: French | | | | header / no header |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    `| courseTemplates(first: 50) | ${cell(results['no header'])} | ${cell(results.header)} | ${round(results.header.rps / results['no header'].rps)} |`,
+    `| catalogue(first: ${PAGE}) | ${cell(results['no header'])} | ${cell(results.header)} | ${round(results.header.rps / results['no header'].rps)} |`,
     '',
+    'SQL statements per catalogue page (transaction and search_path included):',
+    '',
+    '| page | no header | French header |',
+    '|---|---|---|',
+    `| 2 items | ${statements['no header'][2]} | ${statements.header[2]} |`,
+    `| ${PAGE} items | ${statements['no header'][PAGE]} | ${statements.header[PAGE]} |`,
+    '',
+    `Statements per page ${constant('no header') && constant('header') ? 'constant' : 'NOT constant: they grow with the page'}.`,
     `Target: the header costs at most 20 % (ratio at least 0.8). Web process peak RSS: ${peakRss} MB. Errors: ${errors}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  process.stdout.write(JSON.stringify({ bench: 'weblink', results, peakRssMb: peakRss }) + '\n');
+  process.stdout.write(JSON.stringify({ bench: 'weblink', results, statements, peakRssMb: peakRss }) + '\n');
 }

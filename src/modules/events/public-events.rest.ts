@@ -7,10 +7,19 @@ import { TaxType } from '../tax-types/tax-types.data.js';
 import { eventTemplates } from '../course-templates/event-templates.rest.js';
 import { utcNow } from '../../platform/db/sql.js';
 import { placesBooked } from '../delegates/delegates.data.js';
+import { namedPricesOf, type NamedPriceRow } from '../pricing/pricing.data.js';
 import { Event } from './events.data.js';
 import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventTextProblems } from './events.rules.js';
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
+
+/** One of an event's public prices (a level, currency and optional region), as `prices` lists it. */
+const priceEntry = (p: NamedPriceRow) => ({
+  price: Number(p.amount),
+  currency_code: p.currency_code,
+  price_level: { id: p.price_level_id, name: p.price_level_name },
+  region: p.region_id === null ? null : { id: p.region_id, code: p.region_code, name: p.region_name },
+});
 
 /**
  * An event (REST "public event", GraphQL Event), with every field of the contract's embedded
@@ -97,6 +106,12 @@ export const publicEvents = defineResource({
     const booked = await placesBooked(db, rows.map((r) => r.id as number));
     const people = await contactNames(db, rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'));
     const personById = new Map(people.map((p: { id: number }) => [p.id, p]));
+    const prices = new Map<number, NamedPriceRow[]>();
+    for (const p of await namedPricesOf(db, 'event', rows.map((r) => r.id as number))) {
+      const list = prices.get(p.event_id!) ?? [];
+      if (!list.length) prices.set(p.event_id!, list);
+      list.push(p);
+    }
     rows.forEach((row: Row, i) => {
       const rec: RestRecord = records[i]!;
       const t = templates.get(row.course_template_id as number);
@@ -106,7 +121,9 @@ export const publicEvents = defineResource({
       rec.personnel_administrator = personById.get(row.personnel_administrator_id as number) ?? null;
       rec.personnel_tutor = personById.get(row.personnel_tutor_id as number) ?? null;
       rec.personnel = [rec.personnel_administrator, rec.personnel_tutor].filter(Boolean);
-      rec.prices = row.price === null ? [] : [{ price: Number(row.price), currency_code: row.currency_code ?? null }];
+      // The event's public prices; an event without any shows its own price, as before prices existed.
+      const own = prices.get(row.id as number);
+      rec.prices = own ? own.map(priceEntry) : row.price === null ? [] : [{ price: Number(row.price), currency_code: row.currency_code ?? null }];
       const n = booked.get(row.id as number) ?? 0;
       rec.delegates_booked = n;
       rec.delegates_reserved = 0;
