@@ -77,8 +77,14 @@ export interface ListSpec<Row> {
   via?: Record<string, (q: Knex.QueryBuilder, db: Knex, conditions: (w: Knex.QueryBuilder) => void) => void>;
   /** Scoping every query of this list (WebLink: published only). */
   scope?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => void;
-  /** Adds columns (and the joins they need) to the page's query, e.g. a translation to overlay (WebLink). */
+  /** Adds columns (and the joins they need) to the page's query. */
   select?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => void;
+  /**
+   * Adds columns joined to the page once it is cut (its rows aliased `t`), so a join that only
+   * decorates rows (a translation to overlay, WebLink) runs for the page's rows, not for every
+   * row the filters keep. Answers whether it added anything (else the page is read as it is).
+   */
+  overlay?: (q: Knex.QueryBuilder, ctx: GraphQLContext) => boolean;
   /** Lets loaders keep the rows the list read, so node fields need not read them again. */
   prime?: (ctx: GraphQLContext, rows: Row[]) => void;
   description?: string;
@@ -368,10 +374,10 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
       // The total comes with the page (a window count), so a page costs one statement.
       const page = where(from(ctx.db)).select('t.*', ctx.db.raw('count(*) over () as "__total"'));
       spec.select?.(page, ctx);
-      const rows = (await page
-        .orderByRaw(`?? ${o.direction === 'desc' ? 'desc' : 'asc'} nulls last, t.id ${o.direction === 'desc' ? 'desc' : 'asc'}`, [`t.${orderColumn}`])
-        .limit(first)
-        .offset(offset)) as (Row & { __total: number })[];
+      const ordered = (q: Knex.QueryBuilder) => q.orderByRaw(`?? ${o.direction === 'desc' ? 'desc' : 'asc'} nulls last, t.id ${o.direction === 'desc' ? 'desc' : 'asc'}`, [`t.${orderColumn}`]);
+      const cut = ordered(page).limit(first).offset(offset);
+      const decorated = ctx.db.from(cut.as('t')).select('t.*');
+      const rows = (await (spec.overlay?.(decorated, ctx) ? ordered(decorated) : cut)) as (Row & { __total: number })[];
       const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(from(ctx.db)).count('* as n').first())!.n) : 0;
       spec.prime?.(ctx, rows);
       const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));

@@ -36,12 +36,13 @@ import { Category, CatalogueItem, Course, Event, LearningPath, Locale, Location 
 /** A catalogue list's table (or rows) and scope, as the list engine takes them. */
 const source = (list: CatalogueList) => ({ table: list.table, ...(list.from ? { from: list.from } : {}), ...(list.scope ? { scope: list.scope } : {}) });
 
-/** The page's statement gets the translation in the content locale, when a request asks for one. */
+/** The page's rows get their translation in the content locale, when a request asks for one (joined once the page is cut). */
 const translation =
-  (list: 'catalogue' | 'courses' | 'learningPaths', always?: (q: Knex.QueryBuilder) => void): ListSpec<{ id: number }>['select'] =>
+  (list: 'catalogue' | 'courses' | 'learningPaths'): ListSpec<{ id: number }>['overlay'] =>
   (q, ctx) => {
-    always?.(q);
-    if (ctx.contentLocale) withTranslation(ctx.db, q, list, ctx.contentLocale.id);
+    if (!ctx.contentLocale) return false;
+    withTranslation(ctx.db, q, list, ctx.contentLocale.id);
+    return true;
   };
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
@@ -125,7 +126,7 @@ export const catalogueQuery = listQuery<CatalogueItemRow>({
   permission: null,
   node: () => CatalogueItem,
   description: 'Published courses and active learning paths, as one list.',
-  select: translation('catalogue'),
+  overlay: translation('catalogue'),
   defaultOrder: { field: 'name', direction: 'asc' },
   args: {
     search: { type: GraphQLString, description: 'Words in the name or code (case-insensitive; % and _ are taken literally).' },
@@ -152,7 +153,8 @@ export const coursesQuery = listQuery<CatalogueCourse>({
   permission: null,
   node: () => Course,
   description: 'Published courses (course templates).',
-  select: translation('courses', courseNames),
+  select: courseNames,
+  overlay: translation('courses'),
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'Course', orderable: true },
@@ -169,7 +171,7 @@ export const learningPathsQuery = listQuery<CataloguePath>({
   permission: null,
   node: () => LearningPath,
   description: 'Active learning paths.',
-  select: translation('learningPaths'),
+  overlay: translation('learningPaths'),
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'LearningPath', orderable: true },
