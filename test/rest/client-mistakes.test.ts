@@ -58,6 +58,8 @@ const CASES: Case[] = [
   { what: 'year zero', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_date: '0000-01-01' }), status: 404, field: 'start_date' },
   { what: 'an impossible date-time', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', classroom_start: '2027-02-30T10:00' }), status: 404, field: 'classroom_start' },
   { what: 'an hour of 25', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_time: '25:99' }), status: 404, field: 'start_time' },
+  { what: 'a line break in an event title (one rule with GraphQL)', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 'First\nAid' }), status: 404, field: 'title' },
+  { what: 'a line break in an event code on PUT', method: 'PUT', path: () => `event/public_events/${eventId}`, body: () => ({ code: 'A\nB' }), status: 400, field: 'code' },
   { what: 'an unknown event type', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', type: 'weird' }), status: 404, field: 'type' },
   { what: 'a tax type that does not exist', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', tax_type_id: 999999 }), status: 404, field: 'tax_type_id' },
   { what: 'a tax type that does not exist on PUT', method: 'PUT', path: () => `event/public_events/${eventId}`, body: () => ({ tax_type_id: 999999 }), status: 400, field: 'tax_type_id' },
