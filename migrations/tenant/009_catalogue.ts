@@ -16,7 +16,6 @@ import type { Knex } from 'knex';
  */
 export const name = '009_catalogue';
 
-// Frozen here as they were when this migration was written (the modules' rules own the current lists).
 const LEARNING_PATH_STATES = ['draft', 'active', 'retired'] as const;
 const DELIVERY_METHODS = ['classroom', 'lms', 'blended'] as const;
 

@@ -25,7 +25,7 @@ import { objectivesOf, type LearningPathObjectiveRow } from '../learning-paths/l
 import type { LocaleRow } from '../locales/locales.data.js';
 import { localeById } from '../locales/locales.graphql.js';
 import { locationRowsByIds, type LocationRow } from '../locations/locations.data.js';
-import { mostUsedCurrency, priceLevelNamed, pricesOf, type PriceOwner, type PriceRow } from '../pricing/pricing.data.js';
+import { mostUsedCurrency, priceOwnerId, pricesOf, type PriceOwner } from '../pricing/pricing.data.js';
 import { taxTypesByIds, type TaxTypeRow } from '../tax-types/tax-types.data.js';
 import {
   listedEventsByIds,
@@ -137,11 +137,7 @@ const PriceRange = new GraphQLObjectType<{ normalPrice: Money | null }>({
  * are in, else the first currency by code.
  */
 async function normalPrice(ctx: GraphQLContext, owner: PriceOwner, ownerId: number): Promise<Money | null> {
-  const level = await once(ctx, 'normalLevel', (db) => priceLevelNamed(db, 'Normal'));
-  if (!level) return null;
-  const rows = (await ctx.loader(`weblink.priceRows-${owner}`, (db) => byOwner((ids) => pricesOf(db, owner, ids), (p: PriceRow) => (owner === 'course_template' ? p.course_template_id : owner === 'event' ? p.event_id : p.learning_path_id)!)).load(ownerId)).filter(
-    (p) => p.price_level_id === level.id,
-  );
+  const rows = await ctx.loader(`weblink.normalPrices-${owner}`, (db) => byOwner((ids) => pricesOf(db, owner, ids, 'Normal'), (p) => priceOwnerId(owner, p))).load(ownerId);
   if (!rows.length) return null;
   const currencies = [...new Set(rows.map((p) => p.currency_code))].sort();
   let currency = currencies[0]!;

@@ -59,7 +59,7 @@ export class Event extends BaseModel {
   declare time_zone_name: string | null;
   declare location_id: number | null;
   declare min_places: number | null;
-  /** One of DELIVERY_METHODS (events.rules.ts): classroom, lms, blended. */
+  /** classroom, lms or blended (a check in the table holds it to these). */
   declare delivery_method: string;
   /** The online (LMS) period of an lms or blended event. */
   declare lms_start: string | null;

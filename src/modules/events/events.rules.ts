@@ -10,10 +10,6 @@ import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
  */
 
 /** Event types: public events are open to anyone, private ones are run for one customer. */
-/** How an event is delivered: in a classroom, online (LMS), or both. */
-export const DELIVERY_METHODS = ['classroom', 'lms', 'blended'] as const;
-export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
-
 export const EVENT_TYPES = ['public', 'private'] as const;
 
 /** The longest title of an event. */

@@ -14,7 +14,7 @@ export class LearningPathRecord extends BaseModel {
   /** The primary locale: the language of its own name and description. */
   declare locale_id: number | null;
   declare code: string | null;
-  /** One of LEARNING_PATH_STATES (learning-paths.rules.ts); websites list `active` ones. */
+  /** draft, active or retired (a check in the table holds it to these); websites list `active` ones. */
   declare lifecycle_state: string;
   /** Sold as one (a bundle of its objectives) rather than as a path through them. */
   declare is_bundle: boolean;

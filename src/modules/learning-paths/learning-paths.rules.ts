@@ -8,10 +8,6 @@ import { textProblem, type TranslatableEntity } from '../translations/translatio
  * verbatim (contract rule 4).
  */
 
-/** The lifecycle states of a learning path; websites list `active` ones (the state the production service's clients filter on). */
-export const LEARNING_PATH_STATES = ['draft', 'active', 'retired'] as const;
-export type LearningPathState = (typeof LEARNING_PATH_STATES)[number];
-
 export const LEARNING_PATH_TRANSLATIONS = {
   entityName: 'Learning Path',
   idLabel: 'learningPathId',

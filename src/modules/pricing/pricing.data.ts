@@ -62,26 +62,25 @@ export type RegionRow = ModelObject<Region>;
 export const PRICE_OWNERS = { course_template: 'course_template_id', event: 'event_id', learning_path: 'learning_path_id' } as const;
 export type PriceOwner = keyof typeof PRICE_OWNERS;
 
-/** The prices of these records, each record's by level, currency and region (a page's batch). */
-export function pricesOf(db: Db, owner: PriceOwner, ownerIds: readonly number[]): Promise<PriceRow[]> {
-  return db(Price.tableName)
-    .whereIn(PRICE_OWNERS[owner], ownerIds as number[])
-    .orderBy(['price_level_id', 'currency_code', 'region_id', 'id']);
+/**
+ * The prices of these records, each record's by level, currency and region (a page's batch);
+ * with `level`, only that price level's (`Normal`, what websites show), in the same statement.
+ */
+export function pricesOf(db: Db, owner: PriceOwner, ownerIds: readonly number[], level?: string): Promise<PriceRow[]> {
+  const q = db(`${Price.tableName} as p`)
+    .whereIn(`p.${PRICE_OWNERS[owner]}`, ownerIds as number[])
+    .orderBy(['p.price_level_id', 'p.currency_code', 'p.region_id', 'p.id'])
+    .select('p.*');
+  if (level !== undefined) q.join(`${PriceLevel.tableName} as l`, 'l.id', 'p.price_level_id').where('l.name', level);
+  return q;
 }
 
-/** Price levels by id (a page's batch). */
-export function priceLevelsByIds(db: Db, ids: readonly number[]): Promise<PriceLevelRow[]> {
-  return db(PriceLevel.tableName).whereIn('id', ids as number[]);
-}
+/** The record a price belongs to. */
+export const priceOwnerId = (owner: PriceOwner, price: PriceRow): number => price[PRICE_OWNERS[owner]]!;
 
 /** The price level with this name (`Normal`), if there is one. */
 export async function priceLevelNamed(db: Db, name: string): Promise<PriceLevelRow | undefined> {
   return PriceLevel.query(db).findOne({ name });
-}
-
-/** Regions by id (a page's batch). */
-export function regionsByIds(db: Db, ids: readonly number[]): Promise<RegionRow[]> {
-  return db(Region.tableName).whereIn('id', ids as number[]);
 }
 
 export async function insertRegion(db: Db, row: Pick<RegionRow, 'code' | 'name'> & Partial<Pick<RegionRow, 'company_id' | 'default_tax_type_id'>>): Promise<RegionRow> {
