@@ -78,7 +78,8 @@ test.serial('Ctrl-C always ends npm start cleanly, whatever its workers and pool
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise((resolve) => child.on('exit', resolve));
+    // 'close', not 'exit': npm may exit before everything its children wrote to the shared pipes has been read.
+    const exited = new Promise((resolve) => child.on('close', resolve));
     await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'npm start to answer', 60000, 250);
     process.kill(-child.pid!, 'SIGINT');
     await exited;
