@@ -16,7 +16,7 @@ export interface Runtime extends PlatformRuntime {
 export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
   const platform = await createPlatformRuntime(config, name, log);
   const legacyUsage = new LegacyUsageRecorder(platform.knex, log);
-  const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress });
+  const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress, namespace: config.queuePrefix });
   return {
     ...platform,
     legacyUsage,

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import test from 'ava';
 import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
+import { PasswordGuard } from '../../src/modules/users/password-guard.js';
 import { createUser } from '../../src/modules/users/users.service.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request } from '../helpers/harness.js';
@@ -130,4 +131,16 @@ test.serial('when a flood of wrong passwords arrives, then no database connectio
   t.true(statuses.every((s) => s === 401 || s === 503), statuses.join(','));
   t.true(statuses.includes(503), `some checks past the queue are refused: ${statuses.join(',')}`);
   t.true(answers.filter((a) => a.status === 503).every((a) => Number(a.headers['retry-after']) >= 1));
+});
+
+test.serial('when two deployments share a database (their own QUEUE_PREFIX each), then failures counted by one never slow the other', async (t) => {
+  const opts = { concurrency: 2, queue: 10, addressFreeFailures: 3 };
+  const ours = new PasswordGuard(f.ctx.rt.knex, { ...opts, namespace: `pwga${crypto.randomBytes(3).toString('hex')}` });
+  const theirs = new PasswordGuard(f.ctx.rt.knex, { ...opts, namespace: `pwgb${crypto.randomBytes(3).toString('hex')}` });
+  const from = address();
+  for (let i = 0; i < 3; i++) await ours.check(`acct-${i}`, from, null, 'wrong');
+  const oursNext = await ours.check('acct-x', from, null, 'wrong');
+  t.deepEqual(oursNext.ok ? 'ok' : oursNext.reason, 'throttled', 'the address passed its allowance where it failed');
+  const theirsNext = await theirs.check('acct-x', from, null, 'wrong');
+  t.deepEqual(theirsNext.ok ? 'ok' : theirsNext.reason, 'invalid', 'the other deployment checked the password instead of making it wait');
 });

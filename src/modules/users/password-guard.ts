@@ -18,7 +18,8 @@ import { verifyPasswordOrDummy } from './password.js';
  *   way after `addressFreeFailures` (PASSWORD_FAILURES_PER_ADDRESS, default 50).
  * - A success clears its account-and-address count. Counts last an hour from the first failure.
  *
- * The counts live in PostgreSQL (`platform.login_limits`), so every web process shares them.
+ * The counts live in PostgreSQL (`platform.login_limits`), so every web process shares them (keyed
+ * under the deployment's QUEUE_PREFIX, as the WebLink limits are).
  * argon2 verification (about 44 ms of CPU) runs at most `concurrency` at a time per process, with
  * at most `queue` waiting: a flood of guesses cannot take every core, and past the queue it is
  * refused (503) rather than piling up. No database connection is held while a check waits or runs.
@@ -42,6 +43,8 @@ export interface PasswordGuardOptions {
   queue: number;
   /** Failures from one address, over all accounts, before that address is slowed. */
   addressFreeFailures: number;
+  /** The deployment's namespace (QUEUE_PREFIX): deployments sharing a database count apart. */
+  namespace: string;
 }
 
 export class PasswordGuard {
@@ -55,9 +58,9 @@ export class PasswordGuard {
   ) {
     const store = { storeClient: knex, storeType: 'knex', ...LOGIN_LIMITS_STORE, clearExpiredByTimeout: false };
     // A count of failures per key for an hour (never "consumed" up: it only counts).
-    this.failures = new RateLimiterPostgres({ ...store, keyPrefix: 'pw-fail', points: 1_000_000, duration: WINDOW_S });
+    this.failures = new RateLimiterPostgres({ ...store, keyPrefix: `pw-fail_${opts.namespace}`, points: 1_000_000, duration: WINDOW_S });
     // A key set here must wait until it expires (block() sets it past its one point).
-    this.waits = new RateLimiterPostgres({ ...store, keyPrefix: 'pw-wait', points: 1, duration: MAX_WAIT_S });
+    this.waits = new RateLimiterPostgres({ ...store, keyPrefix: `pw-wait_${opts.namespace}`, points: 1, duration: MAX_WAIT_S });
     this.turns = pLimit(opts.concurrency);
   }
 
