@@ -118,8 +118,8 @@ interface DemoEvent {
 interface DemoCourse {
   code: string;
   title: string;
-  /** The French title and description (null: not translated, the authored text is shown). */
-  french: { title: string; description: string } | null;
+  /** The French title, description and teaser (null: not translated, the authored text is shown). */
+  french: { title: string; description: string; teaser: string } | null;
   category: keyof SeededBasics['categories'];
   teaser: string;
   description: string;
@@ -138,7 +138,7 @@ const EXISTING: Record<'FAW' | 'LT1', Pick<DemoCourse, 'french' | 'teaser' | 'im
     events: [{ venue: 'manchester', week: 6, days: 3, places: 12 }],
   },
   LT1: {
-    french: { title: 'Diriger des \u00e9quipes', description: '<p>Deux jours pour les nouveaux managers.</p>' },
+    french: { title: 'Diriger des \u00e9quipes', description: '<p>Deux jours pour les nouveaux managers.</p>', teaser: 'Deux jours pour les nouveaux managers : d\u00e9l\u00e9guer, donner du feedback et mener des r\u00e9unions utiles.' },
     teaser: 'Two days for new managers: delegation, feedback and meetings that get things done.',
     image: 'leading-teams.jpg',
     price: { amount: '650', currency: 'GBP' },
@@ -151,7 +151,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'EFAW',
     title: 'Emergency First Aid at Work',
-    french: { title: 'Secourisme d\u2019urgence au travail', description: '<p>Une journ\u00e9e pour savoir agir en cas d\u2019urgence.</p>' },
+    french: { title: 'Secourisme d\u2019urgence au travail', description: '<p>Une journ\u00e9e pour savoir agir en cas d\u2019urgence.</p>', teaser: 'Une journ\u00e9e pour g\u00e9rer une urgence au travail en attendant les secours.' },
     category: 'firstAid',
     teaser: 'One day to handle an emergency at work until help arrives.',
     description: '<p>One day of practical emergency first aid: CPR, choking, bleeding and shock.</p>',
@@ -166,7 +166,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'FSA',
     title: 'Fire Safety Awareness',
-    french: { title: 'Sensibilisation \u00e0 la s\u00e9curit\u00e9 incendie', description: '<p>Pr\u00e9venir les incendies et \u00e9vacuer en s\u00e9curit\u00e9.</p>' },
+    french: { title: 'Sensibilisation \u00e0 la s\u00e9curit\u00e9 incendie', description: '<p>Pr\u00e9venir les incendies et \u00e9vacuer en s\u00e9curit\u00e9.</p>', teaser: 'Pr\u00e9venir les incendies, choisir le bon extincteur et \u00e9vacuer tout le monde en s\u00e9curit\u00e9.' },
     category: 'healthAndSafety',
     teaser: 'Prevent fires, use the right extinguisher and get everyone out safely.',
     description: '<p>Fire prevention, extinguishers and evacuation, online or in half a day.</p>',
@@ -180,7 +180,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'MHFA',
     title: 'Mental Health First Aid',
-    french: { title: 'Premiers secours en sant\u00e9 mentale', description: '<p>Reconna\u00eetre les signes et apporter une premi\u00e8re aide.</p>' },
+    french: { title: 'Premiers secours en sant\u00e9 mentale', description: '<p>Reconna\u00eetre les signes et apporter une premi\u00e8re aide.</p>', teaser: 'Rep\u00e9rer les signes d\u2019une sant\u00e9 mentale fragile et apporter une premi\u00e8re aide en confiance.' },
     category: 'firstAid',
     teaser: 'Spot the signs of poor mental health and give first support with confidence.',
     description: '<p>Online preparation, then two days in the classroom.</p>',
@@ -194,7 +194,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'MHE',
     title: 'Manual Handling Essentials',
-    french: { title: 'Manutention : l\u2019essentiel', description: '<p>Soulever et porter sans se blesser.</p>' },
+    french: { title: 'Manutention : l\u2019essentiel', description: '<p>Soulever et porter sans se blesser.</p>', teaser: 'Soulever, porter et d\u00e9placer des charges sans se blesser.' },
     category: 'healthAndSafety',
     teaser: 'Lift, carry and move loads without injury (priced in euros for our Irish customers).',
     description: '<p>Half theory, half practice, with an assessment.</p>',
@@ -208,7 +208,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'CFP',
     title: 'Coaching for Performance',
-    french: { title: 'Coaching pour la performance', description: '<p>Des conversations qui font progresser.</p>' },
+    french: { title: 'Coaching pour la performance', description: '<p>Des conversations qui font progresser.</p>', teaser: 'Des conversations de coaching qui font progresser vos \u00e9quipes.' },
     category: 'leadership',
     teaser: 'Coaching conversations that help your team grow.',
     description: '<p>Two days of coaching models and practice with an actor.</p>',
@@ -222,7 +222,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'PME',
     title: 'Project Management Essentials',
-    french: { title: 'Les fondamentaux de la gestion de projet', description: '<p>Planifier, suivre et livrer un projet.</p>' },
+    french: { title: 'Les fondamentaux de la gestion de projet', description: '<p>Planifier, suivre et livrer un projet.</p>', teaser: 'Planifier, suivre et livrer un projet dans les temps.' },
     category: 'leadership',
     teaser: 'Plan, track and deliver projects on time, whatever your method.',
     description: '<p>Three days: scope, plan, risks, stakeholders and delivery.</p>',
@@ -332,7 +332,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     const course = EXISTING[code];
     const doc = await picture(course.image, event.title);
     const template = await updateCourseTemplateRow(db, id, { teaser_description: course.teaser, image_document_id: doc.id, ...(course.french ? { locale_id: ENGLISH } : {}) });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, id, { title: course.french.title, courseText1: course.french.description });
+    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
     await priced('course_template', id, course.price);
     await priced('event', event.id, { amount: event.price!, currency: event.currency_code! });
     const existing = { id: event.id, code: event.code!, venue: 'existing' as const, deliveryMethod: event.delivery_method, start: startOf(event), amount: event.price! };
@@ -351,7 +351,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       category_id: basics.categories[course.category],
       locale_id: ENGLISH,
     });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, template.id, { title: course.french.title, courseText1: course.french.description });
+    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, template.id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
     await priced('course_template', template.id, course.price);
     courses.push({ id: template.id, code: course.code, title: course.title, frenchTitle: course.french?.title ?? null, price: course.price, events: await schedule({ id: template.id, code: course.code, title: course.title }, course) });
   }

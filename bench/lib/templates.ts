@@ -2,7 +2,7 @@ import type { Knex } from '../../src/platform/db/knex.js';
 
 /**
  * The course templates the GraphQL and WebLink benchmarks ask for: `count` templates in English
- * (`Course <i>`, a first text), each translated into French (title and first text; German
+ * (`Course <i>`, a first text), each translated into French (title, first text and teaser; German
  * titles too with `german`), with two translatable custom fields, `tagline` (translated into
  * French) and `audience`. `row(i)` adds columns to template i. French (and German) are enabled.
  */
@@ -19,7 +19,7 @@ export async function seedTranslatedTemplates(trx: Knex, opts: { count: number; 
     .returning('id');
   await trx('course_template_translations').insert(
     templates.flatMap(({ id }) => [
-      { course_template_id: id, locale_id: 3, title: `Cours ${id}`, course_text1: `<p>Le cours ${id}</p>` },
+      { course_template_id: id, locale_id: 3, title: `Cours ${id}`, course_text1: `<p>Le cours ${id}</p>`, teaser_description: `Ce que le cours ${id} enseigne.` },
       ...(opts.german ? [{ course_template_id: id, locale_id: 5, title: `Kurs ${id}` }] : []),
     ]),
   );

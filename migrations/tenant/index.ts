@@ -8,6 +8,7 @@ import * as m006 from './006_default_delivery_locale.js';
 import * as m007 from './007_event_delivery.js';
 import * as m008 from './008_event_references.js';
 import * as m009 from './009_catalogue.js';
+import * as m010 from './010_teaser_translations.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];

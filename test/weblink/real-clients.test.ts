@@ -92,7 +92,7 @@ test.serial.before(async () => {
       { course_template_id: ids.abseiling, definition_id: level, value: 'Advanced' },
     ]);
     await db('learning_path_field_values').insert({ learning_path_id: ids.safetyPath, definition_id: audience, value: 'Managers' });
-    await db('course_template_translations').insert({ course_template_id: ids.fireSafety, locale_id: fr, title: 'Sécurité incendie' });
+    await db('course_template_translations').insert({ course_template_id: ids.fireSafety, locale_id: fr, title: 'Sécurité incendie', teaser_description: 'Prêt face au feu' });
     await db('learning_path_translations').insert({ learning_path_id: ids.safetyPath, locale_id: fr, name: 'Parcours sécurité' });
   });
   frLocale = toGlobalId('Locale', ids.fr!);
@@ -207,19 +207,19 @@ test.serial('catalogue search over names and codes (when declared), and custom f
   t.deepEqual(await byField([{ id: 'level', operation: 'eq', value: 'Débutant' }]), [], 'the authored value is matched');
 });
 
-test.serial('catalogue with weblink-content-locale: French names and custom field values per field; without it, the same bytes as before', async (t) => {
+test.serial('catalogue with weblink-content-locale: French names, teasers and custom field values per field; without it, the same bytes as before', async (t) => {
   const vars = { order: { field: 'name', direction: 'asc' }, filters: [], customFieldFilters: [], offset: 0 };
   const plain = await weblink({ query: CATALOGUE, variables: vars });
   const again = await weblink({ query: CATALOGUE, variables: vars });
   t.is(plain.text, again.text);
-  t.notRegex(plain.text, /Parcours|Débutant/);
+  t.notRegex(plain.text, /Parcours|Débutant|Prêt/);
   t.is(plain.json.data.catalogue.edges[3].node.name, 'Fire Safety');
   const french = await weblink({ query: CATALOGUE, variables: vars }, { 'weblink-content-locale': frLocale });
   t.is(french.status, 200, french.text);
   t.regex(String(french.headers.vary), /weblink-content-locale/i);
   const nodes = french.json.data.catalogue.edges.map((e: { node: unknown }) => e.node);
   const fire = nodes.find((n: { id: string }) => n.id === gid('Course', 'fireSafety'));
-  t.like(fire, { name: 'Sécurité incendie', description: '<p>One day of fire safety.</p>', customFieldValues: [{ definitionKey: 'level', value: 'Débutant' }] });
+  t.like(fire, { name: 'Sécurité incendie', description: '<p>One day of fire safety.</p>', teaserDescription: 'Prêt face au feu', customFieldValues: [{ definitionKey: 'level', value: 'Débutant' }] });
   const path = nodes.find((n: { id: string }) => n.id === gid('LearningPath', 'safetyPath'));
   t.like(path, { name: 'Parcours sécurité', description: 'Fire and ropes' });
   t.like(nodes.find((n: { id: string }) => n.id === gid('Course', 'abseiling')), { name: 'Abseiling', customFieldValues: [{ definitionKey: 'level', value: 'Advanced' }] });

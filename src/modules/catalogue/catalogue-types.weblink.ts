@@ -61,12 +61,12 @@ const loadById = <R extends { id: number }>(ctx: GraphQLContext, key: string, re
 /** This request's memo of one read. */
 const once = <T,>(ctx: GraphQLContext, key: string, read: (db: Knex) => Promise<T>): Promise<T> => ctx.loader(`weblink.${key}`, (db) => ({ value: read(db) })).value;
 
-/** A name or description in the content locale: its translation where there is one (null: none), else the authored value. */
-function text(kind: FieldValueOwner, column: 'name' | 'description', nonNull = false): GraphQLFieldConfig<CatalogueText, GraphQLContext> {
+/** A name, description or teaser in the content locale: its translation where there is one (null: none), else the authored value. */
+function text(kind: FieldValueOwner, column: 'name' | 'description' | 'teaser_description', nonNull = false): GraphQLFieldConfig<CatalogueText, GraphQLContext> {
   return {
     type: nonNull ? new GraphQLNonNull(GraphQLString) : GraphQLString,
     resolve(row, _args, ctx) {
-      const authored = row[column];
+      const authored = row[column] ?? null;
       const locale = ctx.contentLocale;
       if (!locale || locale.id === row.locale_id) return authored;
       const joined = `tr_${column}` as const;
@@ -194,7 +194,7 @@ export const Course: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new Gr
     code: { type: GraphQLString },
     name: text('course_template', 'name', true),
     description: text('course_template', 'description'),
-    teaserDescription: { type: GraphQLString, resolve: (c) => c.teaser_description },
+    teaserDescription: text('course_template', 'teaser_description'),
     category: categoryName,
     imageUrl,
     locale: { type: Locale, resolve: (c, _a, ctx) => localeById(ctx, c.locale_id) },

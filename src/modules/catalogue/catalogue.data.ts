@@ -25,7 +25,7 @@ export interface Overlay<C extends string = string> {
   columns: readonly C[];
 }
 
-const TEMPLATE_TEXTS = ['title', 'course_text1'] as const;
+const TEMPLATE_TEXTS = ['title', 'course_text1', 'teaser_description'] as const;
 const PATH_TEXTS = ['name', 'description'] as const;
 
 export const TEMPLATE_TRANSLATIONS: Overlay<(typeof TEMPLATE_TEXTS)[number]> = { kind: 'course_template', ...translationTableOf('course_template'), columns: TEMPLATE_TEXTS };
@@ -37,25 +37,29 @@ export interface TranslationRow {
   locale_id: number;
   name: string | null;
   description: string | null;
+  /** A course's only (null for a learning path). */
+  teaser_description: string | null;
 }
 
 /**
  * What the catalogue shows of a course template or learning path, under the names WebLink gives
  * them (`name` is a template's title, `description` its course_text1), and, on a page read with
- * a content locale, their translations there as `tr_name` and `tr_description` (null: none).
+ * a content locale, their translations there as `tr_name`, `tr_description` and (a course's)
+ * `tr_teaser_description` (null: none).
  */
 export interface CatalogueText {
   id: number;
   locale_id: number | null;
   name: string;
   description: string | null;
+  teaser_description?: string | null;
   tr_name?: string | null;
   tr_description?: string | null;
+  tr_teaser_description?: string | null;
 }
 
 export interface CatalogueCourse extends CatalogueText {
   code: string | null;
-  teaser_description: string | null;
   category_id: number | null;
   image_document_id: number | null;
 }
@@ -135,14 +139,14 @@ export function withTranslation(db: Db, q: Knex.QueryBuilder, list: 'catalogue' 
     });
   if (list === 'courses') {
     joinOf(TEMPLATE_TRANSLATIONS, 'trc');
-    q.select('trc.title as tr_name', 'trc.course_text1 as tr_description');
+    q.select('trc.title as tr_name', 'trc.course_text1 as tr_description', 'trc.teaser_description as tr_teaser_description');
   } else if (list === 'learningPaths') {
     joinOf(PATH_TRANSLATIONS, 'trl');
-    q.select('trl.name as tr_name', 'trl.description as tr_description');
+    q.select('trl.name as tr_name', 'trl.description as tr_description', db.raw('null as tr_teaser_description'));
   } else {
     joinOf(TEMPLATE_TRANSLATIONS, 'trc', 'CourseTemplate');
     joinOf(PATH_TRANSLATIONS, 'trl', 'LearningPath');
-    q.select(db.raw('coalesce(trc.title, trl.name) as tr_name'), db.raw('coalesce(trc.course_text1, trl.description) as tr_description'));
+    q.select(db.raw('coalesce(trc.title, trl.name) as tr_name'), db.raw('coalesce(trc.course_text1, trl.description) as tr_description'), 'trc.teaser_description as tr_teaser_description');
   }
 }
 
@@ -151,7 +155,13 @@ export async function translationsOf(db: Db, kind: 'course_template' | 'learning
   const o = kind === 'course_template' ? TEMPLATE_TRANSLATIONS : PATH_TRANSLATIONS;
   const rows = (await translationsOfOwners(db, kind, ownerIds)) as unknown as Record<string, string | number | null>[];
   return groupedBy(
-    rows.map((r) => ({ owner: r[o.owner] as number, locale_id: r.locale_id as number, name: r[o.columns[0]!] as string | null, description: r[o.columns[1]!] as string | null })),
+    rows.map((r) => ({
+      owner: r[o.owner] as number,
+      locale_id: r.locale_id as number,
+      name: r[o.columns[0]!] as string | null,
+      description: r[o.columns[1]!] as string | null,
+      teaser_description: (r.teaser_description ?? null) as string | null,
+    })),
     (r) => r.owner,
   );
 }

@@ -42,6 +42,7 @@ export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext
     courseText2: { type: GraphQLString, resolve: (t) => t.course_text2, description: 'The introduction.' },
     relatedCoursesText: { type: GraphQLString, resolve: (t) => t.related_courses_text },
     lmsSummary: { type: GraphQLString, resolve: (t) => t.lms_summary },
+    teaserDescription: { type: GraphQLString, resolve: (t) => t.teaser_description, description: 'The short text websites show in lists of courses (WebLink Course.teaserDescription).' },
     lifecycleState: { type: new GraphQLNonNull(LifecycleState), resolve: (t) => t.lifecycle_state },
     locale: { type: Locale, description: 'The primary locale: the language of its own content. Needed before translations.', resolve: (t, _a, ctx) => localeById(ctx, t.locale_id) },
     deliveryLocales: {

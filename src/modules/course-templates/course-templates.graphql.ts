@@ -28,6 +28,7 @@ const inputFields = (create: boolean) => ({
   courseText2: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   relatedCoursesText: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   lmsSummary: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
+  teaserDescription: { type: GraphQLString, description: 'The short text websites show in lists of courses. Rich text, sanitised on write.' },
   lifecycleState: { type: LifecycleState },
   localeId: { type: GraphQLID, description: 'The primary locale (a supported Locale id).' },
   deliveryLocaleIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) },

@@ -18,6 +18,8 @@ export const COURSE_TEMPLATE_TEXTS = {
   courseText2: { column: 'course_text2', richText: true, maxLength: 100000 },
   relatedCoursesText: { column: 'related_courses_text', richText: true, maxLength: 100000 },
   lmsSummary: { column: 'lms_summary', richText: true, maxLength: 100000 },
+  /** The short text a website shows in a list of courses (WebLink `teaserDescription`). */
+  teaserDescription: { column: 'teaser_description', richText: true, maxLength: 10000 },
 } as const satisfies Record<string, TranslatableField>;
 
 export type CourseTemplateTextName = keyof typeof COURSE_TEMPLATE_TEXTS;
@@ -30,6 +32,7 @@ export interface CourseTemplateFields {
   courseText2?: string | null;
   relatedCoursesText?: string | null;
   lmsSummary?: string | null;
+  teaserDescription?: string | null;
   lifecycleState?: string | null;
 }
 

@@ -26,6 +26,7 @@ export class CourseTemplateTranslation extends TranslationRecord {
   declare course_text2: string | null;
   declare related_courses_text: string | null;
   declare lms_summary: string | null;
+  declare teaser_description: string | null;
 }
 
 export class LearningPathTranslation extends TranslationRecord {
