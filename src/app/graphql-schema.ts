@@ -1,6 +1,6 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { backgroundJobQuery } from '../modules/background-jobs/background-jobs.graphql.js';
-import { CourseTemplateMutations, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
+import { CourseTemplateMutations, courseTemplateQuery, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
 import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery } from '../modules/custom-fields/custom-fields.graphql.js';
 import { LearningPathMutations, learningPathsQuery } from '../modules/learning-paths/learning-paths.graphql.js';
 import { EventMutations, eventsQuery } from '../modules/events/events.graphql.js';
@@ -48,6 +48,7 @@ export function buildSchema(): GraphQLSchema {
       },
       node: nodeQuery,
       locales: localesQuery,
+      courseTemplate: courseTemplateQuery,
       courseTemplates: courseTemplatesQuery,
       learningPaths: learningPathsQuery,
       customFieldDefinitions: customFieldDefinitionsQuery,

@@ -1,8 +1,10 @@
-import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { LifecycleState } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
+import { requirePermission } from '../../kit/graphql/permissions.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
@@ -81,3 +83,15 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
     updatedOn: { column: 'updated_on', kind: 'datetime', orderable: true },
   },
 });
+
+/** `courseTemplate(id:)`: one course template by its global id; null when there is none (in this instance). */
+export const courseTemplateQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string }> = {
+  type: CourseTemplate,
+  description: 'One course template by id; null when there is none (in your instance).',
+  args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+  async resolve(_root, { id }, ctx) {
+    requirePermission(ctx, VIEW);
+    const legacyId = legacyIdOf('CourseTemplate', id);
+    return legacyId === undefined ? null : ((await courseTemplateById(ctx, legacyId)) ?? null);
+  },
+};

@@ -13,7 +13,7 @@ import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
 import { CourseTemplate, deliveryOf, EDIT, translations } from './course-template-type.graphql.js';
 
-export { CourseTemplate, courseTemplateById, courseTemplatesQuery } from './course-template-type.graphql.js';
+export { CourseTemplate, courseTemplateById, courseTemplateQuery, courseTemplatesQuery } from './course-template-type.graphql.js';
 
 /**
  * `courseTemplate { create update upsertTranslation deleteTranslation applyToEvents }` in GraphQL
