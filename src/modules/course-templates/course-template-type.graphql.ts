@@ -1,4 +1,4 @@
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { LifecycleState } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
@@ -33,6 +33,16 @@ export const translations = translationFace({
 
 export const deliveryOf = (ctx: GraphQLContext) => ctx.loader('CourseTemplate.delivery', (db) => byOwner((ids) => deliveryLocalesOf(db, ids), (r) => r.course_template_id));
 
+/**
+ * Fields of CourseTemplate that modules above this one add (the events module adds `events`):
+ * their types refer back to CourseTemplate, so they cannot be imported here without a circle.
+ * Added when those modules load, read when the schema is built.
+ */
+const extensions: GraphQLFieldConfigMap<CourseTemplateRow, GraphQLContext> = {};
+export function extendCourseTemplate(fields: GraphQLFieldConfigMap<CourseTemplateRow, GraphQLContext>): void {
+  Object.assign(extensions, fields);
+}
+
 export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<CourseTemplateRow, GraphQLContext>({
   name: 'CourseTemplate',
   interfaces: [NodeInterface],
@@ -57,6 +67,7 @@ export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext
     customFieldValues: { ...customFieldValuesField, resolve: async (t, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, t.id), null) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.created_on },
     updatedOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.updated_on },
+    ...extensions,
   }),
 });
 
