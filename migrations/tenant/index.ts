@@ -9,6 +9,9 @@ import * as m007 from './007_event_delivery.js';
 import * as m008 from './008_event_references.js';
 import * as m009 from './009_catalogue.js';
 import * as m010 from './010_teaser_translations.js';
+import * as m011 from './011_event_core.js';
+import * as m012 from './012_course_template_core.js';
+import * as m013 from './013_reference_core.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];

@@ -30,10 +30,11 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
     const slug = slugFromHost(ctx.get('host'), rt.config.baseDomain);
     const hostTenant = slug ? await rt.registry.bySlug(slug) : undefined;
     if (slug && !hostTenant) return graphqlErrors(ctx, 404, `No instance at host '${ctx.get('host')}'`, 'NOT_FOUND');
-    // GraphiQL, for people exploring the API locally (its requests need a token, set in its headers pane).
-    if (ctx.method === 'GET' && rt.config.env !== 'production' && ctx.accepts('json', 'html') === 'html' && !ctx.query.query) {
+    // GraphiQL, for people exploring the API locally (its requests need a token, set in its headers
+    // pane); not for a GET that carries its query in a JSON body.
+    if (ctx.method === 'GET' && rt.config.env !== 'production' && ctx.accepts('json', 'html') === 'html' && !ctx.query.query && !ctx.is('json')) {
       ctx.type = 'html';
-      ctx.body = renderGraphiQL({ endpoint: GRAPHQL_PATH, headers: JSON.stringify({ Authorization: 'Bearer <access token>' }, null, 2), defaultQuery: '{ hello }' });
+      ctx.body = graphiqlPage();
       return;
     }
     if (!server.acceptable(ctx)) return;
@@ -54,4 +55,71 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
       });
     });
   };
+}
+
+/** What GraphiQL's headers pane holds until a token is pasted in. */
+export const GRAPHIQL_PLACEHOLDER = 'Bearer <access token>';
+/** What GraphiQL shows while its headers still hold {@link GRAPHIQL_PLACEHOLDER}. */
+export const GRAPHIQL_TOKEN_HINT = 'Replace <access token> in the Request Headers pane (below the query) with an access token from POST /oauth/token: the Docs and completion load once it is there.';
+
+/**
+ * GraphiQL (graphql-helix's) for `GET /graphql` in development. GraphiQL fetches the schema once,
+ * when the page loads, with the headers then in its pane, and never again: so two scripts of
+ * Lectern's own go around it.
+ * - Before GraphiQL: a request whose Authorization is still the placeholder is not sent; it
+ *   is answered in the page with a GraphQL error that says what to paste (instead of the
+ *   server's 401 "not a bearer token").
+ * - After it: when the headers change and GraphiQL has no schema, the schema is fetched again
+ *   (Docs and completion then work), and the hint is cleared once it is there.
+ */
+export function graphiqlPage(): string {
+  const html = renderGraphiQL({ endpoint: GRAPHQL_PATH, headers: JSON.stringify({ Authorization: GRAPHIQL_PLACEHOLDER }, null, 2), defaultQuery: '{ hello }' });
+  const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
+  const guard = `<script>
+(function () {
+  var endpoint = ${json(GRAPHQL_PATH)}, placeholder = ${json(GRAPHIQL_PLACEHOLDER)}, hint = ${json(GRAPHIQL_TOKEN_HINT)};
+  var send = window.fetch.bind(window);
+  function authorization(input, init) {
+    var headers = (init && init.headers) || (input && typeof input === 'object' && input.headers);
+    if (!headers) return undefined;
+    if (typeof headers.get === 'function') return headers.get('authorization') || undefined;
+    if (Array.isArray(headers)) {
+      for (var i = 0; i < headers.length; i++) if (String(headers[i][0]).toLowerCase() === 'authorization') return headers[i][1];
+      return undefined;
+    }
+    for (var k in headers) if (k.toLowerCase() === 'authorization') return headers[k];
+    return undefined;
+  }
+  window.fetch = function (input, init) {
+    var url = typeof input === 'string' || input instanceof URL ? String(input) : input && input.url;
+    if (url && new URL(url, location.href).pathname === endpoint && String(authorization(input, init) || '').trim() === placeholder) {
+      var body = JSON.stringify({ errors: [{ message: hint, extensions: { code: 'UNAUTHENTICATED' } }] });
+      return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }));
+    }
+    return send(input, init);
+  };
+})();
+</script>`;
+  const refetch = `<script>
+(function () {
+  var hint = ${json(GRAPHIQL_TOKEN_HINT)}, seen, refetched = false;
+  setInterval(function () {
+    var g = window.g; // GraphiQL sets it when it mounts
+    if (!g || !g.state || typeof g.fetchSchema !== 'function') return;
+    if (refetched && g.state.schema && typeof g.state.response === 'string' && g.state.response.indexOf(hint) >= 0) g.setState({ response: '' });
+    var headers = g.state.headers;
+    if (headers === seen) return;
+    var first = seen === undefined;
+    seen = headers;
+    if (first || g.state.schema !== undefined) return;
+    try { JSON.parse(headers || '{}'); } catch (e) { return; } // still being typed
+    refetched = true;
+    g.fetchSchema();
+  }, 300);
+})();
+</script>`;
+  // The guard goes before GraphiQL's own script (which keeps the fetch it finds), the rest after.
+  const start = html.indexOf('<body>') + '<body>'.length;
+  const end = html.lastIndexOf('</body>');
+  return `${html.slice(0, start)}\n${guard}${html.slice(start, end)}${refetch}\n${html.slice(end)}`;
 }

@@ -1,8 +1,11 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { backgroundJobQuery } from '../modules/background-jobs/background-jobs.graphql.js';
+import { learningCategoriesQuery } from '../modules/categories/categories.graphql.js';
 import { CourseTemplateMutations, courseTemplateQuery, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
-import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery } from '../modules/custom-fields/custom-fields.graphql.js';
+import { catalogueQuery } from '../modules/catalogue/catalogue.graphql.js';
+import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery, customFieldTemplateQuery } from '../modules/custom-fields/custom-fields.graphql.js';
 import { LearningPathMutations, learningPathsQuery } from '../modules/learning-paths/learning-paths.graphql.js';
+import { OBJECTIVE_TYPES } from '../modules/learning-paths/learning-objectives.graphql.js';
 import { EventMutations, eventsQuery } from '../modules/events/events.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
@@ -50,8 +53,11 @@ export function buildSchema(): GraphQLSchema {
       locales: localesQuery,
       courseTemplate: courseTemplateQuery,
       courseTemplates: courseTemplatesQuery,
+      learningCategories: learningCategoriesQuery,
       learningPaths: learningPathsQuery,
       customFieldDefinitions: customFieldDefinitionsQuery,
+      customFieldTemplate: customFieldTemplateQuery,
+      catalogue: catalogueQuery,
       events: eventsQuery,
       locations: locationsQuery,
       taxTypes: taxTypesQuery,
@@ -73,5 +79,6 @@ export function buildSchema(): GraphQLSchema {
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
     },
   });
-  return new GraphQLSchema({ query, mutation });
+  // Types reached only through an interface (a learning path's objectives) are listed, so the schema has them.
+  return new GraphQLSchema({ query, mutation, types: [...OBJECTIVE_TYPES] });
 }

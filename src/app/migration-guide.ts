@@ -1,33 +1,130 @@
+import { Kind, parse, type FieldNode, type SelectionNode } from 'graphql';
 import { REST_SUNSET } from '../kit/http/deprecation.js';
 
-/** Where each legacy REST endpoint's job is done in the Core GraphQL API (`POST /graphql`). */
-export const MIGRATION_MAP: { rest: string; graphql: string }[] = [
-  { rest: 'GET /api/v2/crm/marketing_activities[/:id]', graphql: 'query marketingActivities(filters: [{field: id, operation: eq, value: "…"}])' },
-  { rest: 'POST|PUT|DELETE /api/v2/crm/marketing_activities', graphql: 'mutation marketingActivity { create | update | delete }' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/campaigns', graphql: 'query campaigns; mutation campaign { create | update | delete }' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/contacts', graphql: 'query contacts; mutation contact { create | update | delete }' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/companies', graphql: 'query organisations; mutation organisation { create | update | delete }' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/event/categories', graphql: 'query categories; mutation category { create | update | delete }' },
-  { rest: 'GET /api/v2/event/public_events[/:id]', graphql: 'query events(filters: …); node(id:)' },
-  { rest: 'POST|PUT /api/v2/event/public_events', graphql: 'mutation event { createClassroom | update }' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/event/event_templates', graphql: 'query courseTemplates; mutation courseTemplate { create | update }' },
-  { rest: 'GET /api/v2/event/delegates[/:id]', graphql: 'query learners(filters: [{field: eventId, …}])' },
-  { rest: 'POST|DELETE /api/v2/event/delegates', graphql: 'mutation learner { create | cancel }' },
-  { rest: 'POST /api/v2/event/delegates/:id/name', graphql: 'mutation learner { name(learnerId, contactId) }' },
-  { rest: 'GET|POST /api/v2/event/delegates/:id/scores', graphql: 'Learner.scores; mutation learner { setScores }' },
-  { rest: 'GET /api/v2/system/custom_templates[/:id]', graphql: 'CourseTemplate.scoreMappings' },
-  { rest: 'POST /api/v2/orders', graphql: 'mutation opportunity { create }; query opportunities, invoices' },
+/**
+ * `GET /api/v2/migration`: where each legacy REST endpoint's job is done in the Core GraphQL API
+ * (`POST /graphql`). Each entry gives GraphQL documents that run against the Core schema as it
+ * is (test/http/migration-guide.test.ts validates every one against the built schema), or says
+ * plainly that nothing does the job yet. What `graphql` names is read from those documents, so
+ * the guide names no operation the API does not have.
+ */
+export interface MigrationEntry {
+  /** The REST endpoints: methods and path (`[/:id]`: with or without an id). */
+  rest: string;
+  /** The operations that do it (`query events`, `mutation courseTemplate.update`), or `None yet: …`. */
+  graphql: string;
+  /** Documents to send to `POST /graphql` (`"<Event id>"`: an id to fill in); none when nothing does it yet. */
+  operations: string[];
+  /** What the operations leave to REST, or why there are none. */
+  note?: string;
+}
+
+const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
+  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/marketing_activities[/:id]', operations: [], note: 'Core GraphQL has no marketing activities: keep using REST for them.' },
+  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/campaigns[/:id]', operations: [], note: 'Core GraphQL has no campaigns: keep using REST for them.' },
+  {
+    rest: 'GET /api/v2/crm/contacts[/:id]',
+    operations: ['query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id contact { id legacyId firstName lastName email organisation } } } } }'],
+    note: 'Only the contact who placed an order, on its opportunity: there is no contacts query yet.',
+  },
+  { rest: 'POST|PUT|DELETE /api/v2/crm/contacts[/:id]', operations: [], note: 'Core GraphQL cannot write contacts: keep using REST for them.' },
+  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/companies[/:id]', operations: [], note: 'Core GraphQL has no companies (a contact gives only companyLegacyId, the REST id of its company).' },
+  {
+    rest: 'GET /api/v2/event/categories[/:id]',
+    operations: [
+      'query { learningCategories(filters: [{field: parentCategory, operation: isnull}], order: {field: name}, first: 50) { edges { node { id legacyId name description parentCategory { id name } } } pageInfo { hasNextPage endCursor } } }',
+      'query { node(id: "<LearningCategory id>") { ... on LearningCategory { id legacyId name description } } }',
+    ],
+    note: 'REST event categories are GraphQL learning categories.',
+  },
+  { rest: 'POST|PUT|DELETE /api/v2/event/categories[/:id]', operations: [], note: 'Core GraphQL cannot write learning categories: keep using REST for them.' },
+  {
+    rest: 'GET /api/v2/event/public_events[/:id]',
+    operations: [
+      'query { events(filters: [{field: courseTemplate, operation: eq, value: "<CourseTemplate id>"}], order: {field: code, direction: asc}, first: 50) { edges { node { id legacyId code title lifecycleState courseTemplate { id title } } } pageInfo { hasNextPage endCursor } } }',
+      'query { node(id: "<Event id>") { ... on Event { id legacyId code title lifecycleState } } }',
+    ],
+  },
+  {
+    rest: 'POST /api/v2/event/public_events',
+    operations: ['mutation ($input: ClassroomEventCreateInput!) { event { createClassroom(input: $input) { event { id legacyId title } errors { label message value } } } }'],
+  },
+  { rest: 'PUT /api/v2/event/public_events/:id', operations: ['mutation ($id: ID!, $input: EventUpdateInput!) { event { update(eventId: $id, input: $input) { event { id title lifecycleState } errors { label message value } } } }'] },
+  {
+    rest: 'DELETE /api/v2/event/public_events/:id',
+    operations: ['mutation { event { delete(input: {eventIds: ["<Event id>"]}) { eventIds errors { label message value } } } }'],
+    note: 'Up to 100 events at once, all or none; an event delegates or orders still hold is refused, as in REST.',
+  },
+  {
+    rest: 'GET /api/v2/event/event_templates[/:id]',
+    operations: [
+      'query { courseTemplates(filters: [{field: code, operation: eq, value: "<code>"}], order: {field: title}, first: 50) { edges { node { id legacyId code title lifecycleState } } pageInfo { hasNextPage endCursor } } }',
+      'query { courseTemplate(id: "<CourseTemplate id>") { id legacyId code title lifecycleState } }',
+    ],
+  },
+  { rest: 'POST /api/v2/event/event_templates', operations: ['mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id legacyId } errors { label message value } } } }'] },
+  {
+    rest: 'PUT /api/v2/event/event_templates/:id',
+    operations: ['mutation ($id: ID!, $input: CourseTemplateUpdateInput!) { courseTemplate { update(courseTemplateId: $id, input: $input) { courseTemplate { id title } errors { label message value } } } }'],
+  },
+  {
+    rest: 'DELETE /api/v2/event/event_templates/:id',
+    operations: ['mutation { courseTemplate { update(courseTemplateId: "<CourseTemplate id>", input: {lifecycleState: cancelled}) { courseTemplate { id lifecycleState } errors { label message value } } } }'],
+    note: 'GraphQL does not delete course templates: cancel one instead.',
+  },
+  {
+    rest: 'GET /api/v2/event/delegates[/:id]',
+    operations: ['query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id registration { legacyId delegates { legacyId numPlaces event { id title } contact { id email } } } } } } }'],
+    note: 'Only the delegates an order registered, on its opportunity: there is no learners query yet.',
+  },
+  { rest: 'POST|DELETE /api/v2/event/delegates[/:id]', operations: [], note: 'Core GraphQL cannot add or remove delegates: keep using REST (or place an order).' },
+  { rest: 'POST /api/v2/event/delegates/:id/name', operations: [], note: 'Core GraphQL cannot name a delegate place: keep using REST for it.' },
+  { rest: 'GET|POST /api/v2/event/delegates/:id/scores', operations: [], note: 'Core GraphQL has no scores: keep using REST for them.' },
+  { rest: 'GET /api/v2/system/custom_templates[/:id]; POST /api/v2/system/custom_templates/:id/mappings', operations: [], note: 'Core GraphQL has no score templates or mappings: keep using REST for them.' },
+  {
+    rest: 'POST /api/v2/orders',
+    operations: [
+      'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id legacyId state processingStatus failureReason invoice { id legacyId } } } } }',
+      'mutation { opportunity { release(opportunityId: "<Opportunity id>") { opportunity { id state processingStatus } errors { label message value } } } }',
+    ],
+    note: 'No mutation places an order yet: place it with REST (order_id is the opportunity\'s legacyId), then follow it, and release one the manual workflow holds, in GraphQL.',
+  },
 ];
+
+/** What a document runs: `query <root field>` or `mutation <namespace>.<operation>`, for each of its operations. */
+function operationNames(document: string): string[] {
+  const fields = (selections: readonly SelectionNode[]) => selections.filter((s): s is FieldNode => s.kind === Kind.FIELD);
+  return parse(document).definitions.flatMap((d) => {
+    if (d.kind !== Kind.OPERATION_DEFINITION) return [];
+    return fields(d.selectionSet.selections).flatMap((f) =>
+      d.operation === 'mutation' && f.selectionSet ? fields(f.selectionSet.selections).map((op) => `mutation ${f.name.value}.${op.name.value}`) : [`${d.operation} ${f.name.value}`],
+    );
+  });
+}
+
+/** Every legacy REST endpoint and what replaces it, as `GET /api/v2/migration` lists it (JSON) and shows it (HTML). */
+export const MIGRATION_MAP: MigrationEntry[] = ENTRIES.map((e) => ({
+  rest: e.rest,
+  graphql: e.operations.length ? [...new Set(e.operations.flatMap(operationNames))].join('; ') : `None yet: ${e.note ?? 'no GraphQL operation does this.'}`,
+  operations: e.operations,
+  ...(e.note && e.operations.length ? { note: e.note } : {}),
+}));
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
+/** The guide as a page, for people. */
 export function migrationGuideHtml(): string {
-  const rows = MIGRATION_MAP.map((m) => `<tr><td><code>${esc(m.rest)}</code></td><td><code>${esc(m.graphql)}</code></td></tr>`).join('\n');
+  const rows = MIGRATION_MAP.map((m) => {
+    const what = m.operations.length ? `<code>${esc(m.graphql)}</code>${m.note ? `<p>${esc(m.note)}</p>` : ''}${m.operations.map((o) => `<pre><code>${esc(o)}</code></pre>`).join('')}` : `<strong>${esc(m.graphql)}</strong>`;
+    return `<tr><td><code>${esc(m.rest)}</code></td><td>${what}</td></tr>`;
+  }).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lectern: migrating from REST v2 to GraphQL</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td{padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}</style></head>
+<style>body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}td{padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}pre{white-space:pre-wrap;background:#f6f6f6;padding:.4rem}</style></head>
 <body><h1>Migrating from the legacy REST API v2 to GraphQL</h1>
 <p>The REST API under <code>/api/v2/</code> is deprecated and retired on ${esc(REST_SUNSET.toUTCString())}. Use the Core GraphQL API at
 <code>POST /graphql</code> with an OAuth 2.0 bearer token (<code>/oauth/authorize</code>, <code>/oauth/token</code>).</p>
+<p>GraphQL ids are global ids: <code>"&lt;Event id&gt;"</code> stands for the base64 of <code>Event:&lt;REST id&gt;</code> (REST's
+<code>id</code> is GraphQL's <code>legacyId</code>). Where GraphQL has nothing for an endpoint yet, the guide says so.</p>
 <table><thead><tr><th>REST v2</th><th>GraphQL</th></tr></thead><tbody>
 ${rows}
 </tbody></table></body></html>`;

@@ -105,7 +105,7 @@ test.serial('order, first/offset and first/after paging with pageInfo', async (t
 });
 
 test.serial('query limits: too deep, too many aliases or too costly is refused with a clear error', async (t) => {
-  // The schema has no cycles today, so the depth bound guards future ones: it counts any nesting.
+  // Lists lead back to each other (a template's events, an event's template): the depth bound counts any nesting.
   const tooDeep = `{ courseTemplates { edges { node { ${'a { '.repeat(12)}b${' }'.repeat(12)} } } } }`;
   const depth = await f.gql(f.admin, tooDeep);
   t.true(depth.json.errors.some((e: { message: string }) => /depth limit/i.test(e.message)), JSON.stringify(depth.json.errors.map((e: { message: string }) => e.message)));

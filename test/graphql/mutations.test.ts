@@ -190,7 +190,8 @@ test.serial('a server failure answers 500 in GraphQL shape with a request id, sa
 });
 
 test.serial('cost: a page size given by a variable counts at the value the request sends (at most the maximum page), one left out at its default', async (t) => {
-  const list = (first: string) => `courseTemplates${first} { edges { node { id title code courseText1 courseText2 lmsSummary translations { id title courseText1 courseText2 translatedFields locale { id code name fullName } customFieldValues { definitionKey value definition { key label type } } } } } }`;
+  // Each template's events (a nested list left at its default page of 20) weigh on the page size.
+  const list = (first: string) => `courseTemplates${first} { edges { node { id title code courseText1 courseText2 lmsSummary events { edges { node { id title code start end status } } } translations { id title courseText1 courseText2 translatedFields locale { id code name fullName } customFieldValues { definitionKey value definition { key label type } } } } } }`;
   const doc = (first: string, vars = '') => `query ${vars} { ${Array.from({ length: 19 }, (_, i) => `c${i}: ${list(first)}`).join(' ')} }`;
   const refused = async (query: string, variables?: Record<string, unknown>) => {
     const res = await f.gql(f.admin, query, variables);

@@ -2,7 +2,8 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, specifiedRules, validate, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
-import { getGraphQLParameters, processRequest, type Request as HelixRequest } from 'graphql-helix';
+import { bodyParser } from '@koa/bodyparser';
+import { processRequest, type Request as HelixRequest } from 'graphql-helix';
 import type { Knex } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
 import type { AppContext } from '../http/context.js';
@@ -17,21 +18,28 @@ import { createQueryCache, type QueryCache } from './query-cache.js';
 
 /**
  * GraphQL over HTTP for Lectern's GraphQL endpoints (the Core API at `/graphql`, the WebLink
- * API at `/weblink/graphql`), on graphql-helix, kept behind this one module: media types, the
- * query limits, a transaction per request in the tenant's schema, errors as clients may see
- * them, and a server failure rolling the request back.
+ * API at `/weblink/graphql`), on graphql-helix, kept behind this one module: requests read as
+ * real integrations send them ({@link requestParameters}), media types, the query limits, a
+ * transaction per request in the tenant's schema, errors as clients may see them, and a server
+ * failure rolling the request back.
  */
 
 /** Bounds on what one request may ask, with errors that say which limit it passed. */
-// Cost counts a list field times its `first`: a page of 100 course templates with everything on them costs about 34,000.
-export const QUERY_LIMITS = { depth: 12, aliases: 20, cost: 60000 };
+/**
+ * Cost is the most values an answer can hold: each field counts once (an object field 2), times
+ * the `first` of every list it is in (see withPages), with no extra weight for depth (depth has
+ * its own limit), so it bounds the size of the answer itself. The heaviest operation the real
+ * client programs send (the PHP SDK's learning paths with their objectives' courses and their
+ * events, 50 to a page) costs about 15,000.
+ */
+export const QUERY_LIMITS = { depth: 12, aliases: 20, cost: 30000 };
 const VALIDATION_RULES = [
   ...specifiedRules,
   knownOperationTypesRule,
   maxDepthRule({ n: QUERY_LIMITS.depth, ignoreIntrospection: true, exposeLimits: true }),
   maxAliasesRule({ n: QUERY_LIMITS.aliases, exposeLimits: true }),
 ];
-const COST_RULE = costLimitRule({ maxCost: QUERY_LIMITS.cost, ignoreIntrospection: true, exposeLimits: true });
+const COST_RULE = costLimitRule({ maxCost: QUERY_LIMITS.cost, depthCostFactor: 1, ignoreIntrospection: true, exposeLimits: true });
 
 /**
  * An operation of a kind the schema does not have (a mutation on the read-only WebLink API) is
@@ -71,15 +79,63 @@ function responseType(accept: string): Media | undefined {
   return undefined;
 }
 
-/** A request that is not a well-formed GraphQL-over-HTTP request (400 whatever is accepted). */
-function malformed(body: unknown): string | undefined {
-  if (!body || typeof body !== 'object') return undefined;
-  const b = body as Record<string, unknown>;
-  if (b.query != null && typeof b.query !== 'string') return '`query` must be a string';
-  if (b.operationName != null && typeof b.operationName !== 'string') return '`operationName` must be a string';
-  if (b.variables != null && (typeof b.variables !== 'object' || Array.isArray(b.variables))) return '`variables` must be an object';
-  if (b.extensions != null && (typeof b.extensions !== 'object' || Array.isArray(b.extensions))) return '`extensions` must be an object';
-  return undefined;
+/** What one GraphQL request asks, once read from wherever its client put it (GraphQL over HTTP §5). */
+interface GraphQLParameters {
+  query?: string;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `variables` or `extensions`: an object, or (as URL parameters are, and as n8n sends body parameters) a string of JSON of one. */
+function mapParameter(name: string, value: unknown): { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string } {
+  if (value === undefined || value === null || value === '') return { ok: true, value: undefined };
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null) return { ok: true, value: undefined };
+  }
+  return isMap(parsed) ? { ok: true, value: parsed } : { ok: false, message: `\`${name}\` must be an object (or a string of JSON of one)` };
+}
+
+/**
+ * The GraphQL parameters of a request, from where real integrations put them (real-clients.md §4;
+ * the WebLink and Core endpoints read them the same way):
+ * - GET: the URL; when the URL has no `query`, a JSON body (n8n's default method sends one). The
+ *   request stays a GET, so a mutation found there is refused (405) as it is in a URL.
+ * - POST: the body; when the body has no `query`, the URL (n8n's query parameters with no body).
+ * - `variables` and `extensions` as objects, or as strings of JSON of objects.
+ * Other keys of the body or URL (`staff`, a page `offset`) are left alone. A parameter of the
+ * wrong type is a malformed request: its message, for a 400 whatever is accepted.
+ */
+function requestParameters(method: string, body: unknown, url: Readonly<Record<string, unknown>>): { ok: true; params: GraphQLParameters } | { ok: false; message: string } {
+  const fromBody = isMap(body) ? body : undefined;
+  let source: Readonly<Record<string, unknown>> | undefined;
+  if (method === 'GET') source = url.query == null && fromBody?.query != null ? fromBody : url;
+  else source = fromBody?.query == null && url.query != null ? url : fromBody;
+  if (!source) return { ok: true, params: {} };
+  const { query, operationName } = source;
+  if (query != null && typeof query !== 'string') return { ok: false, message: '`query` must be a string' };
+  if (operationName != null && typeof operationName !== 'string') return { ok: false, message: '`operationName` must be a string' };
+  const variables = mapParameter('variables', source.variables);
+  if (!variables.ok) return variables;
+  const extensions = mapParameter('extensions', source.extensions);
+  if (!extensions.ok) return extensions;
+  return {
+    ok: true,
+    params: {
+      ...(query != null ? { query } : {}),
+      ...(operationName != null ? { operationName } : {}),
+      ...(variables.value ? { variables: variables.value } : {}),
+      ...(extensions.value ? { extensions: extensions.value } : {}),
+    },
+  };
 }
 
 /** A resolver failed for a reason not the client's: the request's transaction is rolled back. */
@@ -140,7 +196,19 @@ export interface GraphQLServer {
 export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): GraphQLServer {
   const cache: QueryCache = createQueryCache({ cost: COST });
 
-  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts: AnswerOptions) {
+  // A GET's body is read only here, for a request whose URL has no document (bodies of GETs are
+  // not read for other routes): the JSON size limit and errors of POST bodies.
+  const getBody = bodyParser({
+    enableTypes: ['json'],
+    parsedMethods: ['GET'],
+    jsonLimit: rt.config.bodyLimit,
+    jsonStrict: true,
+    onError: (err, ctx) => {
+      (ctx.state as { bodyError?: unknown }).bodyError = err;
+    },
+  }) as unknown as (ctx: AppContext, next: () => Promise<void>) => Promise<void>;
+
+  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, params: GraphQLParameters, opts: AnswerOptions) {
     await requestTransaction(
       rt,
       tenant,
@@ -152,7 +220,6 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           return graphqlErrors(ctx, made.refuse.status, made.refuse.message, made.refuse.code);
         }
         const request: HelixRequest = { body: ctx.request.body, headers: ctx.headers, method: ctx.method, query: ctx.query };
-        const params = getGraphQLParameters(request);
         let failure: unknown;
         const result = await processRequest<GraphQLContext>({
           ...params,
@@ -160,7 +227,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           schema,
           validationRules: VALIDATION_RULES,
           parse: cache.parse,
-          validate: (s, document, rules) => cache.validate(s, document, rules, params.variables as Record<string, unknown> | null | undefined),
+          validate: (s, document, rules) => cache.validate(s, document, rules, params.variables),
           execute: cache.execute,
           contextFactory: () => made.context,
           formatPayload: ({ payload }) => maskErrors(payload as ExecutionResult, (err) => (failure ??= err)),
@@ -192,15 +259,16 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
     async answer(ctx, tenant, makeContext, opts = {}) {
       const media = responseType(ctx.get('accept'));
       if (!media) return void this.acceptable(ctx);
+      if (ctx.method === 'GET' && ctx.query.query == null && ctx.request.body === undefined) await getBody(ctx, async () => undefined);
       if (ctx.state.bodyError !== undefined) {
         // Too large (413), not decompressible, not JSON (400): the same answers REST gives.
         const bodyError = clientErrorFrom(ctx.state.bodyError) ?? new AppError(400, 'bad_request', 'The request body is not valid JSON');
         return graphqlErrors(ctx, bodyError.status, bodyError.message, bodyError.code.toUpperCase());
       }
-      const shape = malformed(ctx.request.body);
-      if (shape) return graphqlErrors(ctx, 400, shape, 'BAD_REQUEST');
+      const read = requestParameters(ctx.method, ctx.request.body, ctx.query);
+      if (!read.ok) return graphqlErrors(ctx, 400, read.message, 'BAD_REQUEST');
       try {
-        await run(ctx, media, tenant, makeContext, opts);
+        await run(ctx, media, tenant, makeContext, read.params, opts);
       } catch (err) {
         const { status, code, message, details, requestId } = answerFor(ctx, err instanceof ServerFailure ? err.failure : err);
         graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), { ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) });

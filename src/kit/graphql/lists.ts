@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -34,9 +35,16 @@ export type FilterKind = 'id' | 'ref' | 'int' | 'text' | 'date' | 'datetime' | '
 export type FilterValue = string | number | boolean | null;
 
 export interface ListField {
-  /** Column of the list's table (`t`), or for `refList` the linking table. */
+  /** Column of the list's table (`t`), or for `refList` the linking table (with `expression`: only a name). */
   column: string;
   kind: FilterKind;
+  /**
+   * SQL over the row `t` (no bound values) that filters and orders in place of `column`: a value
+   * the row does not store (places booked, counted from another module's table by its data file).
+   */
+  expression?: string;
+  /** Spells a filter value the way the field stores it before it is checked (`PUBLISHED` as `published`). */
+  normalize?: (raw: string) => string;
   /** For `id` and `ref`/`refList`: the GraphQL type the ids name. */
   refType?: string;
   enumValues?: readonly string[];
@@ -88,6 +96,11 @@ export interface ListSpec<Row> {
   /** Lets loaders keep the rows the list read, so node fields need not read them again. */
   prime?: (ctx: GraphQLContext, rows: Row[]) => void;
   description?: string;
+  /**
+   * Adds `orderBy: [{field, direction}]` beside `order`: several orders, the first deciding
+   * first (some clients send `orderBy: [{field: code}, {field: timeZonedStart}]`).
+   */
+  orderBy?: boolean;
 }
 
 export const DEFAULT_PAGE = 20;
@@ -95,6 +108,8 @@ export const MAX_PAGE = 100;
 /** Filters one list takes, and values one filter takes (`in`, `notin`, `contains`). */
 export const MAX_FILTERS = 20;
 export const MAX_FILTER_VALUES = 100;
+/** Orders one `orderBy` takes. */
+export const MAX_ORDERS = 5;
 
 /**
  * `first` on a list inside a record that has no connection of its own (a template's events):
@@ -162,7 +177,8 @@ function wholeWord(value: string): string {
 }
 
 /** A filter value as its column holds it; `null` when it names nothing there (an id of another type). */
-function convert(field: ListField, name: string, raw: string): FilterValue {
+function convert(field: ListField, name: string, given: string): FilterValue {
+  const raw = field.normalize ? field.normalize(given) : given;
   const bad = (what: string) => badInput(`Filter on ${name}: '${raw.slice(0, 100)}' is not ${what}`);
   if (raw.length > 1000) throw badInput(`Filter on ${name}: values are at most 1000 characters`);
   switch (field.kind) {
@@ -208,7 +224,8 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
   const field = fields[f.field];
   if (!field) throw badInput(`filters[${index}]: ${f.field} cannot be filtered on`);
   const name = `filters[${index}] (${f.field} ${f.operation})`;
-  const col = field.kind === 'refList' ? '' : `t.${field.column}`;
+  // A column of `t`, or the field's expression: knex takes a Raw wherever it takes a column name (its types say only string).
+  const col = (field.kind === 'refList' ? '' : field.expression ? db.raw(field.expression) : `t.${field.column}`) as string;
   const one = (): FilterValue => {
     if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
     if (f.values != null) throw badInput(`${name}: takes \`value\`, not \`values\``);
@@ -305,6 +322,44 @@ export interface Page<Row> {
   pageInfo: { startCursor: string | null; endCursor: string | null; totalRecords: number; hasNextPage: boolean; hasPreviousPage: boolean };
 }
 
+interface OrderInput {
+  field: string;
+  direction?: 'asc' | 'desc' | null;
+}
+
+/** One list's arguments, checked: the page asked for, its conditions and its order. */
+interface Prepared {
+  first: number;
+  offset: number;
+  where: (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+  /** `order by` over `t` (SQL and its bindings), ties broken by id in the first order's direction. */
+  order: { sql: string; bindings: (string | Knex.Raw)[] };
+}
+
+/** What a list made by {@link listQuery} knows, for the lists nested in other records ({@link nestedList}). */
+interface ListInternals<Row> {
+  spec: ListSpec<Row>;
+  prepare(a: Record<string, unknown>, ctx: GraphQLContext): Prepared;
+  from(db: Knex): Knex.QueryBuilder;
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list has its own row type; nestedList reads it back as the list's
+const internals = new WeakMap<object, ListInternals<any>>();
+
+/** The page of `rows` (those from `offset` on), out of `total`. */
+function pageOf<Row>(rows: Row[], offset: number, total: number): Page<Row> {
+  const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
+  return {
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      totalRecords: total,
+      hasNextPage: offset + rows.length < total,
+      hasPreviousPage: offset > 0,
+    },
+  };
+}
+
 /** The connection type, its arguments and resolver of one type's list query. */
 export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
   const t = spec.typeName;
@@ -335,62 +390,142 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
   const args: GraphQLFieldConfigArgumentMap = {
     filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
     order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
+    ...(spec.orderBy
+      ? { orderBy: { type: new GraphQLList(order), description: `Several orders, the first deciding first (at most ${MAX_ORDERS}); instead of \`order\`, not with it.` } }
+      : {}),
     first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${spec.maxPage ?? MAX_PAGE}.` },
     offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
     after: { type: GraphQLString, description: "The previous page's pageInfo.endCursor." },
     ...spec.args,
   };
   const from = (db: Knex) => (spec.from ? db.from(spec.from(db).as('t')) : db(`${spec.table} as t`));
-  return {
+
+  /** The orders asked for (`order`, or `orderBy`'s list), else the default. */
+  const ordersOf = (a: Record<string, unknown>): OrderInput[] => {
+    const many = a.orderBy as (OrderInput | null)[] | null | undefined;
+    if (many != null && a.order != null) throw badInput('Use either order or orderBy, not both');
+    if (many == null) return [(a.order as OrderInput | null | undefined) ?? spec.defaultOrder];
+    const given = many.filter((o): o is OrderInput => o !== null);
+    if (given.length > MAX_ORDERS) throw badInput(`orderBy: at most ${MAX_ORDERS} orders (${given.length} given)`);
+    return given.length ? given : [spec.defaultOrder];
+  };
+
+  const prepare = (a: Record<string, unknown>, ctx: GraphQLContext): Prepared => {
+    if (spec.permission) requirePermission(ctx, spec.permission);
+    const first = a.first ?? DEFAULT_PAGE;
+    const maxPage = spec.maxPage ?? MAX_PAGE;
+    if (typeof first !== 'number' || first < 0 || first > maxPage) throw badInput(`first must be between 0 and ${maxPage}`);
+    if (a.offset != null && a.after != null) throw badInput('Use either offset or after, not both');
+    const offset = a.after != null ? offsetOfCursor(String(a.after)) : ((a.offset as number | null | undefined) ?? 0);
+    if (offset < 0) throw badInput('offset must not be negative');
+    const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
+    if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
+    const orders = ordersOf(a).map((o) => {
+      const field = spec.fields[o.field]!;
+      return { target: field.expression ? ctx.db.raw(field.expression) : `t.${field.column}`, direction: o.direction === 'desc' ? 'desc' : 'asc' };
+    });
+    ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
+    const more = spec.where?.(a, ctx);
+    const where = (q: Knex.QueryBuilder) => {
+      spec.scope?.(q, ctx);
+      const grouped: Conditions = new Map();
+      filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields, grouped));
+      for (const [group, conditions] of grouped) {
+        const via = spec.via?.[group];
+        if (!via) throw new Error(`List ${t}: no group ${group}`);
+        via(q, ctx.db, (w) => conditions.forEach((c) => c(w)));
+      }
+      more?.(q);
+      return q;
+    };
+    const sql = [...orders.map((o) => `?? ${o.direction} nulls last`), `t.id ${orders[0]!.direction}`].join(', ');
+    return { first, offset, where, order: { sql, bindings: orders.map((o) => o.target) } };
+  };
+
+  const field: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> = {
     type: new GraphQLNonNull(connection),
     args,
     ...(spec.description ? { description: spec.description } : {}),
     async resolve(_root, a, ctx): Promise<Page<Row>> {
-      if (spec.permission) requirePermission(ctx, spec.permission);
-      const first = a.first ?? DEFAULT_PAGE;
-      const maxPage = spec.maxPage ?? MAX_PAGE;
-      if (typeof first !== 'number' || first < 0 || first > maxPage) throw badInput(`first must be between 0 and ${maxPage}`);
-      if (a.offset != null && a.after != null) throw badInput('Use either offset or after, not both');
-      const offset = a.after != null ? offsetOfCursor(String(a.after)) : ((a.offset as number | null | undefined) ?? 0);
-      if (offset < 0) throw badInput('offset must not be negative');
-      const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
-      if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
-      ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
-      const more = spec.where?.(a, ctx);
-      const where = (q: Knex.QueryBuilder) => {
-        spec.scope?.(q, ctx);
-        const grouped: Conditions = new Map();
-        filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields, grouped));
-        for (const [group, conditions] of grouped) {
-          const via = spec.via?.[group];
-          if (!via) throw new Error(`List ${t}: no group ${group}`);
-          via(q, ctx.db, (w) => conditions.forEach((c) => c(w)));
-        }
-        more?.(q);
-        return q;
-      };
-      const o = (a.order as { field: string; direction: 'asc' | 'desc' } | null | undefined) ?? spec.defaultOrder;
-      const orderColumn = spec.fields[o.field]!.column;
+      const { first, offset, where, order } = prepare(a, ctx);
       // The total comes with the page (a window count), so a page costs one statement.
       const page = where(from(ctx.db)).select('t.*', ctx.db.raw('count(*) over () as "__total"'));
       spec.select?.(page, ctx);
-      const ordered = (q: Knex.QueryBuilder) => q.orderByRaw(`?? ${o.direction === 'desc' ? 'desc' : 'asc'} nulls last, t.id ${o.direction === 'desc' ? 'desc' : 'asc'}`, [`t.${orderColumn}`]);
+      const ordered = (q: Knex.QueryBuilder) => q.orderByRaw(order.sql, order.bindings);
       const cut = ordered(page).limit(first).offset(offset);
       const decorated = ctx.db.from(cut.as('t')).select('t.*');
       const rows = (await (spec.overlay?.(decorated, ctx) ? ordered(decorated) : cut)) as (Row & { __total: number })[];
       const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(from(ctx.db)).count('* as n').first())!.n) : 0;
       spec.prime?.(ctx, rows);
-      const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
-      return {
-        edges,
-        pageInfo: {
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? null,
-          totalRecords: total,
-          hasNextPage: offset + rows.length < total,
-          hasPreviousPage: offset > 0,
-        },
-      };
+      return pageOf(rows, offset, total);
+    },
+  };
+  internals.set(field, { spec, prepare, from });
+  return field;
+}
+
+/** How a list nested in a record (a course template's events) finds the record's rows. */
+export interface NestedListOptions<Parent> {
+  /** The column of the list's rows that names the record they belong to (`course_template_id`). */
+  parentColumn: string;
+  /** The record's id (null: it has none, the list is empty). */
+  parentId: (parent: Parent) => number | null;
+  description?: string;
+}
+
+/**
+ * A list made by {@link listQuery}, as a field of the records its rows belong to, with the same
+ * arguments and connection. A page of records costs one statement for all their lists (a
+ * window per record: `row_number()` and `count(*)` partitioned by the parent column), and one
+ * more when some record's page is empty and its total is still to count. Its type is nullable:
+ * a permission the list needs but the caller lacks empties this field only, not the record.
+ */
+export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>, options: NestedListOptions<Parent>): GraphQLFieldConfig<Parent, GraphQLContext, Record<string, unknown>> {
+  const known = internals.get(list);
+  if (!known) throw new Error('nestedList takes a list made by listQuery');
+  const { spec, prepare, from } = known;
+  const parent = `t.${options.parentColumn}`;
+  const pages = (a: Record<string, unknown>, ctx: GraphQLContext) =>
+    // One loader per set of arguments: the records of a page that ask the same share one statement.
+    ctx.loader(`nested-list:${spec.typeName}:${options.parentColumn}:${JSON.stringify(a)}`, (db) => {
+      const { first, offset, where, order } = prepare(a, ctx);
+      return new DataLoader<number, Page<{ id: number }>>(async (ids) => {
+        const ranked = where(from(db))
+          .whereIn(parent, ids as number[])
+          .select(
+            't.*',
+            db.raw(`row_number() over (partition by ?? order by ${order.sql}) as "__rank"`, [parent, ...order.bindings]),
+            db.raw('count(*) over (partition by ??) as "__total"', [parent]),
+          );
+        spec.select?.(ranked, ctx);
+        const inOrder = (q: Knex.QueryBuilder) => q.orderBy([parent, 't.__rank']);
+        const cut = inOrder(db.from(ranked.as('t')).select('t.*').where('t.__rank', '>', offset).where('t.__rank', '<=', offset + first));
+        const decorated = db.from(cut.as('t')).select('t.*');
+        const rows = (await (spec.overlay?.(decorated, ctx) ? inOrder(decorated) : cut)) as ({ id: number; __total: number } & Record<string, unknown>)[];
+        const byParent = new Map<number, typeof rows>();
+        for (const row of rows) {
+          const key = row[options.parentColumn] as number;
+          const list = byParent.get(key);
+          if (list) list.push(row);
+          else byParent.set(key, [row]);
+        }
+        const totals = new Map([...byParent].map(([id, list]) => [id, list[0]!.__total]));
+        const uncounted = ids.filter((id) => !totals.has(id));
+        if (uncounted.length && (offset > 0 || first === 0)) {
+          const counted = (await where(from(db)).whereIn(parent, uncounted).groupBy(parent).select(`${parent} as parent`, db.raw('count(*)::int as n'))) as { parent: number; n: number }[];
+          for (const c of counted) totals.set(c.parent, c.n);
+        }
+        spec.prime?.(ctx, rows as never[]);
+        return ids.map((id) => pageOf(byParent.get(id) ?? [], offset, totals.get(id) ?? 0));
+      });
+    });
+  return {
+    type: (list.type as GraphQLNonNull<GraphQLObjectType>).ofType,
+    ...(list.args ? { args: list.args } : {}),
+    ...(options.description ? { description: options.description } : {}),
+    resolve(source, a, ctx) {
+      const id = options.parentId(source);
+      return id === null ? pageOf([], 0, 0) : pages(a, ctx).load(id);
     },
   };
 }

@@ -273,3 +273,53 @@ export function hasFieldValue(q: Knex.QueryBuilder, definition: { id?: number; k
       .orWhere((c) => c.where('t.kind', 'LearningPath').whereExists((e) => match(e.select(1).from('learning_path_field_values as v').whereRaw('v.learning_path_id = t.id')))),
   );
 }
+
+// --- The Core API's catalogue -------------------------------------------------------------------
+
+/** The kinds of record the Core API's catalogue lists, as its union names them. */
+export type CoreCatalogueKind = 'CourseTemplate' | 'LearningPath';
+
+/**
+ * A row of the Core API's `catalogue` list: what it filters and orders on, under the catalogue's
+ * names (`name` is a template's title). The face shows the whole record, read by id through
+ * its module.
+ */
+export interface CoreCatalogueRow {
+  kind: CoreCatalogueKind;
+  id: number;
+  code: string | null;
+  name: string;
+  lifecycle_state: string;
+  is_bundle: boolean;
+  category_id: number | null;
+  created_on: string;
+  updated_on: string;
+}
+
+/**
+ * The Core API's catalogue: every course template and learning path as one list, whatever their
+ * lifecycle state (the Core API is the instance's own view, not the public one; who may see
+ * which kind is the face's scope, {@link ofKinds}). The columns of {@link CoreCatalogueRow}.
+ */
+export const CORE_CATALOGUE = {
+  table: 'catalogue',
+  from: (db) =>
+    db('course_templates as ct')
+      .select(db.raw(`'CourseTemplate' as kind`), 'ct.id', 'ct.code', 'ct.title as name', 'ct.lifecycle_state', db.raw('false as is_bundle'), 'ct.category_id', 'ct.created_on', 'ct.updated_on')
+      .unionAll((u) => u.from('learning_paths as lp').select(db.raw(`'LearningPath'`), 'lp.id', 'lp.code', 'lp.name', 'lp.lifecycle_state', 'lp.is_bundle', 'lp.category_id', 'lp.created_on', 'lp.updated_on')),
+} satisfies CatalogueList;
+
+/** Only items of these kinds (none: nothing). */
+export function ofKinds(q: Knex.QueryBuilder, kinds: readonly CoreCatalogueKind[]): void {
+  q.whereIn('t.kind', kinds as CoreCatalogueKind[]);
+}
+
+/** Items that are one of these (`negate`: none of these), each named by its kind and id. */
+export function isOneOf(q: Knex.QueryBuilder, items: readonly { kind: CoreCatalogueKind; id: number }[], negate = false): void {
+  const any = (w: Knex.QueryBuilder) => {
+    if (!items.length) w.whereRaw('false');
+    for (const item of items) w.orWhere((o) => o.where('t.kind', item.kind).where('t.id', item.id));
+  };
+  if (negate) q.whereNot(any);
+  else q.where(any);
+}

@@ -1,16 +1,24 @@
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
+import { GraphQLEnumType, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { LifecycleState } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { badInput } from '../../kit/graphql/errors.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
-import { listQuery } from '../../kit/graphql/lists.js';
+import { listQuery, type ListField } from '../../kit/graphql/lists.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
+import { learningCategoriesField } from '../categories/categories.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
+import { imageField, imageGalleryField } from '../documents/documents.graphql.js';
 import { Locale, localeById } from '../locales/locales.graphql.js';
+import { whereHasPrice } from '../pricing/pricing.data.js';
+import { currencyCodeOf, pricesField } from '../pricing/pricing.graphql.js';
 import { translationFace } from '../translations/translations.graphql.js';
-import { CourseTemplate as CourseTemplateModel, CourseTemplateDeliveryLocale, courseTemplatesByIds, deliveryLocalesOf, type CourseTemplateRow } from './course-templates.data.js';
+import { accountAssociationsField } from './account-associations.graphql.js';
+import { approvedInstructorsField } from './approved-instructors.graphql.js';
+import { CourseTemplate as CourseTemplateModel, CourseTemplateDeliveryLocale, courseTemplatesByIds, deliveryLocalesOf, whereWithoutEvents, type CourseTemplateRow } from './course-templates.data.js';
+import { EVENT_LEARNING_MODES } from './course-templates.rules.js';
 import { COURSE_TEMPLATE_TRANSLATIONS } from './course-templates.service.js';
 
 /**
@@ -29,6 +37,17 @@ export const translations = translationFace({
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A course template's content in one locale: a sparse overlay on the template's own (primary-locale) content.",
+});
+
+/**
+ * How events are delivered: `CLASSROOM`, `LMS` (online, self-paced in a learning management
+ * system) or `BLENDED` (both), the values integrations read (and events' delivery methods,
+ * stored lower case). A course template's `eventLearningMode` is its events' mode.
+ */
+export const LearningModeEnum = new GraphQLEnumType({
+  name: 'LearningMode',
+  description: 'How events are delivered: CLASSROOM, LMS (online) or BLENDED (both).',
+  values: Object.fromEntries(EVENT_LEARNING_MODES.map((v) => [v.toUpperCase(), { value: v }])),
 });
 
 export const deliveryOf = (ctx: GraphQLContext) => ctx.loader('CourseTemplate.delivery', (db) => byOwner((ids) => deliveryLocalesOf(db, ids), (r) => r.course_template_id));
@@ -52,6 +71,15 @@ export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext
     title: { type: new GraphQLNonNull(GraphQLString) },
     courseText1: { type: GraphQLString, resolve: (t) => t.course_text1 },
     courseText2: { type: GraphQLString, resolve: (t) => t.course_text2, description: 'The introduction.' },
+    introduction: { type: GraphQLString, resolve: (t) => t.course_text2, description: 'The introduction (the same text as courseText2; REST `introduction`).' },
+    shortCode: { type: GraphQLString, resolve: (t) => t.short_code, description: 'A short code, beside the code.' },
+    eventLearningMode: { type: new GraphQLNonNull(LearningModeEnum), resolve: (t) => t.event_learning_mode, description: 'How its events are delivered.' },
+    image: imageField((t: CourseTemplateRow) => t.image_document_id),
+    imageGallery: imageGalleryField((t: CourseTemplateRow) => t.image_document_id),
+    learningCategories: learningCategoriesField((t: CourseTemplateRow) => t.category_id),
+    publicPrices: pricesField('course_template', 'Its public prices: every price level, currency and region.'),
+    accountAssociations: accountAssociationsField(),
+    approvedInstructors: approvedInstructorsField,
     relatedCoursesText: { type: GraphQLString, resolve: (t) => t.related_courses_text },
     lmsSummary: { type: GraphQLString, resolve: (t) => t.lms_summary },
     teaserDescription: { type: GraphQLString, resolve: (t) => t.teaser_description, description: 'The short text websites show in lists of courses (WebLink Course.teaserDescription).' },
@@ -76,20 +104,98 @@ registerNode('CourseTemplate', { permission: VIEW, load: (ctx, id) => translatio
 /** The course template a global id names in this tenant (for other modules: events). */
 export const courseTemplateById = (ctx: GraphQLContext, id: number) => translations.owner(ctx, id) as Promise<CourseTemplateRow | undefined>;
 
+/** Filter fields clients name (the production service has them) that Lectern has no data for: refused by name. */
+const UNSUPPORTED_FILTERS: Record<string, string> = {
+  scheduleType: 'Lectern has no schedule types',
+  levelId: 'Lectern has no course levels',
+};
+
+const refused = (name: string): ListField => ({
+  column: 'id',
+  kind: 'text',
+  description: `Not supported: ${UNSUPPORTED_FILTERS[name]}.`,
+  operations: ['eq', 'ne', 'in', 'notin', 'like', 'wordlike', 'contains', 'isnull', 'notnull'],
+  apply: () => {
+    throw badInput(`${name} cannot be filtered on: ${UNSUPPORTED_FILTERS[name]}`);
+  },
+});
+
+/** The ISO codes of a `hasPriceInCurrency` filter's values (codes, or Currency ids). */
+function currencyCodes(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value]).map((v) => {
+    const code = currencyCodeOf(String(v));
+    if (!code) throw badInput(`Filter on hasPriceInCurrency: '${String(v).slice(0, 100)}' is not a currency (an ISO code such as GBP, or a Currency id)`);
+    return code;
+  });
+}
+
 export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
   typeName: 'CourseTemplate',
   table: CourseTemplateModel.tableName,
   permission: VIEW,
   node: () => CourseTemplate,
   defaultOrder: { field: 'id', direction: 'asc' },
+  where: (args) => {
+    // Refused whatever the operation, before anything is read.
+    for (const f of (args.filters as ({ field: string } | null)[] | null | undefined) ?? []) {
+      const why = f && UNSUPPORTED_FILTERS[f.field];
+      if (why) throw badInput(`${f.field} cannot be filtered on: ${why}`);
+    }
+    return () => undefined;
+  },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'CourseTemplate', orderable: true },
     code: { column: 'code', kind: 'text', orderable: true },
+    name: { column: 'title', kind: 'text', orderable: true, description: 'The title (orders by title).' },
     title: { column: 'title', kind: 'text', orderable: true },
+    codeOrTitle: {
+      column: 'title',
+      kind: 'text',
+      description: 'eq or like: the code or the title.',
+      operations: ['eq', 'like'],
+      apply: (q, _db, op, v) => q.where((w) => (op === 'eq' ? w.where('t.code', v as string).orWhere('t.title', v as string) : w.whereILike('t.code', v as string).orWhereILike('t.title', v as string))),
+    },
+    introduction: { column: 'course_text2', kind: 'text' },
+    lmsSummary: { column: 'lms_summary', kind: 'text' },
+    shortCode: { column: 'short_code', kind: 'text', orderable: true },
     lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LIFECYCLE_STATES, orderable: true },
+    scheduleType: refused('scheduleType'),
+    levelId: refused('levelId'),
+    learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id: templates in that category (isnull: in none).' },
+    hasPriceInCurrency: {
+      column: 'id',
+      kind: 'text',
+      description: 'eq or in: templates with a public price in that currency (an ISO code such as GBP, or a Currency id).',
+      operations: ['eq', 'in'],
+      apply: (q, _db, _op, v) => whereHasPrice(q, 'course_template', { currencies: currencyCodes(v) }),
+    },
+    hasPriceInRegion: {
+      column: 'id',
+      kind: 'ref',
+      refType: 'Region',
+      description: 'eq or in: templates with a public price for that region (a Region id).',
+      operations: ['eq', 'in'],
+      apply: (q, _db, _op, v) => whereHasPrice(q, 'course_template', { regionIds: (Array.isArray(v) ? v : [v]).filter((id): id is number => typeof id === 'number') }),
+    },
+    isValidForPortal: {
+      column: 'lifecycle_state',
+      kind: 'bool',
+      description: "eq 'true': what the instance's portals (WebLink) list, the published templates; 'false': the others.",
+      operations: ['eq'],
+      apply: (q, _db, _op, v) => (v ? q.where('t.lifecycle_state', 'published') : q.whereNot('t.lifecycle_state', 'published')),
+    },
+    withNoEvents: {
+      column: 'id',
+      kind: 'bool',
+      description: "eq 'true': templates without events; 'false': templates with at least one.",
+      operations: ['eq'],
+      apply: (q, _db, _op, v) => whereWithoutEvents(q, v === true),
+    },
     locale: { column: 'locale_id', kind: 'ref', refType: 'Locale', description: 'A Locale id.' },
     defaultDeliveryLocale: { column: 'default_delivery_locale_id', kind: 'ref', refType: 'Locale' },
     deliveryLocales: { column: 'id', kind: 'refList', refType: 'Locale', link: { table: CourseTemplateDeliveryLocale.tableName, owner: 'course_template_id', value: 'locale_id' }, description: 'contains: has every given Locale id.' },
+    createdAt: { column: 'created_on', kind: 'datetime', orderable: true },
+    updatedAt: { column: 'updated_on', kind: 'datetime', orderable: true },
     createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
     updatedOn: { column: 'updated_on', kind: 'datetime', orderable: true },
   },

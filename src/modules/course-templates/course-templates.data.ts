@@ -1,12 +1,14 @@
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
- * Course templates (REST "event templates"), their delivery locales and their score mappings:
- * the only file that names the `course_templates`, `course_template_delivery_locales` and
- * `score_mappings` tables.
+ * Course templates (REST "event templates"), their delivery locales, their score mappings and
+ * their approved instructors: the only file that names the `course_templates`,
+ * `course_template_delivery_locales`, `score_mappings` and `course_template_instructors` tables.
  * Every function takes the transaction first.
+ *
+ * @uses events: the `courseTemplates` list keeps templates with (or without) events in its one statement
  */
 
 export class CourseTemplate extends BaseModel {
@@ -30,6 +32,10 @@ export class CourseTemplate extends BaseModel {
   declare teaser_description: string | null;
   /** Its image (a document). */
   declare image_document_id: number | null;
+  /** A short code, beside the code (Core `shortCode`). */
+  declare short_code: string | null;
+  /** How its events are delivered: one of EVENT_LEARNING_MODES (classroom, lms, blended). */
+  declare event_learning_mode: string;
   declare created_on: string;
   declare updated_on: string;
 
@@ -55,6 +61,18 @@ export class CourseTemplateDeliveryLocale extends BaseModel {
   declare locale_id: number;
 }
 
+/** A contact approved to teach a course template (Core `approvedInstructors`). */
+export class CourseTemplateInstructor extends BaseModel {
+  static override tableName = 'course_template_instructors';
+  static override get idColumn() {
+    return ['course_template_id', 'contact_id'];
+  }
+
+  declare course_template_id: number;
+  declare contact_id: number;
+  declare created_on: string;
+}
+
 /** A score delegates of a template's events can be given (REST custom templates). */
 export class ScoreMapping extends BaseModel {
   static override tableName = 'score_mappings';
@@ -70,7 +88,7 @@ export class ScoreMapping extends BaseModel {
 /** A course template row as the faces read it. */
 export type CourseTemplateRow = Pick<
   CourseTemplate,
-  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'created_on' | 'updated_on'
+  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'short_code' | 'event_learning_mode' | 'created_on' | 'updated_on'
 >;
 
 
@@ -99,7 +117,7 @@ export async function lockCourseTemplate(db: Db, id: number): Promise<CourseTemp
   return CourseTemplate.query(db).findById(id).forUpdate();
 }
 
-export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id'>>;
+export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'short_code' | 'event_learning_mode'>>;
 
 export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
   const [row] = (await db(CourseTemplate.tableName).insert(columns).returning('*')) as CourseTemplateRow[];
@@ -141,4 +159,22 @@ export async function appendScoreMapping(db: Db, templateId: number, mapping: { 
 /** The delivery locales of these templates, each template's by locale id (a page's batch). */
 export function deliveryLocalesOf(db: Db, templateIds: readonly number[]): Promise<Pick<CourseTemplateDeliveryLocale, 'course_template_id' | 'locale_id'>[]> {
   return db(CourseTemplateDeliveryLocale.tableName).whereIn('course_template_id', templateIds as number[]).orderBy('locale_id');
+}
+
+/** Keeps the templates of a list (its rows aliased `t`) that have no event (`none` true) or at least one (`none` false). */
+export function whereWithoutEvents(q: Knex.QueryBuilder, none: boolean): void {
+  const events = (w: Knex.QueryBuilder) => w.select(1).from('events as e').whereRaw('e.course_template_id = t.id');
+  if (none) q.whereNotExists(events);
+  else q.whereExists(events);
+}
+
+/** The approved instructors of these templates, each template's by contact id (a page's batch). */
+export function instructorsOf(db: Db, templateIds: readonly number[]): Promise<Pick<CourseTemplateInstructor, 'course_template_id' | 'contact_id'>[]> {
+  return db(CourseTemplateInstructor.tableName).whereIn('course_template_id', templateIds as number[]).orderBy(['course_template_id', 'contact_id']).select('course_template_id', 'contact_id');
+}
+
+/** Replaces the template's approved instructors with these contacts. */
+export async function replaceInstructors(db: Db, templateId: number, contactIds: readonly number[]): Promise<void> {
+  await db(CourseTemplateInstructor.tableName).where({ course_template_id: templateId }).delete();
+  if (contactIds.length) await db(CourseTemplateInstructor.tableName).insert(contactIds.map((contact_id) => ({ course_template_id: templateId, contact_id })));
 }

@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { LifecycleState, payloadType } from '../../kit/graphql/common.js';
+import { fieldErrors, LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import type { Problem } from '../../platform/problems.js';
@@ -9,14 +9,18 @@ import { allDefinitions, CustomFieldValueInput } from '../custom-fields/custom-f
 import { supportedLocale } from '../locales/locales.graphql.js';
 import type { LocaleRow } from '../locales/locales.service.js';
 import { applyToEventsMutation } from '../background-jobs/background-jobs.graphql.js';
+import { currencyCodeOf, Decimal, forgetPrices, Price } from '../pricing/pricing.graphql.js';
+import { addPrice, changePriceAmount } from '../pricing/pricing.service.js';
+import type { PriceRow } from '../pricing/pricing.data.js';
 import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
-import { CourseTemplate, deliveryOf, EDIT, translations } from './course-template-type.graphql.js';
+import { forgetInstructors } from './approved-instructors.graphql.js';
+import { CourseTemplate, courseTemplateById, deliveryOf, EDIT, LearningModeEnum, translations } from './course-template-type.graphql.js';
 
 export { CourseTemplate, courseTemplateById, courseTemplateQuery, courseTemplatesQuery } from './course-template-type.graphql.js';
 
 /**
- * `courseTemplate { create update upsertTranslation deleteTranslation applyToEvents }` in GraphQL
+ * `courseTemplate { create update addPublicPrices updatePrices upsertTranslation deleteTranslation applyToEvents }` in GraphQL
  * (the type and the `courseTemplates` list are in course-template-type.graphql.ts). Writing needs
  * COURSE_TEMPLATE_EDIT, checked before anything is read.
  */
@@ -30,17 +34,20 @@ const inputFields = (create: boolean) => ({
   lmsSummary: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   teaserDescription: { type: GraphQLString, description: 'The short text websites show in lists of courses. Rich text, sanitised on write.' },
   lifecycleState: { type: LifecycleState },
+  shortCode: { type: GraphQLString, description: 'A short code, beside the code: one line, at most 64 characters.' },
+  eventLearningMode: { type: LearningModeEnum, description: 'How its events are delivered (default CLASSROOM); null leaves it.' },
   localeId: { type: GraphQLID, description: 'The primary locale (a supported Locale id).' },
   deliveryLocaleIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) },
   defaultDeliveryLocaleId: { type: GraphQLID, description: 'Must be one of deliveryLocaleIds.' },
   customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)) },
+  approvedInstructors: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)), description: 'Contact ids: the contacts approved to teach it. Replaces the list (null or [] empties it).' },
 });
 
 const CourseTemplateCreateInput = new GraphQLInputObjectType({ name: 'CourseTemplateCreateInput', fields: inputFields(true) });
 const CourseTemplateUpdateInput = new GraphQLInputObjectType({ name: 'CourseTemplateUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
 const CourseTemplatePayload = payloadType('CourseTemplatePayload', 'courseTemplate', () => CourseTemplate);
 
-type RawInput = Record<string, unknown> & { localeId?: string | null; deliveryLocaleIds?: string[] | null; defaultDeliveryLocaleId?: string | null };
+type RawInput = Record<string, unknown> & { localeId?: string | null; deliveryLocaleIds?: string[] | null; defaultDeliveryLocaleId?: string | null; approvedInstructors?: string[] | null };
 
 /** Ids to locale rows: undefined when not given, null when cleared, false when naming no supported locale. */
 async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<CourseTemplateInput> {
@@ -49,22 +56,48 @@ async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<Cours
   if ('localeId' in input) out.locale = await locale(input.localeId);
   if ('deliveryLocaleIds' in input) out.deliveryLocales = input.deliveryLocaleIds == null ? null : await Promise.all(input.deliveryLocaleIds.map(async (id) => (await supportedLocale(ctx, id)) ?? false));
   if ('defaultDeliveryLocaleId' in input) out.defaultDeliveryLocale = await locale(input.defaultDeliveryLocaleId);
+  if ('approvedInstructors' in input) out.approvedInstructors = input.approvedInstructors == null ? null : input.approvedInstructors.map((id) => legacyIdOf('Contact', id) ?? false);
   return out;
 }
 
 type Payload = { courseTemplate: CourseTemplateRow | null; errors: FieldError[] };
 
-/** The locale ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
+/** The locale and contact ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
 function withGivenIds(problems: Problem[], input: RawInput): FieldError[] {
   return toFieldErrors(
     problems.map((p) => {
       if (p.field === 'localeId') return { ...p, value: input.localeId };
       if (p.field === 'defaultDeliveryLocaleId') return { ...p, value: input.defaultDeliveryLocaleId };
       const listed = /^deliveryLocaleIds\[(\d+)\]$/.exec(p.field);
-      return listed ? { ...p, value: input.deliveryLocaleIds?.[Number(listed[1])] } : p;
+      if (listed) return { ...p, value: input.deliveryLocaleIds?.[Number(listed[1])] };
+      const instructor = /^approvedInstructors\[(\d+)\]$/.exec(p.field);
+      return instructor ? { ...p, value: input.approvedInstructors?.[Number(instructor[1])] } : p;
     }),
   );
 }
+
+const CourseTemplateAddPublicPricesInput = new GraphQLInputObjectType({
+  name: 'CourseTemplateAddPublicPricesInput',
+  description: 'A public price of a course template: one amount per price level, currency and region (adding one that exists sets its amount).',
+  fields: {
+    courseTemplateId: { type: new GraphQLNonNull(GraphQLID) },
+    priceLevelId: { type: new GraphQLNonNull(GraphQLID), description: 'A PriceLevel id.' },
+    amount: { type: new GraphQLNonNull(Decimal), description: 'From 0, at most 2 decimals: "495.00".' },
+    financialUnitId: { type: new GraphQLNonNull(GraphQLID), description: 'A Currency id (`Currency:GBP` in base64) or an ISO 4217 code.' },
+    regionId: { type: GraphQLID, description: 'A Region id; none: the price applies in every region.' },
+  },
+});
+const CourseTemplateUpdatePricesInput = new GraphQLInputObjectType({
+  name: 'CourseTemplateUpdatePricesInput',
+  fields: { coursePriceId: { type: new GraphQLNonNull(GraphQLID), description: 'A Price id of a course template (publicPrices).' }, amount: { type: new GraphQLNonNull(Decimal) } },
+});
+const CourseTemplatePricesPayload = new GraphQLObjectType({
+  name: 'CourseTemplatePricesPayload',
+  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(Price)), description: 'The price written; null when refused.' }, errors: fieldErrors },
+});
+
+type PricesPayload = { prices: PriceRow[] | null; errors: FieldError[] };
+type AddPriceArgs = { courseTemplateId: string; priceLevelId: string; amount: string; financialUnitId: string; regionId?: string | null };
 
 export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CourseTemplateMutations',
@@ -88,7 +121,38 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
         const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
         translations.forget(ctx, id);
         deliveryOf(ctx).clear(id);
+        forgetInstructors(ctx);
         return { courseTemplate: template, errors: withGivenIds(problems, input).map((e) => (e.label === 'courseTemplateId' ? { ...e, value: courseTemplateId } : e)) };
+      },
+    },
+    addPublicPrices: {
+      type: CourseTemplatePricesPayload,
+      description: 'Adds a public price (COURSE_TEMPLATE_EDIT).',
+      args: { input: { type: new GraphQLNonNull(CourseTemplateAddPublicPricesInput) } },
+      async resolve(_root, { input }: { input: AddPriceArgs }, ctx): Promise<PricesPayload> {
+        requirePermission(ctx, EDIT);
+        const id = legacyIdOf('CourseTemplate', input.courseTemplateId);
+        if (id === undefined || !(await courseTemplateById(ctx, id))) return { prices: null, errors: [fieldError('courseTemplateId', input.courseTemplateId, 'Course Template not found')] };
+        const given: Record<string, unknown> = { priceLevelId: input.priceLevelId, financialUnitId: input.financialUnitId, regionId: input.regionId };
+        const { price, problems } = await addPrice(ctx.db, 'course_template', id, {
+          priceLevelId: legacyIdOf('PriceLevel', input.priceLevelId),
+          currency: currencyCodeOf(input.financialUnitId),
+          regionId: input.regionId == null ? null : legacyIdOf('Region', input.regionId),
+          amount: input.amount,
+        });
+        forgetPrices(ctx, 'course_template');
+        return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))) };
+      },
+    },
+    updatePrices: {
+      type: CourseTemplatePricesPayload,
+      description: "Sets the amount of one of a template's public prices (COURSE_TEMPLATE_EDIT).",
+      args: { input: { type: new GraphQLNonNull(CourseTemplateUpdatePricesInput) } },
+      async resolve(_root, { input }: { input: { coursePriceId: string; amount: string } }, ctx): Promise<PricesPayload> {
+        requirePermission(ctx, EDIT);
+        const { price, problems } = await changePriceAmount(ctx.db, 'course_template', legacyIdOf('Price', input.coursePriceId), input.amount);
+        forgetPrices(ctx, 'course_template');
+        return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field === 'priceId' ? { ...p, field: 'coursePriceId', value: input.coursePriceId } : p))) };
       },
     },
     upsertTranslation: translations.upsert,

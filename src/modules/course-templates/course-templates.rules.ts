@@ -8,8 +8,11 @@ import { textProblem, type TranslatableField } from '../translations/translation
  * so both refuse the same template for the same reason.
  */
 
-/** The longest code of a course template or an event. */
+/** The longest code of a course template or an event (and a template's short code). */
 export const CODE_MAX_LENGTH = 64;
+
+/** How a template's events are delivered (Core `eventLearningMode`): the values of an event's delivery method. */
+export const EVENT_LEARNING_MODES = ['classroom', 'lms', 'blended'] as const;
 
 /** The translatable texts of a course template, by their name in the domain (the GraphQL input). */
 export const COURSE_TEMPLATE_TEXTS = {
@@ -34,12 +37,16 @@ export interface CourseTemplateFields {
   lmsSummary?: string | null;
   teaserDescription?: string | null;
   lifecycleState?: string | null;
+  shortCode?: string | null;
+  /** One of EVENT_LEARNING_MODES; it cannot be cleared (null leaves it). */
+  eventLearningMode?: string | null;
 }
 
 /**
  * The problems of a course template's fields as written: a code of one line of at most 64
  * characters; a title that is one line and not blank (and, on create, given); texts within their
- * lengths; a lifecycle state among LIFECYCLE_STATES.
+ * lengths; a lifecycle state among LIFECYCLE_STATES; a short code like a code; a learning mode
+ * among EVENT_LEARNING_MODES.
  */
 export function courseTemplateProblems(input: CourseTemplateFields, mode: 'create' | 'update'): Problem[] {
   const problems: Problem[] = [...lineProblems('code', input.code, CODE_MAX_LENGTH)];
@@ -55,6 +62,8 @@ export function courseTemplateProblems(input: CourseTemplateFields, mode: 'creat
   }
   if (mode === 'create' && input.title === undefined) problems.push(problem('title', null, 'title is required'));
   problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
+  problems.push(...lineProblems('shortCode', input.shortCode, CODE_MAX_LENGTH));
+  problems.push(...oneOfProblems('eventLearningMode', input.eventLearningMode, EVENT_LEARNING_MODES));
   return problems;
 }
 
@@ -122,4 +131,23 @@ export function templateLocales(
   }
   if (finalDefault !== existing.default_delivery_locale_id) columns.default_delivery_locale_id = finalDefault;
   return { columns, delivery, problems };
+}
+
+/** The most contacts a course template may list as approved instructors. */
+export const MAX_APPROVED_INSTRUCTORS = 500;
+
+/**
+ * The approved instructors a write gives a template: contact ids resolved by the caller (`false`
+ * when the id named no contact), `found` the ids of those that exist. Duplicates count once.
+ * Problems are labelled `approvedInstructors[<index>]`.
+ */
+export function approvedInstructors(given: readonly (number | false)[], found: ReadonlySet<number>): { ids: number[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const ids: number[] = [];
+  given.forEach((id, i) => {
+    if (id === false || !found.has(id)) problems.push(problem(`approvedInstructors[${i}]`, id === false ? null : id, 'Contact not found'));
+    else if (!ids.includes(id)) ids.push(id);
+  });
+  if (ids.length > MAX_APPROVED_INSTRUCTORS) problems.push(problem('approvedInstructors', null, `approvedInstructors: at most ${MAX_APPROVED_INSTRUCTORS} contacts may be approved`));
+  return { ids, problems };
 }

@@ -6,23 +6,25 @@ import { checkBaseValues, COURSE_TEMPLATE_VALUES, type ValueInput } from '../cus
 import type { LocaleRow } from '../locales/locales.service.js';
 import { translationLocaleIds } from '../translations/translations.data.js';
 import type { TranslatableEntity } from '../translations/translations.rules.js';
+import { contactsByIds } from '../crm/crm.data.js';
 import {
   deliveryLocaleIds,
   insertCourseTemplate,
   lockCourseTemplate,
   replaceDeliveryLocales,
+  replaceInstructors,
   updateCourseTemplateRow,
   type CourseTemplateColumns,
   type CourseTemplateRow,
 } from './course-templates.data.js';
-import { COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocales } from './course-templates.rules.js';
+import { approvedInstructors, COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocales } from './course-templates.rules.js';
 
 
 /**
  * Course templates as the GraphQL API writes them (the REST API's event templates are the same
  * rows): their texts (rich text sanitised on write), lifecycle, primary locale, delivery locales
- * with a default among them, and custom field values. A rejected write answers problems and
- * writes nothing.
+ * with a default among them, custom field values and approved instructors (contacts). A rejected
+ * write answers problems and writes nothing.
  */
 
 /** The translatable face of a course template (contract: CourseTemplateTranslation). */
@@ -39,13 +41,15 @@ export interface CourseTemplateInput extends CourseTemplateFields {
   deliveryLocales?: (LocaleRow | false)[] | null;
   defaultDeliveryLocale?: LocaleRow | null | false;
   customFieldValues?: ValueInput[] | null;
+  /** Contact ids (`false`: an id naming no contact) approved to teach it; replaces the list (null or [] empties it). */
+  approvedInstructors?: (number | false)[] | null;
 }
 
 export interface WriteContext {
   definitions: Iterable<DefinitionRow>;
 }
 
-/** The columns of the texts and lifecycle state given (rich text sanitised), once the rules passed. */
+/** The columns of the texts, codes, lifecycle state and learning mode given (rich text sanitised), once the rules passed. */
 function textColumns(input: CourseTemplateInput): CourseTemplateColumns {
   const columns: Record<string, string | null> = {};
   if (input.code !== undefined) columns.code = input.code;
@@ -54,22 +58,35 @@ function textColumns(input: CourseTemplateInput): CourseTemplateColumns {
     if (value !== undefined) columns[f.column] = value === null ? null : f.richText ? sanitizeRichText(value) : value;
   }
   if (input.lifecycleState != null) columns.lifecycle_state = input.lifecycleState;
+  if (input.shortCode !== undefined) columns.short_code = input.shortCode;
+  if (input.eventLearningMode != null) columns.event_learning_mode = input.eventLearningMode;
   return columns as CourseTemplateColumns;
 }
 
-/** The problems of a write: its fields, its locales (against what the template has), its custom field values. */
-function check(input: CourseTemplateInput, mode: 'create' | 'update', existing: TemplateLocales, ctx: WriteContext) {
+/** The approved instructors a write gives (undefined: not given), with the problems of the ids that name no contact. */
+async function instructorsOf(db: Db, input: CourseTemplateInput): Promise<{ ids: number[] | undefined; problems: Problem[] }> {
+  if (input.approvedInstructors === undefined) return { ids: undefined, problems: [] };
+  const given = input.approvedInstructors ?? [];
+  const wanted = [...new Set(given.filter((id): id is number => id !== false))];
+  const found = new Set(wanted.length ? (await contactsByIds(db, wanted)).map((c) => c.id) : []);
+  return approvedInstructors(given, found);
+}
+
+/** The problems of a write: its fields, its locales (against what the template has), its custom field values, its instructors. */
+async function check(db: Db, input: CourseTemplateInput, mode: 'create' | 'update', existing: TemplateLocales, ctx: WriteContext) {
   const locales = templateLocales(input, existing);
   const values = checkBaseValues(ctx.definitions, COURSE_TEMPLATE_VALUES, input.customFieldValues ?? []);
-  const problems: Problem[] = [...courseTemplateProblems(input, mode), ...locales.problems, ...values.problems];
-  return { locales, values: values.values, problems };
+  const instructors = await instructorsOf(db, input);
+  const problems: Problem[] = [...courseTemplateProblems(input, mode), ...locales.problems, ...values.problems, ...instructors.problems];
+  return { locales, values: values.values, instructors: instructors.ids, problems };
 }
 
 export async function createCourseTemplate(db: Db, input: CourseTemplateInput, ctx: WriteContext): Promise<{ template: CourseTemplateRow | null; problems: Problem[] }> {
-  const { locales, values, problems } = check(input, 'create', { locale_id: null, default_delivery_locale_id: null, delivery: [], translated: [] }, ctx);
+  const { locales, values, instructors, problems } = await check(db, input, 'create', { locale_id: null, default_delivery_locale_id: null, delivery: [], translated: [] }, ctx);
   if (problems.length) return { template: null, problems };
   const row = await insertCourseTemplate(db, { ...textColumns(input), ...locales.columns });
   if (locales.delivery !== undefined) await replaceDeliveryLocales(db, row.id, locales.delivery);
+  if (instructors !== undefined) await replaceInstructors(db, row.id, instructors);
   await writeBaseValues(db, COURSE_TEMPLATE_VALUES, row.id, values);
   return { template: row, problems: [] };
 }
@@ -79,10 +96,11 @@ export async function updateCourseTemplate(db: Db, id: number, input: CourseTemp
   const before = await lockCourseTemplate(db, id);
   if (!before) return { template: null, problems: [{ field: 'courseTemplateId', value: null, message: 'Course Template not found' }] };
   const [delivery, translated] = await Promise.all([deliveryLocaleIds(db, id), translationLocaleIds(db, 'course_template', id)]);
-  const { locales, values, problems } = check(input, 'update', { locale_id: before.locale_id, default_delivery_locale_id: before.default_delivery_locale_id, delivery, translated }, ctx);
+  const { locales, values, instructors, problems } = await check(db, input, 'update', { locale_id: before.locale_id, default_delivery_locale_id: before.default_delivery_locale_id, delivery, translated }, ctx);
   if (problems.length) return { template: null, problems };
   const row = await updateCourseTemplateRow(db, id, { ...textColumns(input), ...locales.columns });
   if (locales.delivery !== undefined) await replaceDeliveryLocales(db, id, locales.delivery);
+  if (instructors !== undefined) await replaceInstructors(db, id, instructors);
   await writeBaseValues(db, COURSE_TEMPLATE_VALUES, id, values);
   return { template: row, problems: [] };
 }

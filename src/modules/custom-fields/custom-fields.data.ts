@@ -17,6 +17,8 @@ export class CustomFieldDefinitionRecord extends BaseModel {
   /** The definitionKey values name it by; cannot change. */
   declare key: string;
   declare label: string;
+  /** What the field is for, as the Core API's customFieldTemplate shows it (migration 013). */
+  declare description: string | null;
   declare type: CustomFieldType;
   declare applies_to: AppliesTo;
   declare is_translatable: boolean;
@@ -96,16 +98,16 @@ export async function definitionKeyTaken(db: Db, key: string): Promise<boolean> 
 
 export async function insertDefinition(db: Db, d: DefinitionValues): Promise<DefinitionRow> {
   const [row] = await db(CustomFieldDefinitionRecord.tableName)
-    .insert({ key: d.key, label: d.label, type: d.type, applies_to: d.appliesTo, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null })
+    .insert({ key: d.key, label: d.label, description: d.description ?? null, type: d.type, applies_to: d.appliesTo, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null })
     .returning('*');
   return row as DefinitionRow;
 }
 
-/** Stores what may change of a definition: its label, translatability and validation. */
+/** Stores what may change of a definition: its label, description, translatability and validation. */
 export async function updateDefinition(db: Db, id: number, d: DefinitionValues): Promise<DefinitionRow> {
   const [row] = await db(CustomFieldDefinitionRecord.tableName)
     .where({ id })
-    .update({ label: d.label, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: utcNow(db) })
+    .update({ label: d.label, description: d.description ?? null, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: utcNow(db) })
     .returning('*');
   return row as DefinitionRow;
 }

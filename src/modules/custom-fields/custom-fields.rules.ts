@@ -28,6 +28,13 @@ export interface FieldDefinition {
   is_builtin: boolean;
   max_length: number | null;
   pattern: string | null;
+  /** What the field is for (absent: none). */
+  description?: string | null;
+  /**
+   * Another name a caller may give the definition in place of its key, when the API has one (the
+   * Core API: its global id, as the production service's clients name definitions).
+   */
+  locator?: string;
 }
 
 /** What the rules read of a stored value. */
@@ -92,7 +99,8 @@ export interface ResolvedValue<D extends FieldDefinition = FieldDefinition> {
   value: string | null;
 }
 
-const byKey = <D extends FieldDefinition>(defs: Iterable<D>) => new Map([...defs].map((d) => [d.key, d]));
+/** Definitions by key, and by locator where they have one (a key is lowercase, a locator is not: they never clash). */
+const byKey = <D extends FieldDefinition>(defs: Iterable<D>) => new Map([...defs].flatMap((d) => (d.locator ? [[d.key, d] as const, [d.locator, d] as const] : [[d.key, d] as const])));
 
 /** Base values of a record being written: each key a definition of this kind of record, each value valid for it. */
 export function checkBaseValues<D extends FieldDefinition>(defs: Iterable<D>, owner: ValueOwner, input: ValueInput[]): { problems: Problem[]; values: ResolvedValue<D>[] } {
@@ -170,6 +178,7 @@ export function shownValues<D extends FieldDefinition>(defs: ReadonlyMap<number,
 export interface DefinitionInput {
   key?: string | null;
   label?: string | null;
+  description?: string | null;
   type?: string | null;
   appliesTo?: string | null;
   isTranslatable?: boolean | null;
@@ -181,6 +190,7 @@ export interface DefinitionInput {
 export interface DefinitionValues {
   key: string;
   label: string;
+  description?: string | null;
   type: CustomFieldType;
   appliesTo: AppliesTo;
   isTranslatable: boolean;
@@ -193,6 +203,7 @@ const keyFormat = /^[a-z][a-z0-9_]{0,62}$/;
 const definitionSchema = z.object({
   key: z.string().regex(keyFormat, { message: 'must be 1-63 lowercase letters, digits or _, starting with a letter' }),
   label: z.string().trim().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }),
+  description: z.string().max(2000, { message: 'must be at most 2000 characters' }).nullable().optional(),
   type: z.enum(CUSTOM_FIELD_TYPES, { message: `must be one of ${CUSTOM_FIELD_TYPES.join(', ')}` }),
   appliesTo: z.enum(APPLIES_TO, { message: `must be one of ${APPLIES_TO.join(', ')}` }),
   isTranslatable: z.boolean().default(false),
@@ -229,10 +240,10 @@ export function newDefinition(input: DefinitionInput): { problems: Problem[]; de
 }
 
 /**
- * A change of `existing`: its label, translatability and validation may change; its key, type
- * and what it applies to stay, and a built-in one does not change at all (the problem names
- * `customFieldDefinitionId`, with the definition's id). Absent fields keep their value; a
- * maxLength or pattern given as null is cleared.
+ * A change of `existing`: its label, description, translatability and validation may change; its
+ * key, type and what it applies to stay, and a built-in one does not change at all (the problem
+ * names `customFieldDefinitionId`, with the definition's id). Absent fields keep their value; a
+ * description, maxLength or pattern given as null is cleared.
  */
 export function changedDefinition(existing: FieldDefinition, input: DefinitionInput): { problems: Problem[]; definition: DefinitionValues | undefined } {
   const problems: Problem[] = [];
@@ -243,6 +254,7 @@ export function changedDefinition(existing: FieldDefinition, input: DefinitionIn
   const merged: DefinitionInput = {
     key: existing.key,
     label: input.label ?? existing.label,
+    description: 'description' in input ? input.description : (existing.description ?? null),
     type: existing.type,
     appliesTo: existing.applies_to,
     isTranslatable: input.isTranslatable ?? existing.is_translatable,

@@ -1,10 +1,15 @@
 import type { ModelObject } from 'objection';
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
+import { utcNow } from '../../platform/db/sql.js';
 
 /**
  * Events (REST public events, GraphQL Events): the only file that names the `events` table.
  * Every function takes the transaction first.
+ *
+ * @uses course_templates, locations: the Core events list filters and orders on its template's title and code and its location's name, in the one statement of a page
+ * @uses delegates: places booked (and so places left, sold out) are counted in the list's statement when a filter asks for them, as placesBooked counts them
+ * @uses opportunity_lines: deleting events first reads, in one statement, which of them delegates or order lines still hold (as the foreign keys would refuse)
  */
 
 export class Event extends BaseModel {
@@ -64,6 +69,17 @@ export class Event extends BaseModel {
   /** The online (LMS) period of an lms or blended event. */
   declare lms_start: string | null;
   declare lms_end: string | null;
+  /** Closed for booking by hand (it is also sold out when its places are taken). */
+  declare is_sold_out: boolean;
+  declare internal_notes: string | null;
+  declare external_notes: string | null;
+  /** Percent of places the organiser aims to fill (0 to 100). */
+  declare target_fill_rate: number | null;
+  /** Local date-time (no zone) in time_zone_name. */
+  declare registration_opens_at: string | null;
+  declare remote_meeting_url: string | null;
+  /** When it was cancelled (UTC, as updated_on); null while it is not. */
+  declare cancelled_at: string | null;
   declare created_on: string;
   declare updated_on: string;
 }
@@ -128,9 +144,132 @@ export async function insertCopy(db: Db, source: EventRow): Promise<EventRow> {
   return event!;
 }
 
-/** The current UTC time as the database has it, for an `updated_on` a write sets. */
-
 /** Events by id (a page's batch). */
 export function eventsByIds(db: Db, ids: readonly number[]): Promise<EventRow[]> {
   return db(Event.tableName).whereIn('id', ids as number[]);
 }
+
+/** The event, locked for a change. */
+export function lockEvent(db: Db, id: number): Promise<EventRow | undefined> {
+  return db(Event.tableName).where({ id }).forUpdate().first<EventRow | undefined>();
+}
+
+/** Sets `columns` (with `cancelled_at` the transaction's time when `stampCancelled`) and the time of the change. */
+export async function updateEventRow(db: Db, id: number, columns: Partial<EventRow>, stampCancelled: boolean): Promise<EventRow> {
+  const [row] = (await db(Event.tableName)
+    .where({ id })
+    .update({ ...columns, ...(stampCancelled ? { cancelled_at: utcNow(db) } : {}), updated_on: utcNow(db) })
+    .returning('*')) as EventRow[];
+  return row!;
+}
+
+/** What still holds each of these events (those that exist): delegates (cancelled ones too) and order lines. */
+export async function eventHolds(db: Db, ids: number[]): Promise<{ id: number; has_delegates: boolean; has_orders: boolean }[]> {
+  if (!ids.length) return [];
+  const { rows } = await db.raw(
+    `select e.id,
+            exists (select 1 from delegates d where d.event_id = e.id) as has_delegates,
+            exists (select 1 from opportunity_lines o where o.event_id = e.id) as has_orders
+       from events e where e.id = any(?::int[]) order by e.id`,
+    [ids],
+  );
+  return rows as { id: number; has_delegates: boolean; has_orders: boolean }[];
+}
+
+/**
+ * Deletes the events (their custom field values, prices and places in learning paths go with
+ * them), inside a savepoint: when a record this file does not know of still refers to one,
+ * nothing is deleted and the answer is false.
+ */
+export async function deleteEventRows(db: Db, ids: number[]): Promise<boolean> {
+  if (!ids.length) return true;
+  try {
+    await db.transaction(async (trx) => {
+      await trx(Event.tableName).whereIn('id', ids).delete();
+    });
+    return true;
+  } catch (err) {
+    // 23503 foreign_key_violation; PostgreSQL 18 reports ON DELETE RESTRICT as 23001 restrict_violation.
+    const code = (err as { code?: string }).code;
+    if (code === '23503' || code === '23001') return false;
+    throw err;
+  }
+}
+
+// --- The Core events list ----------------------------------------------------------------------
+
+/** An event `t`'s period as local date-times: the earliest of its classroom and online periods, else its dates (and times), as localPeriod (events.rules.ts) has it. */
+const LOCAL_START = `coalesce(least(t.classroom_start, t.lms_start), t.start_date + coalesce(t.start_time, time '00:00'))`;
+const LOCAL_END = `coalesce(greatest(t.classroom_end, t.lms_end), t.end_date + coalesce(t.end_time, time '00:00'))`;
+const ZONE = `coalesce(t.time_zone_name, 'UTC')`;
+/** As eventStatus (events.rules.ts) says it. */
+const STATUS = `(case when t.lifecycle_state = 'cancelled' or t.is_cancelled then 'Cancelled' when t.lifecycle_state = 'draft' then 'Draft' else 'Active' end)`;
+/** A local date-time of `t` (in its time zone) as an instant. */
+const zoned = (local: string) => `((${local}) at time zone ${ZONE})`;
+/** Places taken on the event `t`, as placesBooked counts them. */
+const BOOKED = `(select coalesce(sum(coalesce(d.num_places, 1)), 0)::int from delegates d where d.event_id = t.id and d.cancelled_date is null)`;
+
+/**
+ * SQL over an event `t` of the Core list for what clients filter and order on that no column
+ * of it holds: each is computed only by a list that filters or orders on it, so a plain page
+ * reads the table alone.
+ */
+export const EVENT_LIST_SQL = {
+  courseTemplateTitle: '(select ct.title from course_templates ct where ct.id = t.course_template_id)',
+  courseTemplateCode: '(select ct.code from course_templates ct where ct.id = t.course_template_id)',
+  locationName: '(select l.name from locations l where l.id = t.location_id)',
+  /** Its period on its own time zone's clock. */
+  localStart: `(${LOCAL_START})`,
+  localEnd: `(${LOCAL_END})`,
+  /** Its period, and its parts, as instants (timestamptz). */
+  start: zoned(LOCAL_START),
+  end: zoned(LOCAL_END),
+  classroomStart: zoned('t.classroom_start'),
+  classroomEnd: zoned('t.classroom_end'),
+  lmsStart: zoned('t.lms_start'),
+  lmsEnd: zoned('t.lms_end'),
+  status: STATUS,
+  isActive: `(${STATUS} = 'Active')`,
+  /** The day it starts on, on its own clock: Mon ... Sun. */
+  dayOfWeek: `((array['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])[extract(isodow from ${LOCAL_START})::int])`,
+  /** Its delivery method as clients name it (CLASSROOM, LMS, BLENDED). */
+  learningMode: 'upper(t.delivery_method)',
+  createdAt: `(t.created_on at time zone 'UTC')`,
+  updatedAt: `(t.updated_on at time zone 'UTC')`,
+  /** When it was cancelled; null unless it is (as Event.cancelledAt). */
+  cancelledAt: `(case when ${STATUS} = 'Cancelled' then coalesce(t.cancelled_at, t.updated_on) at time zone 'UTC' end)`,
+  bookedPlaces: BOOKED,
+  /** null when the event has no maximum. */
+  remainingPlaces: `(case when t.delegates_max is null then null else greatest(t.delegates_max - ${BOOKED}, 0) end)`,
+  isSoldOut: `(t.is_sold_out or (t.delegates_max is not null and ${BOOKED} >= t.delegates_max))`,
+  hasPlacesRemaining: `(not t.is_sold_out and (t.delegates_max is null or ${BOOKED} < t.delegates_max))`,
+} as const;
+
+const likeEscaped = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** The texts of an event `t` of the list that searches look in. */
+const SEARCHED = ['t.title', 't.code', EVENT_LIST_SQL.courseTemplateTitle, EVENT_LIST_SQL.courseTemplateCode, EVENT_LIST_SQL.locationName];
+
+/** Conditions on an event `t` of the list that span several of its texts. */
+export const eventTextConditions = {
+  /** Every word of `text` in its title, code, template title or code, or location name (any of them, case-insensitive). */
+  search(q: Knex.QueryBuilder, text: string): void {
+    const words = text.split(/\s+/).filter(Boolean);
+    for (const word of words) {
+      q.where((w) => {
+        for (const searched of SEARCHED) w.orWhereRaw(`${searched} ilike ? escape '\\'`, [`%${likeEscaped(word)}%`]);
+      });
+    }
+  },
+  /**
+   * Its code or title, or its template's code or title: `eq` equal to `value` (case-insensitive),
+   * `like` matching the pattern (SQL wildcards).
+   */
+  codeOrTitle(q: Knex.QueryBuilder, operation: 'eq' | 'like', value: string): void {
+    q.where((w) => {
+      for (const text of ['t.code', 't.title', EVENT_LIST_SQL.courseTemplateCode, EVENT_LIST_SQL.courseTemplateTitle]) {
+        if (operation === 'eq') w.orWhereRaw(`lower(${text}) = lower(?)`, [value]);
+        else w.orWhereRaw(`${text} ilike ?`, [value]);
+      }
+    });
+  },
+};

@@ -1,19 +1,35 @@
 import type { Db } from '../../platform/db/knex.js';
-import type { Problem } from '../../platform/problems.js';
+import { problem, type Problem } from '../../platform/problems.js';
 import { deliveryLocaleIds, inheritedTemplate } from '../course-templates/course-templates.data.js';
-import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues } from '../custom-fields/custom-fields.data.js';
+import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues, writeBaseValues, type DefinitionRow } from '../custom-fields/custom-fields.data.js';
+import { checkBaseValues, EVENT_VALUES, type ResolvedValue, type ValueInput } from '../custom-fields/custom-fields.rules.js';
 import { supportedLocaleIds } from '../locales/locales.data.js';
 import { translatedTitles } from '../translations/translations.data.js';
-import { findEvent, insertCopy, insertEvent, lockInheritingEvents, updateInherited, type EventRow } from './events.data.js';
-import { cascadedLocale, classroomProblems, eventLocale, inherit, type ClassroomFields, type Inheritance, type LocaleChoice } from './events.rules.js';
+import { deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
+import {
+  cascadedLocale,
+  classroomProblems,
+  deleteProblems,
+  deliveredProblems,
+  MAX_DELETED_EVENTS,
+  eventChanges,
+  eventLocale,
+  inherit,
+  timeColumns,
+  type ClassroomFields,
+  type DeliveredFields,
+  type EventChanges,
+  type Inheritance,
+  type LocaleChoice,
+} from './events.rules.js';
 
 export type { EventRow } from './events.data.js';
 
 /**
  * Events as the GraphQL API makes them (the REST API's public events are the same rows): a
- * classroom event created from a course template in a delivery locale, its title and custom
- * field values snapshotted from the template in that locale (contract rules 6 and 7), and the
- * re-inheriting that re-applying the template does (rule 8).
+ * classroom, online (LMS) or blended event created from a course template in a delivery locale,
+ * its title and custom field values snapshotted from the template in that locale (contract rules
+ * 6 and 7), and the re-inheriting that re-applying the template does (rule 8).
  */
 
 /** Reads what {@link inherit} needs of a template: its row, its translated titles, its (non-built-in) custom field values. */
@@ -33,16 +49,24 @@ export interface ClassroomInput extends ClassroomFields {
   locale?: LocaleChoice;
 }
 
-function splitLocal(value: string): { date: string; time: string } {
-  const [date, time] = value.replace(' ', 'T').split('T');
-  return { date: date!, time: time!.slice(0, 8) };
+/** What `event.createLMS` and `event.createBlended` take (see {@link DeliveredFields}). */
+export interface DeliveredInput extends DeliveredFields {
+  courseTemplateId?: number | false | null;
+  locale?: LocaleChoice;
+  /** Values of the event's own custom fields (those that apply to events); null values are left out. */
+  customFieldValues?: ValueInput[] | null;
 }
 
-/**
- * `event.createClassroom`: checks everything, then writes the event with its inherited title
- * and custom field values in one go; a rejected input writes nothing.
- */
-export async function createClassroomEvent(db: Db, input: ClassroomInput): Promise<{ event: EventRow | null; problems: Problem[] }> {
+/** The template an input names and the locale the event is delivered in (contract rule 6), or their problems. */
+interface Origin {
+  from: Inheritance | undefined;
+  localeId: number | null;
+  /** The input named a course template (found or not). */
+  templateNamed: boolean;
+  problems: Problem[];
+}
+
+async function originOf(db: Db, input: { courseTemplateId?: number | false | null; locale?: LocaleChoice }): Promise<Origin> {
   const problems: Problem[] = [];
   let from: Inheritance | undefined;
   let delivery: number[] = [];
@@ -54,38 +78,71 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput): Promi
   }
   // Rule 6, with its two messages.
   const locale = eventLocale(input.locale, from, delivery);
-  const fields = classroomProblems(input, from !== undefined || problems.length > 0);
-  problems.push(...locale.problems, ...fields.problems);
-  if (problems.length) return { event: null, problems };
+  problems.push(...locale.problems);
+  return { from, localeId: locale.localeId, templateNamed: input.courseTemplateId !== undefined && input.courseTemplateId !== null, problems };
+}
 
-  // Rule 7: the snapshot in the resolved locale.
-  const inherited = from ? inherit(from, locale.localeId) : { title: input.title!, values: [] };
-  const { start, end } = fields;
-  const startParts = start ? splitLocal(start) : undefined;
-  const endParts = end ? splitLocal(end) : startParts;
+/**
+ * Writes a checked event: the columns every kind of event shares, its delivery and times
+ * (`columns`), the title and custom field values it inherits from its template in its locale
+ * (rule 7), and its own custom field values.
+ */
+async function insertChecked(db: Db, input: ClassroomFields & { locale?: LocaleChoice }, origin: Origin, columns: NewEvent, own: ResolvedValue[] = []): Promise<EventRow> {
+  const inherited = origin.from ? inherit(origin.from, origin.localeId) : { title: input.title!, values: [] };
   const event = await insertEvent(db, {
-    course_template_id: from?.template.id ?? null,
+    course_template_id: origin.from?.template.id ?? null,
     code: input.code ?? null,
     title: input.title ?? inherited.title,
     title_cascades: input.title == null,
     type: input.eventType,
     ...(input.lifecycleState ? { lifecycle_state: input.lifecycleState } : {}),
-    locale_id: locale.localeId,
+    locale_id: origin.localeId,
     locale_cascades: input.locale === undefined,
-    time_zone_name: fields.zone!,
     location_id: input.location ? input.location.id : null,
     tax_type_id: input.taxType ? input.taxType.id : null,
-    classroom_start: start,
-    classroom_end: end,
-    start_date: startParts?.date ?? null,
-    start_time: startParts?.time ?? null,
-    end_date: endParts?.date ?? null,
-    end_time: end ? endParts!.time : null,
     delegates_max: input.maxPlaces ?? null,
     min_places: input.minPlaces ?? null,
+    ...columns,
   });
   await replaceInheritedEventValues(db, [event.id], inherited.values.map((v) => ({ ...v, event_id: event.id })));
-  return { event, problems: [] };
+  await writeBaseValues(db, EVENT_VALUES, event.id, own.filter((v) => v.value !== null));
+  return event;
+}
+
+/**
+ * `event.createClassroom`: checks everything, then writes the event with its inherited title
+ * and custom field values in one go; a rejected input writes nothing.
+ */
+export async function createClassroomEvent(db: Db, input: ClassroomInput): Promise<{ event: EventRow | null; problems: Problem[] }> {
+  const origin = await originOf(db, input);
+  const fields = classroomProblems(input, origin.templateNamed);
+  const problems = [...origin.problems, ...fields.problems];
+  if (problems.length) return { event: null, problems };
+  const times = timeColumns(fields.zone!, { start: fields.start, end: fields.end }, { start: null, end: null });
+  return { event: await insertChecked(db, input, origin, { delivery_method: 'classroom', ...times }), problems: [] };
+}
+
+/**
+ * `event.createLMS` and `event.createBlended`: an online (lms) event, or a blended one (a
+ * classroom part and an online part), made as a classroom event is (its template's title and
+ * custom field values in its delivery locale), with its online period (see
+ * {@link deliveredProblems}), the venue the caller named, and its own custom field values.
+ * `definitions`: the tenant's custom field definitions. A rejected input writes nothing.
+ */
+export async function createDeliveredEvent(db: Db, input: DeliveredInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
+  const origin = await originOf(db, input);
+  const fields = deliveredProblems(input, origin.templateNamed);
+  const values = checkBaseValues(definitions, EVENT_VALUES, input.customFieldValues ?? []);
+  const problems = [...origin.problems, ...fields.problems, ...values.problems];
+  if (problems.length) return { event: null, problems };
+  const columns: NewEvent = {
+    delivery_method: input.deliveryMethod,
+    // The REST API's flag: the event has an online (LMS) part.
+    is_lms: true,
+    venue_id: input.venue ? input.venue.id : null,
+    ...timeColumns(fields.zone!, fields.classroom, fields.lms),
+  };
+  return { event: await insertChecked(db, { ...input, timeZoneName: fields.zone! }, origin, columns, values.values), problems: [] };
 }
 
 /**
@@ -120,4 +177,39 @@ export async function reinheritEvents(db: Db, from: Inheritance, eventIds: numbe
   await updateInherited(db, changes.map(({ values: _v, ...c }) => c));
   await replaceInheritedEventValues(db, changes.map((c) => c.id), changes.flatMap((c) => c.values.map((v) => ({ ...v, event_id: c.id }))));
   return changes.map((c) => c.id);
+}
+
+export interface EventUpdateInput extends EventChanges {
+  /** Values of the event's own custom fields (those that apply to events); null removes one. */
+  customFieldValues?: ValueInput[] | null;
+}
+
+/**
+ * `event.update`: changes what is given (see {@link eventChanges}) and sets the custom field
+ * values given, the rest staying; the time of the change is recorded. Checks everything first:
+ * a rejected change writes nothing. `definitions`: the tenant's custom field definitions.
+ */
+export async function updateEvent(db: Db, id: number, input: EventUpdateInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
+  const existing = await lockEvent(db, id);
+  if (!existing) return { event: null, problems: [problem('eventId', id, 'Event not found')] };
+  const change = eventChanges(input, existing);
+  const values = checkBaseValues(definitions, EVENT_VALUES, input.customFieldValues ?? []);
+  const problems = [...change.problems, ...values.problems];
+  if (problems.length) return { event: null, problems };
+  const event = await updateEventRow(db, id, change.columns as Partial<EventRow>, change.stampCancelled);
+  await writeBaseValues(db, EVENT_VALUES, id, values.values);
+  return { event, problems: [] };
+}
+
+/**
+ * `event.delete`: deletes the events named (`false`: an id that names no event; null: none
+ * given), all or none: an event that is not there, or that delegates or order lines still hold
+ * (the REST API's rule, held by the foreign keys), refuses the whole call. Answers the ids deleted.
+ */
+export async function deleteEvents(db: Db, requested: (number | false | null)[]): Promise<{ deleted: number[]; problems: Problem[] }> {
+  const ids = [...new Set(requested.filter((id): id is number => typeof id === 'number'))];
+  const problems = deleteProblems(requested, requested.length > MAX_DELETED_EVENTS ? [] : await eventHolds(db, ids));
+  if (problems.length) return { deleted: [], problems };
+  if (!(await deleteEventRows(db, ids))) return { deleted: [], problems: [problem('eventIds', null, 'An event is still in use by other records and cannot be deleted (cancel it instead)')] };
+  return { deleted: ids, problems: [] };
 }

@@ -96,6 +96,8 @@ export const publicEvents = defineResource({
       else errors.title = 'is required when no event_template_id is given';
     } else if (values.title !== undefined) values.title_cascades = false;
     if (existing) values.updated_on = utcNow(db);
+    // When it was cancelled (GraphQL's cancelledAt): set as it is cancelled, cleared as it is taken back.
+    if (values.is_cancelled !== undefined && values.is_cancelled !== (existing?.is_cancelled ?? false)) values.cancelled_at = values.is_cancelled ? utcNow(db) : null;
     Object.assign(errors, checkDateOrder(values, existing, 'start_date', 'end_date'), checkDateOrder(values, existing, 'classroom_start', 'classroom_end'));
     for (const [field, message] of Object.entries(text)) errors[field] ??= message;
     return errors;
@@ -128,7 +130,8 @@ export const publicEvents = defineResource({
       rec.delegates_booked = n;
       rec.delegates_reserved = 0;
       rec.delegates_actual = null;
-      rec.is_sold_out = row.delegates_max !== null && n >= (row.delegates_max as number);
+      // Closed by hand (GraphQL event.update isSoldOut), or full.
+      rec.is_sold_out = row.is_sold_out === true || (row.delegates_max !== null && n >= (row.delegates_max as number));
     });
   },
 });

@@ -60,6 +60,12 @@ export async function appendObjectives(db: Db, pathId: number, targets: ({ cours
   await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: start + i, ...t })));
 }
 
+/** Replaces a path's objectives with these, in this order (positions 1, 2, ...). */
+export async function replaceObjectives(db: Db, pathId: number, targets: ({ course_template_id: number } | { event_id: number })[]): Promise<void> {
+  await db(LearningPathObjective.tableName).where({ learning_path_id: pathId }).delete();
+  if (targets.length) await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: i + 1, ...t })));
+}
+
 export type LearningPathRow = ModelObject<LearningPathRecord>;
 
 /** What a write sets of a learning path. */

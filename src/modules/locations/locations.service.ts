@@ -1,21 +1,24 @@
 import type { Db } from '../../platform/db/knex.js';
-import type { Problem } from '../../platform/problems.js';
-import { insertLocation, type LocationRow } from './locations.data.js';
-import { locationProblems, type LocationInput } from './locations.rules.js';
+import { problem, type Problem } from '../../platform/problems.js';
+import { insertLocation, lockLocation, updateLocation, type LocationRow } from './locations.data.js';
+import { locationChange, type LocationInput } from './locations.rules.js';
 
 export type { LocationRow } from './locations.data.js';
 
 /** Creates a location, or answers why not (writing nothing). */
 export async function createLocation(db: Db, input: LocationInput): Promise<{ location: LocationRow | null; problems: Problem[] }> {
-  const { problems, zone } = locationProblems(input);
+  const { problems, columns } = locationChange(input, true);
+  if (problems.length || columns.name === undefined) return { location: null, problems };
+  return { location: await insertLocation(db, { ...columns, name: columns.name }), problems: [] };
+}
+
+/**
+ * Changes the fields given of a location (null clears one; its name cannot be cleared), or answers
+ * why not (writing nothing). Problems about the location itself name `locationId`.
+ */
+export async function changeLocation(db: Db, id: number, input: LocationInput): Promise<{ location: LocationRow | null; problems: Problem[] }> {
+  if (!(await lockLocation(db, id))) return { location: null, problems: [problem('locationId', id, 'Location not found')] };
+  const { problems, columns } = locationChange(input, false);
   if (problems.length) return { location: null, problems };
-  const location = await insertLocation(db, {
-    name: input.name,
-    address_street: input.addressStreet ?? null,
-    address_town: input.addressTown ?? null,
-    address_postcode: input.addressPostcode ?? null,
-    address_country_id: input.addressCountryId ?? null,
-    time_zone_name: zone ?? null,
-  });
-  return { location, problems: [] };
+  return { location: (await updateLocation(db, id, columns)) ?? null, problems: [] };
 }

@@ -1,5 +1,5 @@
 import type { ModelObject } from 'objection';
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
@@ -7,6 +7,8 @@ import { BaseModel } from '../../platform/db/model.js';
  * `price_levels` and `regions` tables. A price is an amount in a currency at a price level
  * (every instance has "Normal", the one websites show), optionally for a region, on exactly one
  * course template, event or learning path.
+ *
+ * @uses companies: a region is read with the name of the company that trades there, in one statement
  */
 
 export class PriceLevel extends BaseModel {
@@ -134,4 +136,47 @@ export async function insertPriceLevel(db: Db, name: string): Promise<PriceLevel
 export async function mostUsedCurrency(db: Db): Promise<string | undefined> {
   const row = await db(Price.tableName).groupBy('currency_code').select('currency_code').orderByRaw('count(*) desc, currency_code').first<{ currency_code: string } | undefined>();
   return row?.currency_code;
+}
+
+/** Price levels by id (a page's batch). */
+export function priceLevelsByIds(db: Db, ids: readonly number[]): Promise<PriceLevelRow[]> {
+  return db(PriceLevel.tableName).whereIn('id', ids as number[]);
+}
+
+/** A region with the name of the company that trades there (null when it names none). */
+export interface RegionCard extends RegionRow {
+  company_name: string | null;
+}
+
+/** Regions by id, each with its company's name (a page's batch, one statement). */
+export function regionsByIds(db: Db, ids: readonly number[]): Promise<RegionCard[]> {
+  return db(`${Region.tableName} as r`)
+    .leftJoin('companies as c', 'c.id', 'r.company_id')
+    .whereIn('r.id', ids as number[])
+    .select<RegionCard[]>('r.*', 'c.name as company_name');
+}
+
+/**
+ * Keeps the records of a list (its rows aliased `t`, of the kind `owner`) that have (or, with
+ * `has` false, have not) a price in one of `currencies` (ISO codes) and/or for one of `regionIds`.
+ */
+export function whereHasPrice(q: Knex.QueryBuilder, owner: PriceOwner, match: { currencies?: readonly string[]; regionIds?: readonly number[] }, has = true): void {
+  const exists = function (this: Knex.QueryBuilder) {
+    this.select(1).from(`${Price.tableName} as hp`).whereRaw('hp.?? = t.id', [PRICE_OWNERS[owner]]);
+    if (match.currencies) this.whereIn('hp.currency_code', match.currencies as string[]);
+    if (match.regionIds) this.whereIn('hp.region_id', match.regionIds as number[]);
+  };
+  if (has) q.whereExists(exists);
+  else q.whereNotExists(exists);
+}
+
+/** The price, or undefined. */
+export function findPrice(db: Db, id: number): Promise<PriceRow | undefined> {
+  return db(Price.tableName).where({ id }).first<PriceRow | undefined>();
+}
+
+/** Sets a price's amount. */
+export async function updatePriceAmount(db: Db, id: number, amount: string): Promise<PriceRow> {
+  const [row] = (await db(Price.tableName).where({ id }).update({ amount }).returning('*')) as PriceRow[];
+  return row!;
 }

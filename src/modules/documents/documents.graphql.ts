@@ -1,0 +1,85 @@
+import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { toGlobalId } from '../../kit/graphql/ids.js';
+import { PageInfo } from '../../kit/graphql/lists.js';
+import { byId } from '../../kit/graphql/loaders.js';
+import { documentsByIds, type DocumentRow } from './documents.data.js';
+
+/**
+ * Documents in Core GraphQL, as integrations read a course template's or learning path's
+ * pictures (real-clients.md section 3): `image { id name description folder { id name } latest
+ * { revisionNumber } }` and `imageGallery { edges { node { ... } } }`. A record has one image
+ * (its `image_document_id`); its gallery is that image, so a website that shows the gallery
+ * shows the same picture (an empty gallery when there is no image). Documents are read with the
+ * record that shows them (its view permission); they are not reachable by `node(id:)`.
+ */
+
+/** A folder documents are kept in: its name is all there is of it (the id is `Folder:<name>` in base64). */
+const Folder = new GraphQLObjectType<{ name: string }>({
+  name: 'Folder',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (f) => Buffer.from(`Folder:${f.name}`, 'utf8').toString('base64') },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
+
+/** The document's latest revision: its number and the address it is served from. */
+const DocumentRevision = new GraphQLObjectType<DocumentRow>({
+  name: 'DocumentRevision',
+  fields: {
+    revisionNumber: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.revision_number },
+    url: { type: new GraphQLNonNull(GraphQLString), description: 'The address of this revision.' },
+  },
+});
+
+/** A document (an image): id `Document:<n>`. */
+export const DocumentType = new GraphQLObjectType<DocumentRow, GraphQLContext>({
+  name: 'Document',
+  description: 'A file, such as the image of a course template or learning path.',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (d) => toGlobalId('Document', d.id) },
+    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.id },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    description: { type: GraphQLString },
+    folder: { type: Folder, resolve: (d) => (d.folder ? { name: d.folder } : null) },
+    latest: { type: new GraphQLNonNull(DocumentRevision), resolve: (d) => d },
+    url: { type: new GraphQLNonNull(GraphQLString), description: 'The address it is served from (its latest revision).' },
+  },
+});
+
+const DocumentEdge = new GraphQLObjectType({
+  name: 'DocumentEdge',
+  fields: { node: { type: new GraphQLNonNull(DocumentType) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
+});
+
+/** A record's documents (its gallery): all of them, on one page. */
+export const DocumentConnection = new GraphQLObjectType({
+  name: 'DocumentConnection',
+  fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(DocumentEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
+});
+
+/** This request's document with this id (a page's documents in one statement). */
+export const documentById = (ctx: GraphQLContext, id: number | null | undefined): Promise<DocumentRow | null> =>
+  id == null ? Promise.resolve(null) : ctx.loader('Document.byId', (db) => byId((ids) => documentsByIds(db, ids))).load(id).then((d) => d ?? null);
+
+/** `image`: the record's image, null when it has none. */
+export function imageField<P>(getDocumentId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
+  return { type: DocumentType, description: 'Its image; null when it has none.', resolve: (p, _a, ctx) => documentById(ctx, getDocumentId(p)) };
+}
+
+/** `imageGallery`: the record's pictures. A record has one image today: the gallery is that image, or empty. */
+export function imageGalleryField<P>(getDocumentId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
+  return {
+    type: new GraphQLNonNull(DocumentConnection),
+    description: 'Its pictures: its image (one record has one image), or none.',
+    async resolve(p, _a, ctx) {
+      const image = await documentById(ctx, getDocumentId(p));
+      const nodes = image ? [image] : [];
+      const edges = nodes.map((node, i) => ({ node, cursor: Buffer.from(`cursor:${i}`).toString('base64') }));
+      return {
+        edges,
+        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false },
+      };
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import {
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLInterfaceType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLString,
+  Kind,
+  type GraphQLFieldConfig,
+} from 'graphql';
+import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { badInput } from '../../kit/graphql/errors.js';
+import { toGlobalId } from '../../kit/graphql/ids.js';
+import { PageInfo } from '../../kit/graphql/lists.js';
+import { byId, byOwner } from '../../kit/graphql/loaders.js';
+import { refField, requirePermission } from '../../kit/graphql/permissions.js';
+import { financialUnitOf, type FinancialUnit as Unit } from '../catalogue/catalogue.format.js';
+import { taxTypeById } from '../tax-types/tax-types.graphql.js';
+import type { TaxTypeRow } from '../tax-types/tax-types.data.js';
+import { priceLevelsByIds, priceOwnerId, pricesOf, regionsByIds, type PriceLevelRow, type PriceOwner, type PriceRow, type RegionCard } from './pricing.data.js';
+
+/**
+ * Prices in Core GraphQL, as integrations read a course template's `publicPrices` and a learning
+ * path's `prices` (real-clients.md section 3): `{ id amount priceLevel { id legacyId name }
+ * financialUnit { name __typename ... on Currency { symbol } } region { id name code company
+ * { id name } defaultTax { effectiveRate } } }`. Amounts are `Decimal`: exact, written as strings
+ * (`"495.00"`). A record's prices are read with it (its view permission); a region's company and
+ * tax are the CRM's and the tax types' records, read with COMPANY_VIEW and TAX_TYPE_VIEW.
+ */
+
+const DECIMAL = /^-?\d{1,15}(\.\d{1,10})?$/;
+
+/** A decimal as text, checked: `"495.00"`, `"12"`, `-3.5` (a number is taken as it prints). */
+function decimalOf(value: unknown): string {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || !DECIMAL.test(text)) throw badInput(`Decimal: ${JSON.stringify(value)?.slice(0, 50)} is not a decimal number (write it as a string, e.g. "495.00")`);
+  return text;
+}
+
+/**
+ * `Decimal`: an exact decimal number. Answered as a string with the digits stored (`"495.00"`);
+ * accepted as a string (`"495.00"`, as integrations send it) or a number.
+ */
+export const Decimal = new GraphQLScalarType<string, string>({
+  name: 'Decimal',
+  description: 'An exact decimal number, written as a string: "495.00". Input: a string or a number.',
+  serialize: (v) => String(v),
+  parseValue: decimalOf,
+  parseLiteral(ast) {
+    if (ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT) return decimalOf(ast.value);
+    throw badInput('Decimal: write it as a string, e.g. "495.00"');
+  },
+});
+
+/** What an amount is counted in: a currency (the only kind Lectern has). */
+export const FinancialUnitInterface = new GraphQLInterfaceType({
+  name: 'FinancialUnit',
+  description: 'What an amount is counted in. Select `... on Currency { symbol }` for a currency.',
+  fields: { id: { type: new GraphQLNonNull(GraphQLID) }, name: { type: new GraphQLNonNull(GraphQLString) } },
+  resolveType: () => 'Currency',
+});
+
+/** A currency: id `Currency:<ISO code>` in base64 (`Q3VycmVuY3k6R0JQ` is GBP). */
+export const Currency = new GraphQLObjectType<Unit>({
+  name: 'Currency',
+  interfaces: [FinancialUnitInterface],
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (u) => Buffer.from(`Currency:${u.code}`, 'utf8').toString('base64') },
+    name: { type: new GraphQLNonNull(GraphQLString), description: 'Its English name: "British Pound".' },
+    code: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 4217: GBP.' },
+    symbol: { type: new GraphQLNonNull(GraphQLString), description: '£' },
+  },
+});
+
+/** The ISO code a Currency id (or a bare code) names, upper case; undefined when it names none. */
+export function currencyCodeOf(value: string): string | undefined {
+  if (/^[A-Za-z]{3}$/.test(value)) return value.toUpperCase();
+  const m = /^Currency:([A-Z]{3})$/.exec(Buffer.from(value, 'base64').toString('utf8'));
+  return m?.[1];
+}
+
+/** A price level (every instance has "Normal", the one websites show): id `PriceLevel:<n>`. */
+export const PriceLevel = new GraphQLObjectType<PriceLevelRow>({
+  name: 'PriceLevel',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (l) => toGlobalId('PriceLevel', l.id) },
+    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (l) => l.id },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
+
+/** The company that trades in a region (a CRM company): id `Company:<n>`. */
+const Company = new GraphQLObjectType<{ id: number; name: string }>({
+  name: 'Company',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (c) => toGlobalId('Company', c.id) },
+    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (c) => c.id },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
+
+/** A tax as a region applies it by default: a tax type (id `TaxType:<n>`) and its rate. */
+const Tax = new GraphQLObjectType<TaxTypeRow>({
+  name: 'Tax',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (t) => toGlobalId('TaxType', t.id) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    effectiveRate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, e.g. 20 for 20 %.', resolve: (t) => Number(t.rate) },
+  },
+});
+
+/** Where a price applies: id `Region:<n>`. */
+export const Region = new GraphQLObjectType<RegionCard, GraphQLContext>({
+  name: 'Region',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (r) => toGlobalId('Region', r.id) },
+    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (r) => r.id },
+    code: { type: new GraphQLNonNull(GraphQLString) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    company: {
+      type: Company,
+      description: 'The company that trades there (COMPANY_VIEW); read with the region.',
+      resolve(r, _a, ctx) {
+        if (r.company_id === null) return null;
+        requirePermission(ctx, 'COMPANY_VIEW');
+        return { id: r.company_id, name: r.company_name ?? '' };
+      },
+    },
+    defaultTax: refField(Tax, 'TAX_TYPE_VIEW', (r: RegionCard) => r.default_tax_type_id, (ctx, id) => taxTypeById(ctx, id), 'The tax its prices are sold under by default (TAX_TYPE_VIEW).'),
+  },
+});
+
+const priceLevelById = (ctx: GraphQLContext, id: number) => ctx.loader('PriceLevel.byId', (db) => byId((ids) => priceLevelsByIds(db, ids))).load(id);
+const regionById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(null) : ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id).then((r) => r ?? null));
+
+/** One price: an amount in a currency at a price level, maybe for a region. Id `Price:<n>`. */
+export const Price = new GraphQLObjectType<PriceRow, GraphQLContext>({
+  name: 'Price',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (p) => toGlobalId('Price', p.id) },
+    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
+    amount: { type: new GraphQLNonNull(Decimal), description: 'Exact, as a string: "495.00".' },
+    priceLevel: { type: new GraphQLNonNull(PriceLevel), resolve: (p, _a, ctx) => priceLevelById(ctx, p.price_level_id) },
+    financialUnit: { type: new GraphQLNonNull(FinancialUnitInterface), description: 'Its currency.', resolve: (p) => financialUnitOf(p.currency_code) },
+    currency: { type: new GraphQLNonNull(Currency), description: 'Its currency (the same as financialUnit, typed).', resolve: (p) => financialUnitOf(p.currency_code) },
+    region: { type: Region, description: 'The region it applies in; null: everywhere.', resolve: (p, _a, ctx) => regionById(ctx, p.region_id) },
+  },
+});
+
+const PriceEdge = new GraphQLObjectType({
+  name: 'PriceEdge',
+  fields: { node: { type: new GraphQLNonNull(Price) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
+});
+
+/** A record's prices, all on one page. */
+export const PriceConnection = new GraphQLObjectType({
+  name: 'PriceConnection',
+  fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(PriceEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
+});
+
+/** This request's prices of one kind of record, each record's by level, currency and region (a page's records in one statement). */
+export const pricesOfRecord = (ctx: GraphQLContext, owner: PriceOwner, id: number): Promise<PriceRow[]> =>
+  ctx.loader(`Price.of.${owner}`, (db) => byOwner((ids) => pricesOf(db, owner, ids), (p) => priceOwnerId(owner, p))).load(id);
+
+/** Drops this request's prices of `owner` records read so far: after a write, fields read them again. */
+export const forgetPrices = (ctx: GraphQLContext, owner: PriceOwner): void => ctx.forget(`Price.of.${owner}`);
+
+/**
+ * The prices of a record of the kind `owner` (its `id`) as a connection: a course template's
+ * `publicPrices`, a learning path's `prices`. Every level, currency and region; ordered by level,
+ * currency, region.
+ */
+export function pricesField(owner: PriceOwner, description = 'Its prices: every price level, currency and region.'): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
+  return {
+    type: new GraphQLNonNull(PriceConnection),
+    description,
+    async resolve(record, _a, ctx) {
+      const edges = (await pricesOfRecord(ctx, owner, record.id)).map((node, i) => ({ node, cursor: Buffer.from(`cursor:${i}`).toString('base64') }));
+      return {
+        edges,
+        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false },
+      };
+    },
+  };
+}
