@@ -5,7 +5,7 @@ import pg from 'pg';
 
 /**
  * The baseline of `npm run bench -- graphql`: a bare Koa handler answering the benchmark's
- * `courseTemplates(first: 50)` query with the same JSON, read by one hand-written SQL query per
+ * `courseTemplates(first: 50)` query (and, with `x-bench-query: sdk`, the PHP SDK's page) with the same JSON, read by one hand-written SQL query per
  * request (after the same bearer-token check), in a transaction with the tenant's search_path,
  * with none of Lectern's machinery: no GraphQL parsing, validation or resolvers, no loaders.
  */
@@ -25,7 +25,7 @@ select json_build_object('data', json_build_object('courseTemplates', json_build
           'courseText1', tr.course_text1,
           'translatedFields', to_json(array_remove(array[case when tr.title is not null then 'title' end, case when tr.course_text1 is not null then 'courseText1' end,
             case when tr.course_text2 is not null then 'courseText2' end, case when tr.related_courses_text is not null then 'relatedCoursesText' end,
-            case when tr.lms_summary is not null then 'lmsSummary' end], null)),
+            case when tr.lms_summary is not null then 'lmsSummary' end, case when tr.teaser_description is not null then 'teaserDescription' end], null)),
           'customFieldValues', coalesce((select json_agg(json_build_object('definitionKey', d.key, 'value', coalesce(tv.value, v.value)) order by d.id)
             from course_template_field_values v join custom_field_definitions d on d.id = v.definition_id
             left join course_template_field_values tv on tv.course_template_id = v.course_template_id and tv.definition_id = v.definition_id and tv.locale_id = tr.locale_id
@@ -37,6 +37,46 @@ select json_build_object('data', json_build_object('courseTemplates', json_build
     )) order by t.id) from (select * from course_templates order by id limit 50) t), '[]'::json),
   'pageInfo', json_build_object('totalRecords', (select count(*) from course_templates))
 )))::text as body`;
+
+/**
+ * The PHP SDK's `courseTemplates` page (25 by name, with image, gallery, categories, public
+ * prices and custom field values), as Lectern answers it: ids are base64 of `<Type>:<id>`, the
+ * gallery is the image, amounts are strings with the stored digits, the currency's name is
+ * Intl's English name (only the bench's GBP is needed here).
+ */
+const gid = (type: string, expr: string) => `encode(convert_to('${type}:' || ${expr}, 'UTF8'), 'base64')`;
+const SDK_QUERY = `
+select json_build_object('data', json_build_object('courseTemplates', json_build_object(
+  'pageInfo', json_build_object('startCursor', case when p.n > 0 then encode(convert_to('cursor:0', 'UTF8'), 'base64') end,
+    'endCursor', case when p.n > 0 then encode(convert_to('cursor:' || (p.n - 1), 'UTF8'), 'base64') end,
+    'totalRecords', p.total, 'hasNextPage', p.n < p.total, 'hasPreviousPage', false),
+  'edges', p.edges
+)))::text as body
+from (
+  select count(*)::int as n, coalesce(max(total), (select count(*) from course_templates))::int as total,
+    coalesce(json_agg(json_build_object('node', json_build_object(
+      'id', ${gid('CourseTemplate', 't.id')}, 'legacyId', t.id, 'lifecycleState', t.lifecycle_state, 'code', t.code, 'title', t.title,
+      'image', (select json_build_object('id', ${gid('Document', 'd.id')}, 'name', d.name, 'description', d.description,
+          'folder', case when d.folder is null then null else json_build_object('id', ${gid('Folder', 'd.folder')}, 'name', d.folder) end)
+        from documents d where d.id = t.image_document_id),
+      'imageGallery', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object('id', ${gid('Document', 'd.id')}, 'name', d.name, 'description', d.description)))
+        from documents d where d.id = t.image_document_id), '[]'::json)),
+      'learningCategories', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object('id', ${gid('LearningCategory', 'c.id')}, 'legacyId', c.id, 'name', c.name)))
+        from categories c where c.id = t.category_id), '[]'::json)),
+      'publicPrices', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+          'id', ${gid('Price', 'pr.id')}, 'amount', pr.amount::text,
+          'priceLevel', json_build_object('id', ${gid('PriceLevel', 'l.id')}, 'legacyId', l.id, 'name', l.name),
+          'financialUnit', json_build_object('name', case pr.currency_code when 'GBP' then 'British Pound' else pr.currency_code end, '__typename', 'Currency'),
+          'region', case when r.id is null then null else json_build_object('id', ${gid('Region', 'r.id')}, 'name', r.name, 'code', r.code,
+            'company', (select json_build_object('id', ${gid('Company', 'co.id')}, 'name', co.name) from companies co where co.id = r.company_id)) end
+        )) order by pr.price_level_id, r.id nulls first, pr.currency_code, pr.id)
+        from prices pr join price_levels l on l.id = pr.price_level_id left join regions r on r.id = pr.region_id where pr.course_template_id = t.id), '[]'::json)),
+      'customFieldValues', coalesce((select json_agg(json_build_object('definitionKey', d.key, 'definitionLocator', ${gid('CustomFieldDefinition', 'd.id')}, 'value', v.value) order by d.id)
+        from course_template_field_values v join custom_field_definitions d on d.id = v.definition_id
+        where v.course_template_id = t.id and v.locale_id is null and not d.is_builtin), '[]'::json)
+    )) order by t.title, t.id), '[]'::json) as edges
+  from (select *, count(*) over () as total from course_templates order by title asc nulls last, id asc limit 25) t
+) p`;
 
 const app = new Koa();
 app.use(async (ctx) => {
@@ -51,7 +91,7 @@ app.use(async (ctx) => {
       await c.query('commit');
       return;
     }
-    const { rows } = await c.query(QUERY);
+    const { rows } = await c.query(ctx.get('x-bench-query') === 'sdk' ? SDK_QUERY : QUERY);
     await c.query('commit');
     ctx.type = 'application/json';
     ctx.body = rows[0].body;

@@ -7,6 +7,7 @@ import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery, customFiel
 import { LearningPathMutations, learningPathsQuery } from '../modules/learning-paths/learning-paths.graphql.js';
 import { OBJECTIVE_TYPES } from '../modules/learning-paths/learning-objectives.graphql.js';
 import { EventMutations, eventsQuery } from '../modules/events/events.graphql.js';
+import { downloadDocumentQuery } from '../modules/documents/documents.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
 import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
@@ -58,6 +59,7 @@ export function buildSchema(): GraphQLSchema {
       customFieldDefinitions: customFieldDefinitionsQuery,
       customFieldTemplate: customFieldTemplateQuery,
       catalogue: catalogueQuery,
+      downloadDocument: downloadDocumentQuery,
       events: eventsQuery,
       locations: locationsQuery,
       taxTypes: taxTypesQuery,

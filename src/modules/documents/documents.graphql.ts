@@ -1,8 +1,10 @@
 import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { toGlobalId } from '../../kit/graphql/ids.js';
+import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { PageInfo } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
+import { requirePermission } from '../../kit/graphql/permissions.js';
+import { hasPermission } from '../../platform/permissions.js';
 import { documentsByIds, type DocumentRow } from './documents.data.js';
 
 /**
@@ -11,7 +13,10 @@ import { documentsByIds, type DocumentRow } from './documents.data.js';
  * { revisionNumber } }` and `imageGallery { edges { node { ... } } }`. A record has one image
  * (its `image_document_id`); its gallery is that image, so a website that shows the gallery
  * shows the same picture (an empty gallery when there is no image). Documents are read with the
- * record that shows them (its view permission); they are not reachable by `node(id:)`.
+ * record that shows them (its view permission); they are not reachable by `node(id:)`. The root
+ * `downloadDocument(documentId:)` answers one document and the address to fetch it from (a
+ * website copying a template's image), to a caller who may view course templates or learning
+ * paths: the records documents are the pictures of.
  */
 
 /** A folder documents are kept in: its name is all there is of it (the id is `Folder:<name>` in base64). */
@@ -83,3 +88,28 @@ export function imageGalleryField<P>(getDocumentId: (parent: P) => number | null
     },
   };
 }
+
+/** What `downloadDocument` answers: the address to fetch the document from, and the document. */
+const DocumentDownload = new GraphQLObjectType<DocumentRow, GraphQLContext>({
+  name: 'DocumentDownload',
+  fields: {
+    url: { type: new GraphQLNonNull(GraphQLString), description: 'The address to fetch it from (its latest revision).', resolve: (d) => d.url },
+    document: { type: new GraphQLNonNull(DocumentType), resolve: (d) => d },
+  },
+});
+
+/**
+ * `downloadDocument(documentId:)`: a document of this instance and where to fetch it; null when
+ * the id names none here (another type, garbage, or a document this instance does not have).
+ * Documents are pictures of course templates and learning paths: COURSE_TEMPLATE_VIEW or
+ * LEARNING_PATH_VIEW, checked before anything is read.
+ */
+export const downloadDocumentQuery: GraphQLFieldConfig<unknown, GraphQLContext, { documentId: string }> = {
+  type: DocumentDownload,
+  description: 'A document (such as the image of a course template or learning path) and the address to fetch it from; null when this instance has no such document. Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
+  args: { documentId: { type: new GraphQLNonNull(GraphQLID), description: 'A Document id.' } },
+  async resolve(_root, { documentId }, ctx) {
+    requirePermission(ctx, hasPermission(ctx.user.permissions, 'LEARNING_PATH_VIEW') ? 'LEARNING_PATH_VIEW' : 'COURSE_TEMPLATE_VIEW');
+    return documentById(ctx, legacyIdOf('Document', documentId));
+  },
+};

@@ -265,7 +265,7 @@ const ClassroomEventCreateInput = new GraphQLInputObjectType({
 const EventPayload = payloadType('EventPayload', 'event', () => Event);
 
 /** What createLMS and createBlended share: a classroom event's keys as those clients name them, and the online period. */
-const deliveredFields = (kind: string) => ({
+const deliveredFields = () => ({
   courseTemplateId: { type: GraphQLID, description: 'The template the event inherits its title and custom field values from.' },
   localeId: { type: GraphQLID, description: 'The delivery locale, as in ClassroomEventCreateInput.' },
   eventType: { type: new GraphQLNonNull(EventType) },
@@ -276,7 +276,7 @@ const deliveredFields = (kind: string) => ({
   taxType: { type: GraphQLID, description: 'A TaxType id.' },
   timeZoneName: { type: GraphQLString, description: 'IANA zone name, e.g. Europe/London: the clock of the local date-times. Required (or timeZone).' },
   timeZone: { type: GraphQLString, description: 'The older name of timeZoneName: either may be given, or both naming the same zone.', deprecationReason: 'Use timeZoneName.' },
-  lmsStartDateTime: { type: LocalDateTime, description: `When the online part starts, on the event's clock. Required (or timeZonedLmsStart).` },
+  lmsStartDateTime: { type: LocalDateTime, description: "When the online part starts, on the event's clock. Required (or timeZonedLmsStart)." },
   lmsEndDateTime: { type: LocalDateTime, description: 'When the online part ends: after lmsStartDateTime. Required (or timeZonedLmsEnd).' },
   timeZonedLmsStart: {
     type: GraphQLString,
@@ -286,20 +286,20 @@ const deliveredFields = (kind: string) => ({
   maxPlaces: { type: GraphQLInt },
   minPlaces: { type: GraphQLInt },
   lifecycleState: { type: LifecycleState, description: 'Default published.' },
-  customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: `Values of the ${kind}'s own custom fields (those that apply to events; null values are left out), beside those inherited from the template.` },
+  customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: "Values of the event's own custom fields (those that apply to events; null values are left out), beside those inherited from the template." },
 });
 
 const LMSEventCreateInput = new GraphQLInputObjectType({
   name: 'LMSEventCreateInput',
   description: 'An online (LMS) event: an online period and no classroom part.',
-  fields: deliveredFields('event'),
+  fields: deliveredFields(),
 });
 
 const BlendedEventCreateInput = new GraphQLInputObjectType({
   name: 'BlendedEventCreateInput',
   description: 'A blended event: a classroom part and an online (LMS) part, each with a start and an end.',
   fields: {
-    ...deliveredFields('event'),
+    ...deliveredFields(),
     classroomStartDateTime: { type: LocalDateTime, description: "When the classroom part starts, on the event's clock. Required." },
     classroomEndDateTime: { type: LocalDateTime, description: 'When the classroom part ends: after classroomStartDateTime. Required.' },
   },
