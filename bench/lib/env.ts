@@ -36,7 +36,9 @@ export const BENCH_SESSION_SECRET = 'bench-session-secret-0123456789abcdef';
  * production, and waits for /healthz. bench/run.ts builds first.
  */
 export async function startProcess(script: string, env: Record<string, string | undefined>, port?: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], {
+  // BENCH_PROFILE=<dir>: the process writes a CPU profile there when it exits (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, script], {
     env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_SCHEME: 'http', SESSION_SECRET: BENCH_SESSION_SECRET, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
