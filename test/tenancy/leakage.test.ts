@@ -45,6 +45,13 @@ test.serial('when a transaction ends, then its search_path does not outlive it o
   await t.throwsAsync(one('contacts').select('*'), { message: /relation "contacts" does not exist/ });
 });
 
+test.serial('when a tenant transaction runs, then PostgreSQL does not JIT-compile its statements (a compile cannot be cancelled), and the setting ends with it', async (t) => {
+  const inside = await withTenant(one, a, async (db) => (await db.raw(`select current_setting('jit') as jit`)).rows[0].jit);
+  t.is(inside, 'off');
+  const outside = await one.raw(`select current_setting('jit') as jit`);
+  t.is(outside.rows[0].jit, 'on', 'the server default is back once the transaction ended');
+});
+
 test.serial('when a tenant transaction fails, then the next one on the connection is not affected', async (t) => {
   await t.throwsAsync(
     withTenant(one, a, async (db) => {

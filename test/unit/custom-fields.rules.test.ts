@@ -169,3 +169,11 @@ test('when translatability is turned off while translated values exist, then it 
   t.deepEqual(translatabilityProblems(def(), { isTranslatable: false }, false), []);
   t.deepEqual(translatabilityProblems(def(), { label: 'x' }, true), []);
 });
+
+test('when a definition label or description holds a NUL character, then it is refused on that field (PostgreSQL text cannot hold one)', (t) => {
+  const created = newDefinition({ key: 'notes', label: 'Notes', type: 'text', appliesTo: 'event', description: 'a\u0000b' } as Parameters<typeof newDefinition>[0]);
+  t.deepEqual(created.problems.map((p) => [p.field, p.message]), [['description', 'must not contain NUL characters']]);
+  const changed = changedDefinition(def(), { label: 'x\u0000' } as Parameters<typeof changedDefinition>[1]);
+  t.deepEqual(changed.problems.map((p) => p.field), ['label']);
+  t.deepEqual(newDefinition({ key: 'notes', label: 'Notes', type: 'text', appliesTo: 'event', description: 'fine' } as Parameters<typeof newDefinition>[0]).problems, []);
+});

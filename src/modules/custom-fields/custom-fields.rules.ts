@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { problem, type Problem } from '../../platform/problems.js';
-import { isCalendarDate } from '../../platform/util/dates.js';
+import { hasNul, isCalendarDate } from '../../platform/util/dates.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
 
 /**
@@ -202,8 +202,8 @@ const keyFormat = /^[a-z][a-z0-9_]{0,62}$/;
 
 const definitionSchema = z.object({
   key: z.string().regex(keyFormat, { message: 'must be 1-63 lowercase letters, digits or _, starting with a letter' }),
-  label: z.string().trim().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }),
-  description: z.string().max(2000, { message: 'must be at most 2000 characters' }).nullable().optional(),
+  label: z.string().trim().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }).refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }),
+  description: z.string().max(2000, { message: 'must be at most 2000 characters' }).refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }).nullable().optional(),
   type: z.enum(CUSTOM_FIELD_TYPES, { message: `must be one of ${CUSTOM_FIELD_TYPES.join(', ')}` }),
   appliesTo: z.enum(APPLIES_TO, { message: `must be one of ${APPLIES_TO.join(', ')}` }),
   isTranslatable: z.boolean().default(false),

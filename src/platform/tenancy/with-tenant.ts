@@ -32,7 +32,9 @@ export async function withTenant<T>(
   let trx: Knex | undefined;
   // Transaction-local settings, in the round trip that opens the transaction.
   const timeout = opts.statementTimeoutMs === undefined ? '' : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
-  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true)${timeout}`;
+  // No JIT compilation: a request's statements are small and short, and PostgreSQL's JIT can
+  // spend seconds compiling one with many conditions, where it cannot be cancelled.
+  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}`;
   const result = await runTransaction(knex, opening, (db) => {
     trx = db;
     return fn(db);
