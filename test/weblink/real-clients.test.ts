@@ -339,6 +339,12 @@ test.serial('a filter field or operation the list does not take is a clear Graph
   t.regex(badDay.json.errors[0].message, /one of Mon, Tue/);
   const badStart = await weblink({ query: '{ catalogue(filters: [{field: start, operation: ge, value: "soon"}]) { pageInfo { totalRecords } } }' });
   t.regex(badStart.json.errors[0].message, /date-time/);
+  // An offset no zone has is the caller's mistake, named as such (PostgreSQL would refuse it with a bare 400).
+  const badOffset = await weblink({ query: '{ catalogue(filters: [{field: start, operation: ge, value: "2027-05-04T00:00:00+99:99"}]) { pageInfo { totalRecords } } }' });
+  t.is(badOffset.json.errors[0].extensions.code, 'BAD_USER_INPUT');
+  t.regex(badOffset.json.errors[0].message, /offset between -14:00 and \+14:00/);
+  const farEast = await weblink({ query: '{ catalogue(filters: [{field: start, operation: ge, value: "2027-05-04T00:00:00+14:00"}]) { pageInfo { totalRecords } } }' });
+  t.falsy(farEast.json.errors, farEast.text);
 });
 
 test.serial('a catalogue page costs as many SQL statements with 20 items as with 2', async (t) => {

@@ -61,6 +61,11 @@ export interface ListField {
   via?: string;
   /** The operations it takes (with `apply`); others are refused by name. */
   operations?: readonly string[];
+  /**
+   * A permission filtering or ordering by this field needs beside the list's own: its values are
+   * another record's (an event's course template title needs COURSE_TEMPLATE_VIEW).
+   */
+  permission?: string;
 }
 
 export interface ListSpec<Row> {
@@ -203,8 +208,10 @@ function convert(field: ListField, name: string, given: string): FilterValue {
       return raw;
     case 'instant': {
       // ISO 8601 with an offset; without one it is UTC.
-      const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(raw);
+      const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-](\d{2}):?(\d{2}))?)?$/.exec(raw);
       if (!m || !isCalendarDate(m[1]!) || (m[2] && !isDateTime(`${m[1]}T${m[2]}`))) throw bad('a date-time (YYYY-MM-DDTHH:MM:SS+01:00)');
+      // Offsets run from -14:00 to +14:00, in whole minutes.
+      if (m[4] !== undefined && (Number(m[4]) > 14 || Number(m[5]) > 59 || (Number(m[4]) === 14 && Number(m[5]) > 0))) throw bad('a date-time with an offset between -14:00 and +14:00');
       return `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? 'Z'}`;
     }
     case 'bool':
@@ -420,6 +427,11 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     if (offset < 0) throw badInput('offset must not be negative');
     const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
     if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
+    // What a filter or order reads of other records needs their view permission too.
+    for (const name of [...filters.map((f) => f?.field), ...ordersOf(a).map((o) => o.field)]) {
+      const needs = name ? spec.fields[name]?.permission : undefined;
+      if (needs) requirePermission(ctx, needs);
+    }
     const orders = ordersOf(a).map((o) => {
       const field = spec.fields[o.field]!;
       return { target: field.expression ? ctx.db.raw(field.expression) : `t.${field.column}`, direction: o.direction === 'desc' ? 'desc' : 'asc' };
