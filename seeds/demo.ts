@@ -1,5 +1,6 @@
 import type { Db, Knex } from '../src/platform/db/knex.js';
 import { insertCategories } from '../src/modules/categories/categories.data.js';
+import { upsertCategoryTranslation } from '../src/modules/categories/category-translations.service.js';
 import { appendScoreMapping, insertCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATIONS } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
@@ -301,8 +302,8 @@ const startOf = (e: EventRow) => e.classroom_start ?? e.lms_start ?? `${e.start_
  * The public catalogue a training company's website shows: published course templates with
  * teasers, images and Normal prices (GBP, one in EUR), their events over the months after
  * `today` in both centres (one online, one blended), two learning paths (one a bundle) with
- * their objectives and prices, and French translations (French is enabled). Adds to what
- * {@link seedEvents} made, after it, so the ids it gave stay the same.
+ * their objectives and prices, and French translations of courses, paths and categories (French
+ * is enabled). Adds to what {@link seedEvents} made, after it, so the ids it gave stay the same.
  */
 async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise<DemoCatalogue> {
   await enableLocale(db, 'fr');
@@ -315,6 +316,15 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     const { problems } = await upsertTranslation(db, entity, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
   };
+  // The categories' French names (First Aid has no introduction to translate: null falls back to none).
+  for (const [id, name, description] of [
+    [basics.categories.healthAndSafety, 'Sant\u00e9 et s\u00e9curit\u00e9', 'Des formations pour travailler en s\u00e9curit\u00e9.'],
+    [basics.categories.leadership, 'Management et leadership', 'Les comp\u00e9tences du management et du leadership.'],
+    [basics.categories.firstAid, 'Secourisme', null],
+  ] as const) {
+    const { problems } = await upsertCategoryTranslation(db, id, { id: FRENCH }, { name, description });
+    if (problems.length) throw new Error(`demo translation of category ${id}: ${JSON.stringify(problems)}`);
+  }
 
   const courses: DemoCatalogue['courses'] = [];
   const schedule = async (template: { id: number; code: string; title: string }, course: Pick<DemoCourse, 'price' | 'events'>) => {

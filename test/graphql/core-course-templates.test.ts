@@ -354,3 +354,40 @@ test.serial('when a role may read templates but not contacts, then approved inst
   const cleared = await f.data(f.admin, update, { id: tid('budget'), ids: null });
   t.deepEqual(cleared.courseTemplate.update.courseTemplate.approvedInstructors.edges, []);
 });
+
+test.serial('when a role may edit templates but not read contacts names approved instructors, then it is refused alike for contacts that exist and do not, and nothing is written', async (t) => {
+  const token = await f.tokenFor(f.tenant, 'edit-no-contacts', ['COURSE_TEMPLATE_VIEW', 'COURSE_TEMPLATE_EDIT']);
+  const update = `mutation ($id: ID!, $input: CourseTemplateUpdateInput!) { courseTemplate { update(courseTemplateId: $id, input: $input) { courseTemplate { shortCode } errors { label message } } } }`;
+  const answers = [];
+  for (const contact of [toGlobalId('Contact', ids.ada!), toGlobalId('Contact', 99999)]) {
+    const res = await f.gql(token, update, { id: tid('excel'), input: { shortCode: 'NEW', approvedInstructors: [contact] } });
+    t.deepEqual(res.json.data, { courseTemplate: { update: null } });
+    answers.push(res.json.errors.map((e: { message: string; extensions: { code: string } }) => [e.extensions.code, e.message]));
+  }
+  t.deepEqual(answers[0], [['FORBIDDEN', 'You do not have permission to do this: your role lacks CONTACT_VIEW']]);
+  t.deepEqual(answers[1], answers[0], 'a missing contact is refused as an existing one is');
+  const created = await f.gql(token, `mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id } } } }`, { input: { title: 'Sneaky', approvedInstructors: [] } });
+  t.is(created.json.errors[0].extensions.code, 'FORBIDDEN');
+  const stored = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => ({
+    instructors: await db('course_template_instructors').where({ course_template_id: ids.excel }).select('contact_id'),
+    excel: await db('course_templates').where({ id: ids.excel }).first('short_code'),
+    sneaky: await db('course_templates').where({ title: 'Sneaky' }).first('id'),
+  }));
+  t.deepEqual(stored, { instructors: [], excel: { short_code: 'XL' }, sneaky: undefined });
+  // The rest of the template stays writable without CONTACT_VIEW.
+  const other = await f.data(token, update, { id: tid('excel'), input: { shortCode: 'XL' } });
+  t.deepEqual(other.courseTemplate.update, { courseTemplate: { shortCode: 'XL' }, errors: [] });
+});
+
+test.serial('when a role may read templates but not events filters on withNoEvents, then it is refused, as the events are', async (t) => {
+  const token = await f.tokenFor(f.tenant, 'templates-no-events', ['COURSE_TEMPLATE_VIEW']);
+  const query = `query ($filters: [CourseTemplateFieldGraphFilter]!) { courseTemplates(filters: $filters) { edges { node { title } } } }`;
+  for (const value of ['true', 'false']) {
+    const res = await f.gql(token, query, { filters: [{ field: 'withNoEvents', operation: 'eq', value }] });
+    t.is(res.json.data, null);
+    t.deepEqual(res.json.errors.map((e: { extensions: { code: string; permission: string } }) => [e.extensions.code, e.extensions.permission]), [['FORBIDDEN', 'EVENT_VIEW']]);
+  }
+  // Its other filters answer.
+  const d = await f.data(token, query, { filters: [{ field: 'isValidForPortal', operation: 'eq', value: 'true' }] });
+  t.deepEqual(titlesOf(d.courseTemplates.edges).sort(), ['Advanced Word', 'Excel Basics']);
+});

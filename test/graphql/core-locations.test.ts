@@ -1,4 +1,6 @@
 import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
@@ -132,6 +134,18 @@ test.serial("when events are listed with their location's region, then the regio
     [['London Bridge Centre', 'UK'], ['Leeds Centre', 'UK'], ['Online', null], ['London Bridge Centre', 'UK']],
   );
   t.is(statements.filter((s) => /\bregions\b/.test(s)).length, 1, statements.join('\n'));
+});
+
+test.serial('when locations and prices read their regions, then one definition reads them: no loader key is defined twice in the source', (t) => {
+  // Two definitions under one key: whichever a request makes first serves both, whatever the other reads.
+  const src = path.resolve(import.meta.dirname, '../../src');
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.ts'));
+  const defined = new Map<string, string[]>();
+  for (const file of files) {
+    for (const m of readFileSync(path.join(src, file), 'utf8').matchAll(/\.loader(?:<[^>]*>)?\(\s*'([^']+)'/g)) defined.set(m[1]!, [...(defined.get(m[1]!) ?? []), file]);
+  }
+  t.true(defined.has('Region.byId'));
+  t.deepEqual([...defined].filter(([, where]) => where.length > 1), []);
 });
 
 test.serial('when a user lacks LOCATION_VIEW or LOCATION_EDIT, then the list or the write is FORBIDDEN and nothing is written', async (t) => {

@@ -2,14 +2,20 @@ import test from 'ava';
 import {
   dayOfWeekName,
   deleteProblems,
+  eventCancelledAt,
   eventChanges,
+  eventSoldOut,
   eventStatus,
   lifecycleColumns,
   localPeriod,
+  MAX_SEARCH_WORDS,
+  placesLeft,
+  searchWords,
   utcInstant,
   utcStamp,
   type ChangedEvent,
 } from '../../src/modules/events/events.rules.js';
+import { canonicalTimeZone, knownZones } from '../../src/platform/util/time-zones.js';
 
 /**
  * The rules of events as the Core API's integrations read and change them: status, times as
@@ -163,4 +169,55 @@ test('when events are deleted, then ids that name none, events with delegates or
   );
   t.deepEqual(deleteProblems([], []), []);
   t.deepEqual(deleteProblems(Array.from({ length: 101 }, () => 1), holds).map((p) => p.field), ['eventIds']);
+});
+
+/** Shared with the database test (events-rules-sql.test.ts), which checks the list's SQL says the same. */
+test('when an event has a maximum or none, places taken or not, or is closed by hand, then placesLeft and eventSoldOut say how many are left and whether it is sold out', (t) => {
+  const cases: [{ delegates_max: number | null; is_sold_out: boolean }, number, number | null, boolean][] = [
+    [{ delegates_max: null, is_sold_out: false }, 3, null, false],
+    [{ delegates_max: null, is_sold_out: true }, 0, null, true],
+    [{ delegates_max: 5, is_sold_out: false }, 2, 3, false],
+    [{ delegates_max: 5, is_sold_out: false }, 5, 0, true],
+    [{ delegates_max: 5, is_sold_out: false }, 7, 0, true],
+    [{ delegates_max: 5, is_sold_out: true }, 2, 3, true],
+    [{ delegates_max: 0, is_sold_out: false }, 0, 0, true],
+  ];
+  for (const [event, booked, left, soldOut] of cases) {
+    t.is(placesLeft(event, booked), left, JSON.stringify([event, booked]));
+    t.is(eventSoldOut(event, booked), soldOut, JSON.stringify([event, booked]));
+  }
+});
+
+test('when an event is cancelled (with or without a recorded time), a draft or active, then eventCancelledAt is its time of cancelling, else its last change, else null', (t) => {
+  const base = { lifecycle_state: 'published', is_cancelled: false, cancelled_at: null, updated_on: '2027-02-03 04:05:06.789' };
+  t.is(eventCancelledAt({ ...base, lifecycle_state: 'cancelled', is_cancelled: true, cancelled_at: '2027-01-02T03:04:05.5' }), '2027-01-02T03:04:05Z');
+  t.is(eventCancelledAt({ ...base, is_cancelled: true }), '2027-02-03T04:05:06Z');
+  t.is(eventCancelledAt({ ...base, cancelled_at: '2027-01-02T03:04:05' }), null);
+  t.is(eventCancelledAt({ ...base, lifecycle_state: 'draft' }), null);
+});
+
+test('when a text search is given, then its words are split on spaces and wildcards, each once whatever its case, in the order given', (t) => {
+  t.deepEqual(searchWords(['Fire  june', 'FIRE%safety', ' ', 'June']), ['Fire', 'june', 'safety']);
+  t.deepEqual(searchWords(['PE_1 100\\%']), ['PE_1', '100\\']);
+  t.deepEqual(searchWords([]), []);
+  t.is(searchWords([Array.from({ length: 500 }, () => 'a').join(' ')]).length, 1);
+  t.is(MAX_SEARCH_WORDS, 10);
+});
+
+test('when a time zone is checked against the zones PostgreSQL knows, then an alias it does not know becomes the zone it names; a name it knows stays in its spelling', (t) => {
+  const known = knownZones(['America/Los_Angeles', 'Europe/Kyiv', 'Europe/Kiev', 'Asia/Kolkata', 'Asia/Calcutta', 'Europe/London', 'UTC', 'US/Pacific', 'posix/Europe/London']);
+  t.is(canonicalTimeZone('US/Pacific-New', known), 'America/Los_Angeles');
+  t.is(canonicalTimeZone('us/pacific', known), 'US/Pacific');
+  t.is(canonicalTimeZone('Europe/Kyiv', known), 'Europe/Kyiv');
+  t.is(canonicalTimeZone('asia/kolkata', known), 'Asia/Kolkata');
+  t.is(canonicalTimeZone('europe/london', known), 'Europe/London');
+  // A PostgreSQL without the newer name: the older one the runtime answers.
+  t.is(canonicalTimeZone('Europe/Kyiv', knownZones(['Europe/Kiev'])), 'Europe/Kiev');
+  // Neither knows it, or only one of them does: refused.
+  t.is(canonicalTimeZone('Mars/Olympus', known), undefined);
+  t.is(canonicalTimeZone('posix/Europe/London', known), undefined);
+  t.is(canonicalTimeZone('Europe/Paris', known), undefined);
+  // The rules take the zones PostgreSQL knows.
+  t.deepEqual(eventChanges({ timeZoneName: 'US/Pacific-New' }, published, known).columns, { time_zone_name: 'America/Los_Angeles' });
+  t.deepEqual(labels(eventChanges({ timeZoneName: 'Europe/Paris' }, published, known)), ['timeZoneName']);
 });

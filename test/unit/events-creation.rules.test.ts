@@ -1,5 +1,6 @@
 import test from 'ava';
-import { deliveredProblems, onZoneClock, timeColumns, type DeliveredFields } from '../../src/modules/events/events.rules.js';
+import { classroomProblems, deliveredProblems, onZoneClock, timeColumns, type DeliveredFields } from '../../src/modules/events/events.rules.js';
+import { knownZones } from '../../src/platform/util/time-zones.js';
 
 /**
  * The rules of online (LMS) and blended events as event.createLMS and event.createBlended make
@@ -109,4 +110,12 @@ test('when an event has a classroom part, an online part or both, then its dates
   // A classroom start alone: it ends on its start date, at no set time.
   t.like(timeColumns('UTC', { start: '2025-04-01T08:00', end: null }, { start: null, end: null }), { start_date: '2025-04-01', end_date: '2025-04-01', end_time: null });
   t.like(timeColumns('UTC', { start: null, end: null }, { start: null, end: null }), { start_date: null, end_date: null, start_time: null, end_time: null });
+});
+
+test('when a new event names a time zone alias PostgreSQL does not know, then its zone is the one the alias names; timeZone and timeZoneName may name it either way', (t) => {
+  const known = knownZones(['America/Los_Angeles', 'Europe/London', 'UTC']);
+  t.is(classroomProblems({ eventType: 'public', title: 'x', timeZoneName: 'US/Pacific-New' }, false, {}, known).zone, 'America/Los_Angeles');
+  const r = deliveredProblems({ ...lms, timeZoneName: 'America/Los_Angeles', timeZone: 'US/Pacific-New' }, true, known);
+  t.deepEqual([r.problems, r.zone], [[], 'America/Los_Angeles']);
+  t.deepEqual(fields(deliveredProblems({ ...lms, timeZoneName: 'Europe/Paris' }, true, known)), ['timeZoneName']);
 });

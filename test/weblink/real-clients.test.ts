@@ -18,6 +18,12 @@ let token: string;
 const ids: Record<string, number> = {};
 let frLocale: string;
 
+/** French category names: Safety's introduction is not translated (null, falls back), Fire's a deliberate blank (''). */
+const CATEGORY_TRANSLATIONS = [
+  { category_id: 'safety', name: 'Sécurité', introduction: null },
+  { category_id: 'fire', name: 'Incendie', introduction: '' },
+] as const;
+
 const CLIENT_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/plain, */*' };
 
 /** A request as the plugin sends it: the platform address, the portal header and its token. */
@@ -94,6 +100,7 @@ test.serial.before(async () => {
     await db('learning_path_field_values').insert({ learning_path_id: ids.safetyPath, definition_id: audience, value: 'Managers' });
     await db('course_template_translations').insert({ course_template_id: ids.fireSafety, locale_id: fr, title: 'Sécurité incendie', teaser_description: 'Prêt face au feu' });
     await db('learning_path_translations').insert({ learning_path_id: ids.safetyPath, locale_id: fr, name: 'Parcours sécurité' });
+    await db('category_translations').insert(CATEGORY_TRANSLATIONS.map((tr) => ({ ...tr, category_id: ids[tr.category_id]!, locale_id: fr })));
   });
   frLocale = toGlobalId('Locale', ids.fr!);
   const guest = await request(f.port, { method: 'POST', path: '/portal/guest', host: 'localhost', headers: CLIENT_HEADERS, body: { domain } });
@@ -225,6 +232,58 @@ test.serial('catalogue with weblink-content-locale: French names, teasers and cu
   t.like(nodes.find((n: { id: string }) => n.id === gid('Course', 'abseiling')), { name: 'Abseiling', customFieldValues: [{ definitionKey: 'level', value: 'Advanced' }] });
   // The order is by the authored name, as without the header.
   t.deepEqual(nodes.map((n: { id: string }) => n.id), plain.json.data.catalogue.edges.map((e: { node: { id: string } }) => e.node.id));
+});
+
+test.serial('categories with weblink-content-locale: French names and short descriptions per field in `categories` and their parents, and in the `category` of courses and paths; without it, the same bytes as before', async (t) => {
+  const header = { 'weblink-content-locale': frLocale };
+  const CATEGORIES = 'query ($order: CategoryFieldOrder, $filters: [CategoryFieldFilter]!) { categories(first: 1000, order: $order, filters: $filters) { edges { node { id name shortDescription parent { id name shortDescription } } } } }';
+  const catVars = { order: { field: 'name', direction: 'asc' }, filters: [] };
+  const french = await data(CATEGORIES, catVars, header);
+  // In the order of the authored names, as without the header; each field falls back on its own.
+  t.deepEqual(french.categories.edges, [
+    { node: { id: gid('Category', 'fire'), name: 'Incendie', shortDescription: '', parent: { id: gid('Category', 'safety'), name: 'Sécurité', shortDescription: 'Staying safe at work' } } },
+    { node: { id: gid('Category', 'safety'), name: 'Sécurité', shortDescription: 'Staying safe at work', parent: null } },
+  ]);
+  const LISTS = '{ courses(order: {field: name, direction: asc}) { edges { node { name category } } } learningPaths(order: {field: name, direction: asc}) { edges { node { name category } } } events(order: {field: id, direction: asc}) { edges { node { course { category } } } } }';
+  const lists = await data(LISTS, undefined, header);
+  t.deepEqual(lists.courses.edges.map((e: { node: unknown }) => e.node), [{ name: '100% Fun', category: null }, { name: 'Abseiling', category: 'Sécurité' }, { name: 'Sécurité incendie', category: 'Incendie' }]);
+  t.deepEqual(lists.learningPaths.edges.map((e: { node: unknown }) => e.node), [{ name: 'Bundle Deal', category: null }, { name: 'Parcours sécurité', category: 'Sécurité' }]);
+  t.deepEqual(lists.events.edges.map((e: { node: { course: { category: string } } }) => e.node.course.category), ['Incendie', 'Incendie', 'Sécurité']);
+  const vars = { order: { field: 'name', direction: 'asc' }, filters: [], customFieldFilters: [], offset: 0 };
+  const catalogueFr = await data(CATALOGUE, vars, header);
+  t.deepEqual(
+    catalogueFr.catalogue.edges.map((e: { node: { id: string; category: string | null } }) => [e.node.id, e.node.category]),
+    [['Course', 'percent', null], ['Course', 'abseiling', 'Sécurité'], ['LearningPath', 'bundle', null], ['Course', 'fireSafety', 'Incendie'], ['LearningPath', 'safetyPath', 'Sécurité']].map(([type, key, category]) => [gid(type!, key!), category]),
+  );
+
+  // Without the header: the bytes the answers had before categories had translations.
+  const plain = async () => [(await weblink({ query: CATEGORIES, variables: catVars })).text, (await weblink({ query: LISTS })).text, (await weblink({ query: CATALOGUE, variables: vars })).text];
+  const withTranslations = await plain();
+  t.regex(withTranslations[0]!, /"name":"Fire","shortDescription":"Fire courses"/);
+  t.regex(withTranslations[2]!, /"category":"Fire"/);
+  for (const text of withTranslations) t.notRegex(text, /Incendie|Sécurité"/);
+  await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('category_translations').delete());
+  try {
+    t.deepEqual(await plain(), withTranslations);
+    // And with the header, a category with no translation is shown as authored.
+    t.deepEqual((await data(CATEGORIES, catVars, header)).categories.edges.map((e: { node: { name: string } }) => e.node.name), ['Fire', 'Safety']);
+  } finally {
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('category_translations').insert(CATEGORY_TRANSLATIONS.map((tr) => ({ ...tr, category_id: ids[tr.category_id]!, locale_id: ids.fr! }))));
+  }
+
+  // The header costs the categories page no statement of its own: the translations are joined in the page's statements.
+  const statements = async (headers: Record<string, string>) => {
+    const seen: string[] = [];
+    const listen = (q: { sql: string }) => seen.push(q.sql);
+    f.ctx.rt.knex.on('query', listen);
+    try {
+      await data(CATEGORIES, catVars, headers);
+    } finally {
+      f.ctx.rt.knex.off('query', listen);
+    }
+    return seen.filter((sql) => !/locales/.test(sql)).length;
+  };
+  t.is(await statements(header), await statements({}));
 });
 
 test.serial('courses: the SDK loadAll and loadById, learningCategoryId and name like', async (t) => {

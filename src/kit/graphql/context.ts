@@ -1,9 +1,31 @@
 import type { Knex } from '../../platform/db/knex.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { GraphQLError } from 'graphql';
 import { badInput } from './errors.js';
 
 /** Filter values one request may use over all its lists (see GraphQLContext.spendFilterValues). */
 export const MAX_FILTER_VALUES_PER_REQUEST = 200;
+
+/**
+ * Records one request may answer from lists, over all its lists (see GraphQLContext.spendRecords).
+ * The static cost limit (30,000) counts a list without `first` (a path's objectives, a template's
+ * prices) once, so lists that lead to each other through those could multiply an answer past any
+ * size (objectives x their templates' events: 94 MB). A record costs a query at least 5 in that
+ * limit when its list is counted, so a query whose lists all carry `first` answers at most about
+ * 6,000 records: this budget never refuses one, only what the static count could not see. The
+ * heaviest page real clients send (the PHP SDK's 50 learning paths with their objectives'
+ * templates and 20 events each) answers 20,000 only past 19 template objectives a path on
+ * average. 20,000 records are about 5 MB of answer.
+ */
+export const MAX_RECORDS_PER_REQUEST = 20_000;
+
+/** The error of a request past {@link MAX_RECORDS_PER_REQUEST}: what to do, the limit, nothing of where. */
+function answerTooLarge(): GraphQLError {
+  return new GraphQLError(
+    `The answer is too large: the lists of one request answer at most ${MAX_RECORDS_PER_REQUEST.toLocaleString('en')} records in all (each page, and each list inside a record, counts its records). Ask for smaller pages (\`first\`) or fewer nested lists, and read the rest with further requests.`,
+    { extensions: { code: 'ANSWER_TOO_LARGE', limit: MAX_RECORDS_PER_REQUEST } },
+  );
+}
 
 /** What every resolver gets: the request's tenant transaction and who is asking. */
 export interface GraphQLContext {
@@ -30,14 +52,40 @@ export interface GraphQLContext {
    * so they count toward a request's cost beside its fields.
    */
   spendFilterValues(values: number): void;
+  /**
+   * Counts `records` a list answers (a page, the list of one record) against the request's
+   * budget ({@link MAX_RECORDS_PER_REQUEST}), throwing `ANSWER_TOO_LARGE` past it; once past, every
+   * list of the request that has records throws it, so the answer grows no further (an empty
+   * list answers: it is whole).
+   */
+  spendRecords(records: number): void;
+  /** Records the request may still answer (0 once past the budget): a list reading for many records at once reads no more than this and one. */
+  recordsLeft(): number;
+  /**
+   * The error of a request that went past its record budget (null while within it): its answer
+   * is that error alone, not the records answered before it.
+   */
+  overBudget(): GraphQLError | null;
 }
 
-/** The per-request parts of a {@link GraphQLContext}: its loaders and its turn of writes. */
-export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues'> {
+/** The per-request parts of a {@link GraphQLContext}: its loaders, its turn of writes and its budgets. */
+export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues' | 'spendRecords' | 'recordsLeft' | 'overBudget'> {
   const made = new Map<string, unknown>();
   let last: Promise<unknown> = Promise.resolve();
   let filterValues = 0;
+  let records = 0;
+  let tooLarge: GraphQLError | null = null;
   return {
+    spendRecords(n) {
+      records += n;
+      if (records <= MAX_RECORDS_PER_REQUEST || n === 0) return;
+      // One error per list it stops (each has its path); the first stands for the request.
+      const error = answerTooLarge();
+      tooLarge ??= error;
+      throw error;
+    },
+    recordsLeft: () => Math.max(0, MAX_RECORDS_PER_REQUEST - records),
+    overBudget: () => tooLarge,
     spendFilterValues(values) {
       filterValues += values;
       if (filterValues > MAX_FILTER_VALUES_PER_REQUEST) {

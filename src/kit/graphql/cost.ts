@@ -8,7 +8,10 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * sizes into variables. Here every paged list's `first` is written in: the variable's value
  * when the request gives it (clamped to the largest page a list takes; the cost is then kept per query text
  * and page sizes, see query-cache.ts), the maximum when the value is not a whole number (such a
- * request fails to coerce anyway), and the default when it is left out or null.
+ * request fails to coerce anyway), and the default when it is left out or null. A list that takes
+ * no `first` (a record's whole list: a path's objectives, a template's prices) counts once, as
+ * clients read them whole; what such lists multiply is bounded when the request runs, by its
+ * record budget (MAX_RECORDS_PER_REQUEST, spent by every list).
  */
 export function withPages(schema: GraphQLSchema, document: DocumentNode, variables?: Readonly<Record<string, unknown>> | null): DocumentNode {
   const typeInfo = new TypeInfo(schema);

@@ -32,7 +32,7 @@ import { createQueryCache, type QueryCache } from './query-cache.js';
  * client programs send (the PHP SDK's learning paths with their objectives' courses and their
  * events, 50 to a page) costs about 15,000.
  */
-export const QUERY_LIMITS = { depth: 12, aliases: 20, cost: 30000 };
+export const QUERY_LIMITS = { depth: 15, aliases: 20, cost: 30000 };
 const VALIDATION_RULES = [
   ...specifiedRules,
   knownOperationTypesRule,
@@ -237,6 +237,9 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         if (failure !== undefined) throw new ServerFailure(failure);
         if (result.type !== 'RESPONSE') return graphqlErrors(ctx, 400, 'Subscriptions and incremental delivery are not supported', 'BAD_REQUEST');
         for (const h of result.headers) ctx.set(h.name, h.value);
+        // Past the request's record budget the answer is the one error, not what was read before it.
+        const tooLarge = made.context.overBudget();
+        if (tooLarge) result.payload = { data: null, errors: [tooLarge] };
         // A well-formed request whose document did not parse, validate or coerce: a GraphQL
         // error, which application/json clients get with 200 (GraphQL over HTTP §6.4.1).
         const graphqlError = result.status === 400 && typeof params.query === 'string' && params.query !== '';

@@ -66,6 +66,12 @@ export interface ListField {
    * another record's (an event's course template title needs COURSE_TEMPLATE_VIEW).
    */
   permission?: string;
+  /**
+   * Why the field cannot be filtered on: a field clients name that Lectern has no data for. A
+   * filter on it is refused by name, whatever its operation, before anything is read (its
+   * `column` is never read).
+   */
+  unsupported?: string;
 }
 
 export interface ListSpec<Row> {
@@ -348,12 +354,28 @@ interface ListInternals<Row> {
   spec: ListSpec<Row>;
   prepare(a: Record<string, unknown>, ctx: GraphQLContext): Prepared;
   from(db: Knex): Knex.QueryBuilder;
+  connection: GraphQLObjectType;
 }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list has its own row type; nestedList reads it back as the list's
 const internals = new WeakMap<object, ListInternals<any>>();
 
+/** The node type of a connection: an object, an interface or a union. */
+type NodeType = GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType;
+
+/** `<name>Connection { edges: [<name>Edge!]! pageInfo: PageInfo! }` with `<name>Edge { node: <node>! cursor: String! }`. */
+function connectionType(name: string, node: () => NodeType): GraphQLObjectType {
+  const edge = new GraphQLObjectType({
+    name: `${name}Edge`,
+    fields: () => ({ node: { type: new GraphQLNonNull(node()) }, cursor: { type: new GraphQLNonNull(GraphQLString) } }),
+  });
+  return new GraphQLObjectType({
+    name: `${name}Connection`,
+    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
+  });
+}
+
 /** The page of `rows` (those from `offset` on), out of `total`. */
-function pageOf<Row>(rows: Row[], offset: number, total: number): Page<Row> {
+function pageOf<Row>(rows: readonly Row[], offset: number, total: number): Page<Row> {
   const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
   return {
     edges,
@@ -370,7 +392,8 @@ function pageOf<Row>(rows: Row[], offset: number, total: number): Page<Row> {
 /** The connection type, its arguments and resolver of one type's list query. */
 export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
   const t = spec.typeName;
-  const filterField = new GraphQLEnumType({ name: `${t}FilterField`, values: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, { value: k, ...(f.description ? { description: f.description } : {}) }])) });
+  const describe = (f: ListField) => f.description ?? (f.unsupported ? `Not supported: ${f.unsupported}.` : undefined);
+  const filterField = new GraphQLEnumType({ name: `${t}FilterField`, values: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, { value: k, ...(describe(f) ? { description: describe(f) } : {}) }])) });
   const orderable = Object.entries(spec.fields).filter(([, f]) => f.orderable);
   const orderField = new GraphQLEnumType({ name: `${t}OrderField`, values: Object.fromEntries(orderable.map(([k]) => [k, { value: k }])) });
   const filter = new GraphQLInputObjectType({
@@ -386,14 +409,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     name: spec.inputNames?.order ?? `${t}FieldGraphOrder`,
     fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'asc' } },
   });
-  const edge = new GraphQLObjectType({
-    name: `${t}Edge`,
-    fields: () => ({ node: { type: new GraphQLNonNull(spec.node()) }, cursor: { type: new GraphQLNonNull(GraphQLString) } }),
-  });
-  const connection = new GraphQLObjectType({
-    name: `${t}Connection`,
-    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
-  });
+  const connection = connectionType(t, spec.node);
   const args: GraphQLFieldConfigArgumentMap = {
     filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
     order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
@@ -427,6 +443,9 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     if (offset < 0) throw badInput('offset must not be negative');
     const filters = (a.filters as (FilterInput | null)[] | null | undefined) ?? [];
     if (filters.length > MAX_FILTERS) throw badInput(`filters: at most ${MAX_FILTERS} filters in a list (${filters.length} given)`);
+    for (const f of filters) {
+      if (f && spec.fields[f.field]?.unsupported) throw badInput(`${f.field} cannot be filtered on: ${spec.fields[f.field]!.unsupported}`);
+    }
     // What a filter or order reads of other records needs their view permission too.
     for (const name of [...filters.map((f) => f?.field), ...ordersOf(a).map((o) => o.field)]) {
       const needs = name ? spec.fields[name]?.permission : undefined;
@@ -468,11 +487,12 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
       const decorated = ctx.db.from(cut.as('t')).select('t.*');
       const rows = (await (spec.overlay?.(decorated, ctx) ? ordered(decorated) : cut)) as (Row & { __total: number })[];
       const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(from(ctx.db)).count('* as n').first())!.n) : 0;
+      ctx.spendRecords(rows.length);
       spec.prime?.(ctx, rows);
       return pageOf(rows, offset, total);
     },
   };
-  internals.set(field, { spec, prepare, from });
+  internals.set(field, { spec, prepare, from, connection });
   return field;
 }
 
@@ -511,9 +531,13 @@ export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLCont
           );
         spec.select?.(ranked, ctx);
         const inOrder = (q: Knex.QueryBuilder) => q.orderBy([parent, 't.__rank']);
-        const cut = inOrder(db.from(ranked.as('t')).select('t.*').where('t.__rank', '>', offset).where('t.__rank', '<=', offset + first));
+        // Every row read is answered to some record, and spent there: more than the request may
+        // still answer fails it now, without reading them all.
+        const left = ctx.recordsLeft();
+        const cut = inOrder(db.from(ranked.as('t')).select('t.*').where('t.__rank', '>', offset).where('t.__rank', '<=', offset + first)).limit(left + 1);
         const decorated = db.from(cut.as('t')).select('t.*');
         const rows = (await (spec.overlay?.(decorated, ctx) ? inOrder(decorated) : cut)) as ({ id: number; __total: number } & Record<string, unknown>)[];
+        if (rows.length > left) ctx.spendRecords(rows.length);
         const byParent = new Map<number, typeof rows>();
         for (const row of rows) {
           const key = row[options.parentColumn] as number;
@@ -535,9 +559,57 @@ export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLCont
     type: (list.type as GraphQLNonNull<GraphQLObjectType>).ofType,
     ...(list.args ? { args: list.args } : {}),
     ...(options.description ? { description: options.description } : {}),
-    resolve(source, a, ctx) {
+    async resolve(source, a, ctx) {
       const id = options.parentId(source);
-      return id === null ? pageOf([], 0, 0) : pages(a, ctx).load(id);
+      const page = id === null ? pageOf([], 0, 0) : await pages(a, ctx).load(id);
+      ctx.spendRecords(page.edges.length);
+      return page;
     },
   };
+}
+
+/** A connection answering a whole list at once: its type, and its pages. */
+export interface WholeConnection<Row> {
+  /** `<Type>Connection` (nullable: a field wraps it in GraphQLNonNull when it always answers). */
+  type: GraphQLObjectType;
+  /**
+   * The connection of `rows` (all of them, on one page, cursors as a page's), spending them from
+   * the request's record budget. `total`: the records there are, when `rows` shows fewer.
+   */
+  page(ctx: GraphQLContext, rows: readonly Row[], total?: number): Page<Row>;
+}
+
+const wholeConnections = new Map<string, { node: NodeType | (() => NodeType) | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>; made: WholeConnection<never> }>();
+
+/**
+ * A list a record answers whole, without `first`, as integrations read it (a template's public
+ * prices, a path's objectives): the `<typeName>Connection` and `<typeName>Edge` types, made once
+ * per type name, with the same `edges { node cursor }` and `pageInfo` as a page of a list. Given
+ * a list made by {@link listQuery} instead of a name, it answers that list's connection type (a
+ * record's learning categories are a LearningCategoryConnection). Past the request's record
+ * budget a page throws ANSWER_TOO_LARGE, as pages of lists do: lists without `first` count once
+ * in the static cost limit, so the budget is what bounds them.
+ */
+export function wholeConnection<Row>(list: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>): WholeConnection<Row>;
+export function wholeConnection<Row>(typeName: string, node: NodeType | (() => NodeType)): WholeConnection<Row>;
+export function wholeConnection<Row>(named: string | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>, node?: NodeType | (() => NodeType)): WholeConnection<Row> {
+  const list = typeof named === 'string' ? undefined : internals.get(named);
+  if (typeof named !== 'string' && !list) throw new Error('wholeConnection takes a type name or a list made by listQuery');
+  const name = list ? list.spec.typeName : (named as string);
+  const given = typeof named === 'string' ? node! : named;
+  const known = wholeConnections.get(name);
+  if (known) {
+    if (known.node !== given) throw new Error(`wholeConnection: ${name}Connection is made once, for one node type`);
+    return known.made as WholeConnection<Row>;
+  }
+  const nodeOf = () => (typeof node === 'function' ? node() : node!);
+  const made: WholeConnection<Row> = {
+    type: list ? list.connection : connectionType(name, nodeOf),
+    page(ctx, rows, total = rows.length) {
+      ctx.spendRecords(rows.length);
+      return pageOf(rows, 0, total);
+    },
+  };
+  wholeConnections.set(name, { node: given, made: made as WholeConnection<never> });
+  return made;
 }

@@ -16,7 +16,7 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { MAX_PAGE, PageInfo } from '../../kit/graphql/lists.js';
-import { categoriesByIds, type CategoryCard } from '../categories/categories.data.js';
+import { categoriesByIds } from '../categories/categories.data.js';
 import { valuesOf, valueTableOf } from '../custom-fields/custom-fields.data.js';
 import { customFieldValuesOf, type CustomFieldValueView } from '../custom-fields/custom-fields.graphql.js';
 import { documentsByIds } from '../documents/documents.data.js';
@@ -28,6 +28,7 @@ import { locationRowsByIds, type LocationRow } from '../locations/locations.data
 import { mostUsedCurrency, priceOwnerId, pricesOf, type PriceOwner } from '../pricing/pricing.data.js';
 import { taxTypesByIds, type TaxTypeRow } from '../tax-types/tax-types.data.js';
 import {
+  categoriesInLocale,
   listedEventsByIds,
   publishedCoursesByIds,
   translationsOf,
@@ -35,6 +36,7 @@ import {
   type CatalogueEvent,
   type CatalogueItem as CatalogueItemRow,
   type CataloguePath,
+  type CatalogueCategory,
   type CatalogueText,
   type FieldValueOwner,
 } from './catalogue.data.js';
@@ -47,9 +49,10 @@ import { financialUnitOf, instantOf, type FinancialUnit, type Instant } from './
  * `<Type>:<id>` in base64: `Course:<template id>`, `Event:<event id>`, `LearningPath:<id>`.
  * What a node shows of other records is read in batches (one statement per kind per page).
  *
- * With `weblink-content-locale` (context.contentLocale), names, descriptions and custom field
- * values overlay the authored ones per field, each falling back to the authored value where the
- * locale has none (null); an empty string is a deliberate blank. Without it, only authored content.
+ * With `weblink-content-locale` (context.contentLocale), names, descriptions, category names and
+ * custom field values overlay the authored ones per field, each falling back to the authored
+ * value where the locale has none (null); an empty string is a deliberate blank. Without it, only
+ * authored content.
  */
 
 const id = (type: string) => ({ type: new GraphQLNonNull(GraphQLID), resolve: (r: { id: number }) => toGlobalId(type, r.id) });
@@ -150,10 +153,33 @@ async function normalPrice(ctx: GraphQLContext, owner: PriceOwner, ownerId: numb
   return { amount: Number(chosen.amount), currency: chosen.currency_code };
 }
 
+/**
+ * This request's category with this id: with a content locale, with its translation there (one
+ * statement per page either way, so the header costs no statement of its own).
+ */
+const categoryById = (ctx: GraphQLContext, categoryId: number | null): Promise<CatalogueCategory | null> => {
+  const locale = ctx.contentLocale;
+  if (!locale) return loadById(ctx, 'categories', categoriesByIds, categoryId);
+  return loadById(ctx, 'categoriesInLocale', (db, ids) => categoriesInLocale(db, ids, locale.id), categoryId);
+};
+
+/**
+ * A category's name or introduction in the content locale: its translation where there is one
+ * (null: none), else the authored value. Categories have no primary locale, so a translation in
+ * any locale overlays. A row read without a content locale has no translation columns.
+ */
+function categoryText(c: CatalogueCategory, column: 'name' | 'introduction'): string | null {
+  const translated = column === 'name' ? c.tr_name : c.tr_introduction;
+  return translated ?? c[column];
+}
+
 const categoryName: GraphQLFieldConfig<{ category_id: number | null }, GraphQLContext> = {
   type: GraphQLString,
-  description: "Its category's name.",
-  resolve: async (r, _a, ctx) => (await loadById(ctx, 'categories', categoriesByIds, r.category_id))?.name ?? null,
+  description: "Its category's name (in the content locale where translated).",
+  resolve: async (r, _a, ctx) => {
+    const category = await categoryById(ctx, r.category_id);
+    return category ? categoryText(category, 'name') : null;
+  },
 };
 
 const imageUrl: GraphQLFieldConfig<{ image_document_id: number | null }, GraphQLContext> = {
@@ -162,13 +188,13 @@ const imageUrl: GraphQLFieldConfig<{ image_document_id: number | null }, GraphQL
   resolve: async (r, _a, ctx) => (await loadById(ctx, 'documents', documentsByIds, r.image_document_id))?.url ?? null,
 };
 
-export const Category: GraphQLObjectType<CategoryCard, GraphQLContext> = new GraphQLObjectType<CategoryCard, GraphQLContext>({
+export const Category: GraphQLObjectType<CatalogueCategory, GraphQLContext> = new GraphQLObjectType<CatalogueCategory, GraphQLContext>({
   name: 'Category',
   fields: () => ({
     id: id('Category'),
-    name: { type: new GraphQLNonNull(GraphQLString) },
-    shortDescription: { type: GraphQLString, resolve: (c) => c.introduction },
-    parent: { type: Category, resolve: (c, _a, ctx) => loadById(ctx, 'categories', categoriesByIds, c.parent_id) },
+    name: { type: new GraphQLNonNull(GraphQLString), resolve: (c) => categoryText(c, 'name') },
+    shortDescription: { type: GraphQLString, resolve: (c) => categoryText(c, 'introduction') },
+    parent: { type: Category, resolve: (c, _a, ctx) => categoryById(ctx, c.parent_id) },
   }),
 });
 

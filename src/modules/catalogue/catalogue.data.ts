@@ -1,5 +1,6 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
-import { Category } from '../categories/categories.data.js';
+import { Category, type CategoryCard } from '../categories/categories.data.js';
+import { CategoryTranslation } from '../categories/category-translations.data.js';
 import { Location } from '../locations/locations.data.js';
 import type { EventRow } from '../events/events.data.js';
 import { translationsOfOwners, translationTableOf } from '../translations/translations.data.js';
@@ -148,6 +149,33 @@ export function withTranslation(db: Db, q: Knex.QueryBuilder, list: 'catalogue' 
     joinOf(PATH_TRANSLATIONS, 'trl', 'LearningPath');
     q.select(db.raw('coalesce(trc.title, trl.name) as tr_name'), db.raw('coalesce(trc.course_text1, trl.description) as tr_description'), 'trc.teaser_description as tr_teaser_description');
   }
+}
+
+/**
+ * A category as the catalogue shows it; read with a content locale, with its translation there
+ * as `tr_name` and `tr_introduction` (null: none).
+ */
+export interface CatalogueCategory extends CategoryCard {
+  tr_name?: string | null;
+  tr_introduction?: string | null;
+}
+
+/** The `categories` page's rows with their translation in the content locale, joined in the page's one statement. */
+export function withCategoryTranslation(db: Db, q: Knex.QueryBuilder, localeId: number): void {
+  q.leftJoin(`${CategoryTranslation.tableName} as trg`, (j) => j.on('trg.category_id', 't.id').andOn('trg.locale_id', db.raw('?', [localeId])));
+  q.select('trg.name as tr_name', 'trg.introduction as tr_introduction');
+}
+
+/**
+ * Categories by id with their translation in `localeId` (one statement: what a page read with a
+ * content locale shows of its records' categories and parents). Without a content locale the
+ * catalogue reads them with categoriesByIds, as it always did.
+ */
+export function categoriesInLocale(db: Db, ids: readonly number[], localeId: number): Promise<CatalogueCategory[]> {
+  return db(`${Category.tableName} as c`)
+    .leftJoin(`${CategoryTranslation.tableName} as trg`, (j) => j.on('trg.category_id', 'c.id').andOn('trg.locale_id', db.raw('?', [localeId])))
+    .whereIn('c.id', ids as number[])
+    .select('c.*', 'trg.name as tr_name', 'trg.introduction as tr_introduction');
 }
 
 /** The translations of these records (a record reached from another: an event's course), each record's by locale, under catalogue names. */

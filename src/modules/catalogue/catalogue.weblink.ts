@@ -4,7 +4,6 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
 import { FilterOperation, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
-import type { CategoryCard } from '../categories/categories.data.js';
 import type { LocationRow } from '../locations/locations.data.js';
 import { supportedLocales } from '../locales/locales.data.js';
 import {
@@ -14,7 +13,9 @@ import {
   hasFieldValue,
   matchesSearch,
   viaEvents,
+  withCategoryTranslation,
   withTranslation,
+  type CatalogueCategory,
   type CatalogueCourse,
   type CatalogueEvent,
   type CatalogueItem as CatalogueItemRow,
@@ -203,7 +204,7 @@ export const eventsQuery = listQuery<CatalogueEvent>({
   },
 });
 
-export const categoriesQuery = listQuery<CategoryCard>({
+export const categoriesQuery = listQuery<CatalogueCategory>({
   typeName: 'Category',
   inputNames: { filter: 'CategoryFieldFilter', order: 'CategoryFieldOrder' },
   ...source(CATALOGUE_LISTS.categories),
@@ -211,10 +212,16 @@ export const categoriesQuery = listQuery<CategoryCard>({
   // Websites ask for every category at once (the WordPress plugin: `categories(first: 1000)`); they are few and small.
   maxPage: 1000,
   node: () => Category,
+  // With a content locale, each category of the page comes with its translation there (one join on the cut page).
+  overlay: (q, ctx) => {
+    if (!ctx.contentLocale) return false;
+    withCategoryTranslation(ctx.db, q, ctx.contentLocale.id);
+    return true;
+  },
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'Category', orderable: true },
-    name: { column: 'name', kind: 'text', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true, description: 'The authored name.' },
     parentId: { column: 'parent_id', kind: 'ref', refType: 'Category' },
   },
 });

@@ -1,10 +1,11 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { listQuery, type Page } from '../../kit/graphql/lists.js';
+import { listQuery, wholeConnection, type Page } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { categoriesByIds, Category, type CategoryCard } from './categories.data.js';
+import { categoryTranslationsField } from './category-translations.graphql.js';
 
 /**
  * LearningCategory in Core GraphQL: the REST API's event categories (the same rows), as
@@ -28,6 +29,7 @@ export const LearningCategory: GraphQLObjectType<CategoryCard, GraphQLContext> =
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString, description: 'Its introduction (REST `introduction`).', resolve: (c) => c.introduction },
     parentCategory: refField(LearningCategory, VIEW, (c: CategoryCard) => c.parent_id, learningCategoryById, 'The category this is a sub category of; null for a top category.'),
+    translations: categoryTranslationsField,
   }),
 });
 
@@ -49,8 +51,8 @@ export const learningCategoriesQuery = listQuery<CategoryCard>({
   },
 });
 
-/** The connection type of learning categories (the list's own), for a record's categories. */
-const LearningCategoryConnection = (learningCategoriesQuery.type as GraphQLNonNull<GraphQLObjectType>).ofType;
+/** A record's categories, as a connection of the list's own type. */
+const recordCategories = wholeConnection<CategoryCard>(learningCategoriesQuery);
 
 /**
  * `learningCategories` of a record (a course template, a learning path): its category
@@ -60,17 +62,13 @@ const LearningCategoryConnection = (learningCategoriesQuery.type as GraphQLNonNu
 export function learningCategoriesField<P>(getCategoryId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
   return {
     // Nullable: without CATEGORY_VIEW the field is refused, not the whole record.
-    type: LearningCategoryConnection,
+    type: recordCategories.type,
     description: 'Its category (a record has at most one), as a connection (CATEGORY_VIEW).',
     async resolve(parent, _a, ctx): Promise<Page<CategoryCard>> {
       const id = getCategoryId(parent);
       if (id != null) requirePermission(ctx, VIEW);
       const category = id == null ? undefined : await learningCategoryById(ctx, id);
-      const edges = category ? [{ node: category, cursor: Buffer.from('cursor:0').toString('base64') }] : [];
-      return {
-        edges,
-        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false },
-      };
+      return recordCategories.page(ctx, category ? [category] : []);
     },
   };
 }

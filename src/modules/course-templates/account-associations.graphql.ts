@@ -1,6 +1,6 @@
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { PageInfo } from '../../kit/graphql/lists.js';
+import { wholeConnection } from '../../kit/graphql/lists.js';
 
 /**
  * `accountAssociations { edges { node { account { id name } associationType { id name } } } }`
@@ -9,17 +9,6 @@ import { PageInfo } from '../../kit/graphql/lists.js';
  * accounts nor associations, so there are none: the list is empty, never an error, and a website
  * that shows associated accounts shows none.
  */
-
-const EMPTY_PAGE = { edges: [], pageInfo: { startCursor: null, endCursor: null, totalRecords: 0, hasNextPage: false, hasPreviousPage: false } };
-
-/** A connection type of `node` with its edge type, named `<name>Connection` / `<name>Edge`. */
-function connectionOf(name: string, node: GraphQLObjectType): GraphQLObjectType {
-  const edge = new GraphQLObjectType({ name: `${name}Edge`, fields: { node: { type: new GraphQLNonNull(node) }, cursor: { type: new GraphQLNonNull(GraphQLString) } } });
-  return new GraphQLObjectType({
-    name: `${name}Connection`,
-    fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
-  });
-}
 
 const Account = new GraphQLObjectType({
   name: 'Account',
@@ -38,9 +27,9 @@ const AccountAssociation = new GraphQLObjectType({
   fields: { account: { type: new GraphQLNonNull(Account) }, associationType: { type: new GraphQLNonNull(AccountAssociationType) } },
 });
 
-const AccountAssociationConnection = connectionOf('AccountAssociation', AccountAssociation);
+const associations = wholeConnection<never>('AccountAssociation', AccountAssociation);
 
 /** `accountAssociations`: always empty (Lectern has no accounts), in the shape clients select. */
 export function accountAssociationsField<P>(): GraphQLFieldConfig<P, GraphQLContext> {
-  return { type: new GraphQLNonNull(AccountAssociationConnection), description: 'Accounts associated with it: none (Lectern keeps no accounts).', resolve: () => EMPTY_PAGE };
+  return { type: new GraphQLNonNull(associations.type), description: 'Accounts associated with it: none (Lectern keeps no accounts).', resolve: (_p, _a, ctx) => associations.page(ctx, []) };
 }

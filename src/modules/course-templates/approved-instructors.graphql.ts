@@ -1,6 +1,6 @@
-import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import type { GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { PageInfo, type Page } from '../../kit/graphql/lists.js';
+import { wholeConnection, type Page } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { Contact } from '../crm/contacts.graphql.js';
@@ -16,15 +16,7 @@ import { instructorsOf } from './course-templates.data.js';
 
 const LOADER = 'CourseTemplate.instructors';
 
-const ApprovedInstructorEdge = new GraphQLObjectType({
-  name: 'ApprovedInstructorEdge',
-  fields: { node: { type: new GraphQLNonNull(Contact) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
-});
-
-const ApprovedInstructorConnection = new GraphQLObjectType({
-  name: 'ApprovedInstructorConnection',
-  fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(ApprovedInstructorEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
-});
+const instructors = wholeConnection<ContactCard>('ApprovedInstructor', Contact);
 
 /** Drops this request's approved instructors read so far (after a write that changed them). */
 export const forgetInstructors = (ctx: GraphQLContext): void => ctx.forget(LOADER);
@@ -32,14 +24,13 @@ export const forgetInstructors = (ctx: GraphQLContext): void => ctx.forget(LOADE
 /** `approvedInstructors` of a course template, by contact id, all on one page (a page's templates and contacts in one statement each). */
 export const approvedInstructorsField: GraphQLFieldConfig<{ id: number }, GraphQLContext> = {
   // Nullable: without CONTACT_VIEW the field is refused, not the whole template.
-  type: ApprovedInstructorConnection,
+  type: instructors.type,
   description: 'The contacts approved to teach it (CONTACT_VIEW when there are any).',
   async resolve(template, _a, ctx): Promise<Page<ContactCard>> {
     const links = await ctx.loader(LOADER, (db) => byOwner((ids) => instructorsOf(db, ids), (r) => r.course_template_id)).load(template.id);
     if (links.length) requirePermission(ctx, 'CONTACT_VIEW');
     const contacts = ctx.loader('CourseTemplate.instructorContacts', (db) => byId((ids) => contactsByIds(db, ids)));
     const nodes: ContactCard[] = (await Promise.all(links.map((l) => contacts.load(l.contact_id)))).flatMap((c) => (c ? [c] : []));
-    const edges = nodes.map((node, i) => ({ node, cursor: Buffer.from(`cursor:${i}`).toString('base64') }));
-    return { edges, pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false } };
+    return instructors.page(ctx, nodes);
   },
 };

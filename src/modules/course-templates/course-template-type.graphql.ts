@@ -17,7 +17,16 @@ import { currencyCodeOf, pricesField } from '../pricing/pricing.graphql.js';
 import { translationFace } from '../translations/translations.graphql.js';
 import { accountAssociationsField } from './account-associations.graphql.js';
 import { approvedInstructorsField } from './approved-instructors.graphql.js';
-import { CourseTemplate as CourseTemplateModel, CourseTemplateDeliveryLocale, courseTemplatesByIds, deliveryLocalesOf, whereWithoutEvents, type CourseTemplateRow } from './course-templates.data.js';
+import {
+  CourseTemplate as CourseTemplateModel,
+  CourseTemplateDeliveryLocale,
+  courseTemplatesByIds,
+  deliveryLocalesOf,
+  whereCodeOrTitle,
+  whereValidForPortal,
+  whereWithoutEvents,
+  type CourseTemplateRow,
+} from './course-templates.data.js';
 import { EVENT_LEARNING_MODES } from './course-templates.rules.js';
 import { COURSE_TEMPLATE_TRANSLATIONS } from './course-templates.service.js';
 
@@ -105,20 +114,7 @@ registerNode('CourseTemplate', { permission: VIEW, load: (ctx, id) => translatio
 export const courseTemplateById = (ctx: GraphQLContext, id: number) => translations.owner(ctx, id) as Promise<CourseTemplateRow | undefined>;
 
 /** Filter fields clients name (the production service has them) that Lectern has no data for: refused by name. */
-const UNSUPPORTED_FILTERS: Record<string, string> = {
-  scheduleType: 'Lectern has no schedule types',
-  levelId: 'Lectern has no course levels',
-};
-
-const refused = (name: string): ListField => ({
-  column: 'id',
-  kind: 'text',
-  description: `Not supported: ${UNSUPPORTED_FILTERS[name]}.`,
-  operations: ['eq', 'ne', 'in', 'notin', 'like', 'wordlike', 'contains', 'isnull', 'notnull'],
-  apply: () => {
-    throw badInput(`${name} cannot be filtered on: ${UNSUPPORTED_FILTERS[name]}`);
-  },
-});
+const unsupported = (why: string): ListField => ({ column: 'id', kind: 'text', unsupported: why });
 
 /** The ISO codes of a `hasPriceInCurrency` filter's values (codes, or Currency ids). */
 function currencyCodes(value: unknown): string[] {
@@ -135,14 +131,6 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
   permission: VIEW,
   node: () => CourseTemplate,
   defaultOrder: { field: 'id', direction: 'asc' },
-  where: (args) => {
-    // Refused whatever the operation, before anything is read.
-    for (const f of (args.filters as ({ field: string } | null)[] | null | undefined) ?? []) {
-      const why = f && UNSUPPORTED_FILTERS[f.field];
-      if (why) throw badInput(`${f.field} cannot be filtered on: ${why}`);
-    }
-    return () => undefined;
-  },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'CourseTemplate', orderable: true },
     code: { column: 'code', kind: 'text', orderable: true },
@@ -153,14 +141,14 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
       kind: 'text',
       description: 'eq or like: the code or the title.',
       operations: ['eq', 'like'],
-      apply: (q, _db, op, v) => q.where((w) => (op === 'eq' ? w.where('t.code', v as string).orWhere('t.title', v as string) : w.whereILike('t.code', v as string).orWhereILike('t.title', v as string))),
+      apply: (q, _db, op, v) => whereCodeOrTitle(q, op as 'eq' | 'like', v as string),
     },
     introduction: { column: 'course_text2', kind: 'text' },
     lmsSummary: { column: 'lms_summary', kind: 'text' },
     shortCode: { column: 'short_code', kind: 'text', orderable: true },
     lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LIFECYCLE_STATES, orderable: true },
-    scheduleType: refused('scheduleType'),
-    levelId: refused('levelId'),
+    scheduleType: unsupported('Lectern has no schedule types'),
+    levelId: unsupported('Lectern has no course levels'),
     learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id: templates in that category (isnull: in none).' },
     hasPriceInCurrency: {
       column: 'id',
@@ -182,13 +170,14 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
       kind: 'bool',
       description: "eq 'true': what the instance's portals (WebLink) list, the published templates; 'false': the others.",
       operations: ['eq'],
-      apply: (q, _db, _op, v) => (v ? q.where('t.lifecycle_state', 'published') : q.whereNot('t.lifecycle_state', 'published')),
+      apply: (q, _db, _op, v) => whereValidForPortal(q, v === true),
     },
     withNoEvents: {
       column: 'id',
       kind: 'bool',
-      description: "eq 'true': templates without events; 'false': templates with at least one.",
+      description: "eq 'true': templates without events; 'false': templates with at least one (EVENT_VIEW).",
       operations: ['eq'],
+      permission: 'EVENT_VIEW',
       apply: (q, _db, _op, v) => whereWithoutEvents(q, v === true),
     },
     locale: { column: 'locale_id', kind: 'ref', refType: 'Locale', description: 'A Locale id.' },

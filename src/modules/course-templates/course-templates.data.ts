@@ -161,6 +161,20 @@ export function deliveryLocalesOf(db: Db, templateIds: readonly number[]): Promi
   return db(CourseTemplateDeliveryLocale.tableName).whereIn('course_template_id', templateIds as number[]).orderBy('locale_id');
 }
 
+/**
+ * Keeps the templates of a list (its rows aliased `t`) whose code or title is `value` (`eq`) or is
+ * like it (`like`: SQL wildcards, case-insensitive).
+ */
+export function whereCodeOrTitle(q: Knex.QueryBuilder, operation: 'eq' | 'like', value: string): void {
+  q.where((w) => (operation === 'eq' ? w.where('t.code', value).orWhere('t.title', value) : w.whereILike('t.code', value).orWhereILike('t.title', value)));
+}
+
+/** Keeps the templates of a list (its rows aliased `t`) that the instance's portals list (published: `valid` true), or the others. */
+export function whereValidForPortal(q: Knex.QueryBuilder, valid: boolean): void {
+  if (valid) q.where('t.lifecycle_state', 'published');
+  else q.whereNot('t.lifecycle_state', 'published');
+}
+
 /** Keeps the templates of a list (its rows aliased `t`) that have no event (`none` true) or at least one (`none` false). */
 export function whereWithoutEvents(q: Knex.QueryBuilder, none: boolean): void {
   const events = (w: Knex.QueryBuilder) => w.select(1).from('events as e').whereRaw('e.course_template_id = t.id');

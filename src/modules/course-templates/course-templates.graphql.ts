@@ -40,7 +40,7 @@ const inputFields = (create: boolean) => ({
   deliveryLocaleIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) },
   defaultDeliveryLocaleId: { type: GraphQLID, description: 'Must be one of deliveryLocaleIds.' },
   customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)) },
-  approvedInstructors: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)), description: 'Contact ids: the contacts approved to teach it. Replaces the list (null or [] empties it).' },
+  approvedInstructors: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)), description: 'Contact ids: the contacts approved to teach it. Replaces the list (null or [] empties it). Needs CONTACT_VIEW.' },
 });
 
 const CourseTemplateCreateInput = new GraphQLInputObjectType({ name: 'CourseTemplateCreateInput', fields: inputFields(true) });
@@ -61,6 +61,16 @@ async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<Cours
 }
 
 type Payload = { courseTemplate: CourseTemplateRow | null; errors: FieldError[] };
+
+/**
+ * COURSE_TEMPLATE_EDIT, and CONTACT_VIEW when the write gives approved instructors (even none):
+ * they name contacts, and whether an id names one would tell a caller that may not read contacts
+ * which exist. Checked before anything is read.
+ */
+function requireWrite(ctx: GraphQLContext, input: RawInput): void {
+  requirePermission(ctx, EDIT);
+  if ('approvedInstructors' in input) requirePermission(ctx, 'CONTACT_VIEW');
+}
 
 /** The locale and contact ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
 function withGivenIds(problems: Problem[], input: RawInput): FieldError[] {
@@ -106,7 +116,7 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
       type: CourseTemplatePayload,
       args: { input: { type: new GraphQLNonNull(CourseTemplateCreateInput) } },
       async resolve(_root, { input }: { input: RawInput }, ctx): Promise<Payload> {
-        requirePermission(ctx, EDIT);
+        requireWrite(ctx, input);
         const { template, problems } = await createCourseTemplate(ctx.db, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
         return { courseTemplate: template, errors: withGivenIds(problems, input) };
       },
@@ -115,7 +125,7 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
       type: CourseTemplatePayload,
       args: { courseTemplateId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(CourseTemplateUpdateInput) } },
       async resolve(_root, { courseTemplateId, input }: { courseTemplateId: string; input: RawInput }, ctx): Promise<Payload> {
-        requirePermission(ctx, EDIT);
+        requireWrite(ctx, input);
         const id = legacyIdOf('CourseTemplate', courseTemplateId);
         if (id === undefined) return { courseTemplate: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
         const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });

@@ -1,7 +1,7 @@
-import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
-import { PageInfo } from '../../kit/graphql/lists.js';
+import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { hasPermission } from '../../platform/permissions.js';
@@ -52,16 +52,8 @@ export const DocumentType = new GraphQLObjectType<DocumentRow, GraphQLContext>({
   },
 });
 
-const DocumentEdge = new GraphQLObjectType({
-  name: 'DocumentEdge',
-  fields: { node: { type: new GraphQLNonNull(DocumentType) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
-});
-
 /** A record's documents (its gallery): all of them, on one page. */
-export const DocumentConnection = new GraphQLObjectType({
-  name: 'DocumentConnection',
-  fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(DocumentEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
-});
+const documents = wholeConnection<DocumentRow>('Document', DocumentType);
 
 /** This request's document with this id (a page's documents in one statement). */
 export const documentById = (ctx: GraphQLContext, id: number | null | undefined): Promise<DocumentRow | null> =>
@@ -75,16 +67,11 @@ export function imageField<P>(getDocumentId: (parent: P) => number | null | unde
 /** `imageGallery`: the record's pictures. A record has one image today: the gallery is that image, or empty. */
 export function imageGalleryField<P>(getDocumentId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
   return {
-    type: new GraphQLNonNull(DocumentConnection),
+    type: new GraphQLNonNull(documents.type),
     description: 'Its pictures: its image (one record has one image), or none.',
     async resolve(p, _a, ctx) {
       const image = await documentById(ctx, getDocumentId(p));
-      const nodes = image ? [image] : [];
-      const edges = nodes.map((node, i) => ({ node, cursor: Buffer.from(`cursor:${i}`).toString('base64') }));
-      return {
-        edges,
-        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false },
-      };
+      return documents.page(ctx, image ? [image] : []);
     },
   };
 }

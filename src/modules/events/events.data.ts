@@ -2,14 +2,19 @@ import type { ModelObject } from 'objection';
 import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 import { utcNow } from '../../platform/db/sql.js';
+import { knownZones, type KnownZones } from '../../platform/util/time-zones.js';
+import { MAX_SEARCH_WORDS } from './events.rules.js';
 
 /**
  * Events (REST public events, GraphQL Events): the only file that names the `events` table.
  * Every function takes the transaction first.
  *
- * @uses course_templates, locations: the Core events list filters and orders on its template's title and code and its location's name, in the one statement of a page
+ * @uses course_templates, locations: the Core events list filters, orders and searches on its template's title and code and its location's name, in the one statement of a page
  * @uses delegates: places booked (and so places left, sold out) are counted in the list's statement when a filter asks for them, as placesBooked counts them
  * @uses opportunity_lines: deleting events first reads, in one statement, which of them delegates or order lines still hold (as the foreign keys would refuse)
+ *
+ * It also reads PostgreSQL's catalogue view pg_timezone_names (no tenant's table): the zones an
+ * event may be stored in, once per process.
  */
 
 export class Event extends BaseModel {
@@ -196,11 +201,36 @@ export async function deleteEventRows(db: Db, ids: number[]): Promise<boolean> {
   }
 }
 
+/** The zones of the database, once per process: the same for every tenant (a catalogue of the server, not of a schema). */
+let zones: Promise<KnownZones> | undefined;
+
+/**
+ * The time zone names PostgreSQL knows (`at time zone` refuses any other): an event's zone is
+ * stored only when it is one of them. Read once per process (some 40 ms); a failed read is
+ * tried again by the next caller.
+ */
+export function databaseTimeZones(db: Db): Promise<KnownZones> {
+  zones ??= db
+    .raw('select name from pg_timezone_names')
+    .then(({ rows }: { rows: { name: string }[] }) => knownZones(rows.map((r) => r.name)))
+    .catch((err: unknown) => {
+      zones = undefined;
+      throw err;
+    });
+  return zones;
+}
+
 // --- The Core events list ----------------------------------------------------------------------
 
 /** An event `t`'s period as local date-times: the earliest of its classroom and online periods, else its dates (and times), as localPeriod (events.rules.ts) has it. */
 const LOCAL_START = `coalesce(least(t.classroom_start, t.lms_start), t.start_date + coalesce(t.start_time, time '00:00'))`;
 const LOCAL_END = `coalesce(greatest(t.classroom_end, t.lms_end), t.end_date + coalesce(t.end_time, time '00:00'))`;
+/**
+ * An event's zone. Written only as one PostgreSQL knows (databaseTimeZones); a row written
+ * otherwise before that was checked makes `at time zone` fail, and with it the statement: the
+ * only tolerant form here would look each row's zone up in pg_timezone_names, which costs some
+ * 40 ms a statement (it reads the zone files).
+ */
 const ZONE = `coalesce(t.time_zone_name, 'UTC')`;
 /** As eventStatus (events.rules.ts) says it. */
 const STATUS = `(case when t.lifecycle_state = 'cancelled' or t.is_cancelled then 'Cancelled' when t.lifecycle_state = 'draft' then 'Draft' else 'Active' end)`;
@@ -236,40 +266,54 @@ export const EVENT_LIST_SQL = {
   learningMode: 'upper(t.delivery_method)',
   createdAt: `(t.created_on at time zone 'UTC')`,
   updatedAt: `(t.updated_on at time zone 'UTC')`,
-  /** When it was cancelled; null unless it is (as Event.cancelledAt). */
+  /** When it was cancelled; null unless it is: as eventCancelledAt (events.rules.ts). */
   cancelledAt: `(case when ${STATUS} = 'Cancelled' then coalesce(t.cancelled_at, t.updated_on) at time zone 'UTC' end)`,
   bookedPlaces: BOOKED,
-  /** null when the event has no maximum. */
+  /** null when the event has no maximum: as placesLeft (events.rules.ts). */
   remainingPlaces: `(case when t.delegates_max is null then null else greatest(t.delegates_max - ${BOOKED}, 0) end)`,
+  /** As eventSoldOut (events.rules.ts), and its negation. */
   isSoldOut: `(t.is_sold_out or (t.delegates_max is not null and ${BOOKED} >= t.delegates_max))`,
   hasPlacesRemaining: `(not t.is_sold_out and (t.delegates_max is null or ${BOOKED} < t.delegates_max))`,
 } as const;
 
 const likeEscaped = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
-/** The texts of an event `t` of the list that searches look in. */
-const SEARCHED = ['t.title', 't.code', EVENT_LIST_SQL.courseTemplateTitle, EVENT_LIST_SQL.courseTemplateCode, EVENT_LIST_SQL.locationName];
 
 /** Conditions on an event `t` of the list that span several of its texts. */
 export const eventTextConditions = {
-  /** Every word of `text` in its title, code, template title or code, or location name (any of them, case-insensitive). */
-  search(q: Knex.QueryBuilder, text: string): void {
-    const words = text.split(/\s+/).filter(Boolean);
-    for (const word of words) {
-      q.where((w) => {
-        for (const searched of SEARCHED) w.orWhereRaw(`${searched} ilike ? escape '\\'`, [`%${likeEscaped(word)}%`]);
-      });
+  /**
+   * Every one of `words` (at most MAX_SEARCH_WORDS, to which the face holds callers) somewhere
+   * in its title or code, or, as `scope` lets the caller see them, its template's title or code
+   * and its location's name (case-insensitive, wildcards as written). One condition, whatever
+   * the words: the texts are joined once per event (by spaces, so no word spans two of them),
+   * lower-cased once, and matched against all the lower-cased words (which is what ILIKE does
+   * for each), the template and location read by one join rather than a lookup per event.
+   */
+  search(q: Knex.QueryBuilder, words: readonly string[], scope: { templates: boolean; locations: boolean }): void {
+    if (!words.length) return;
+    if (words.length > MAX_SEARCH_WORDS) throw new Error(`eventTextConditions.search: ${words.length} words, at most ${MAX_SEARCH_WORDS}`);
+    // LIKE's escape character is the backslash unless told otherwise.
+    const patterns = [words.map((w) => `%${likeEscaped(w)}%`)];
+    const matches = (texts: string[]) => `lower(concat_ws(' ', ${texts.join(', ')})) like all (array(select lower(w) from unnest(?::text[]) w))`;
+    if (!scope.templates && !scope.locations) {
+      q.whereRaw(matches(['t.title', 't.code']), patterns);
+      return;
     }
+    const joins = [
+      ...(scope.templates ? ['left join course_templates ct on ct.id = e.course_template_id'] : []),
+      ...(scope.locations ? ['left join locations l on l.id = e.location_id'] : []),
+    ];
+    const texts = ['e.title', 'e.code', ...(scope.templates ? ['ct.title', 'ct.code'] : []), ...(scope.locations ? ['l.name'] : [])];
+    q.whereRaw(`t.id in (select e.id from events e ${joins.join(' ')} where ${matches(texts)})`, patterns);
   },
   /**
    * Its code or title, or its template's code or title: `eq` equal to `value` (case-insensitive),
-   * `like` matching the pattern (SQL wildcards).
+   * `like` matching the pattern (SQL wildcards). The template is read once per event.
    */
   codeOrTitle(q: Knex.QueryBuilder, operation: 'eq' | 'like', value: string): void {
-    q.where((w) => {
-      for (const text of ['t.code', 't.title', EVENT_LIST_SQL.courseTemplateCode, EVENT_LIST_SQL.courseTemplateTitle]) {
-        if (operation === 'eq') w.orWhereRaw(`lower(${text}) = lower(?)`, [value]);
-        else w.orWhereRaw(`${text} ilike ?`, [value]);
-      }
-    });
+    const test = (text: string) => (operation === 'eq' ? `lower(${text}) = lower(?)` : `${text} ilike ?`);
+    q.whereRaw(
+      `(${test('t.code')} or ${test('t.title')} or exists (select 1 from course_templates ct where ct.id = t.course_template_id and (${test('ct.code')} or ${test('ct.title')})))`,
+      [value, value, value, value],
+    );
   },
 };

@@ -2,14 +2,16 @@ import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { fieldErrors, LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { badInput, fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { hasPermission } from '../../platform/permissions.js';
 import type { Problem } from '../../platform/problems.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
-import { listQuery, nestedList, type FilterValue, type ListField } from '../../kit/graphql/lists.js';
+import { listQuery, nestedList, type ListField } from '../../kit/graphql/lists.js';
+import type { Knex } from '../../platform/db/knex.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById, extendCourseTemplate } from '../course-templates/course-template-type.graphql.js';
+import { CourseTemplate, courseTemplateById, extendCourseTemplate, LearningModeEnum } from '../course-templates/course-template-type.graphql.js';
 import type { CourseTemplateRow } from '../course-templates/course-templates.data.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
 import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
@@ -30,10 +32,14 @@ import {
   dayOfWeekName,
   EVENT_STATUSES,
   EVENT_TYPES,
+  eventCancelledAt,
+  eventSoldOut,
   eventStatus,
   LEARNING_MODES,
-  learningModeOf,
   localPeriod,
+  MAX_SEARCH_WORDS,
+  placesLeft,
+  searchWords,
   utcInstant,
   utcStamp,
 } from './events.rules.js';
@@ -68,8 +74,10 @@ const money = (v: string | null) => (v === null ? null : Number(v));
 const INSTANT = 'ISO 8601 in UTC, to the second (2027-03-10T09:00:00Z): the local date-time in timeZoneName as an instant.';
 /** A local date-time of the event (in its time zone) as an instant. */
 const instant = (pick: (e: EventRow) => string | null, description: string) => ({ type: GraphQLString, description: `${description} ${INSTANT}`, resolve: (e: EventRow) => utcInstant(pick(e), e.time_zone_name) });
-/** Whether the event takes no more bookings: closed by hand (isSoldOut written), or its places are taken. */
-const soldOut = async (e: EventRow, ctx: GraphQLContext) => e.is_sold_out || (e.delegates_max !== null && (await bookedOf(ctx).load(e.id)) >= e.delegates_max);
+/** Whether the event takes no more bookings (eventSoldOut): closed by hand, or its places are taken. */
+const soldOut = async (e: EventRow, ctx: GraphQLContext) => eventSoldOut(e, await bookedOf(ctx).load(e.id));
+/** Places left (placesLeft); null when the event has no maximum. */
+const left = async (e: EventRow, ctx: GraphQLContext) => (e.delegates_max === null ? null : placesLeft(e, await bookedOf(ctx).load(e.id)));
 
 /** Lectern keeps no venue records: an event shows the venue the REST API recorded on it. */
 const Venue = new GraphQLObjectType<{ id: number; name: string | null }, GraphQLContext>({
@@ -119,7 +127,7 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     maxPlaces: { type: GraphQLInt, resolve: (e) => e.delegates_max },
     minPlaces: { type: GraphQLInt, resolve: (e) => e.min_places },
     placesBooked: { type: new GraphQLNonNull(GraphQLInt), resolve: (e, _a, ctx) => bookedOf(ctx).load(e.id) },
-    placesLeft: { type: GraphQLInt, description: 'null when the event has no maximum.', resolve: async (e, _a, ctx) => (e.delegates_max === null ? null : Math.max(0, e.delegates_max - (await bookedOf(ctx).load(e.id)))) },
+    placesLeft: { type: GraphQLInt, description: 'null when the event has no maximum.', resolve: (e, _a, ctx) => left(e, ctx) },
     price: { type: GraphQLFloat, resolve: (e) => money(e.price) },
     prices: pricesField('event', 'Its public prices (event.addPrices): every price level, currency and region.'),
     currencyCode: { type: GraphQLString, resolve: (e) => e.currency_code },
@@ -132,7 +140,7 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     },
     isActive: { type: new GraphQLNonNull(GraphQLBoolean), description: 'status is Active: published and not cancelled.', resolve: (e) => eventStatus(e) === 'Active' },
     type: { type: new GraphQLNonNull(EventType), description: 'The same as eventType.', resolve: (e) => e.type },
-    learningMode: { type: new GraphQLNonNull(GraphQLString), description: `How it is delivered: ${LEARNING_MODES.join(', ')}.`, resolve: (e) => learningModeOf(e.delivery_method) },
+    learningMode: { type: new GraphQLNonNull(LearningModeEnum), description: `How it is delivered: ${LEARNING_MODES.join(', ')} (as CourseTemplate.eventLearningMode).`, resolve: (e) => e.delivery_method },
     start: instant((e) => localPeriod(e).start, 'When it starts: the earlier of its classroom and online (LMS) starts, else its start date and time.'),
     end: instant((e) => localPeriod(e).end, 'When it ends: the later of its classroom and online (LMS) ends, else its end date and time.'),
     classroomStart: instant((e) => e.classroom_start, 'When its classroom part starts.'),
@@ -142,7 +150,7 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     registrationDeadline: instant((e) => (e.registration_deadline ? `${e.registration_deadline}T23:59:59` : null), 'The end (23:59:59 local) of the last day to register.'),
     registrationOpensAt: instant((e) => e.registration_opens_at, 'When registration opens.'),
     bookedPlaces: { type: new GraphQLNonNull(GraphQLInt), description: 'Places taken (as placesBooked).', resolve: (e, _a, ctx) => bookedOf(ctx).load(e.id) },
-    remainingPlaces: { type: GraphQLInt, description: 'Places left (as placesLeft); null when the event has no maximum.', resolve: async (e, _a, ctx) => (e.delegates_max === null ? null : Math.max(0, e.delegates_max - (await bookedOf(ctx).load(e.id)))) },
+    remainingPlaces: { type: GraphQLInt, description: 'Places left (as placesLeft); null when the event has no maximum.', resolve: (e, _a, ctx) => left(e, ctx) },
     reserved: { type: new GraphQLNonNull(GraphQLInt), description: 'Places held without a booking: Lectern takes bookings only, so always 0 (as the REST API\'s delegates_reserved).', resolve: () => 0 },
     isSoldOut: { type: new GraphQLNonNull(GraphQLBoolean), description: 'No more bookings: closed by hand (event.update isSoldOut), or every place is taken.', resolve: (e, _a, ctx) => soldOut(e, ctx) },
     hasPlacesRemaining: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Not isSoldOut.', resolve: async (e, _a, ctx) => !(await soldOut(e, ctx)) },
@@ -152,7 +160,7 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     cancelledAt: {
       type: GraphQLString,
       description: 'When it was cancelled (ISO 8601 in UTC); null unless status is Cancelled. An event cancelled through the REST API before this was recorded shows its last change.',
-      resolve: (e) => (eventStatus(e) === 'Cancelled' ? utcStamp(e.cancelled_at ?? e.updated_on) : null),
+      resolve: (e) => eventCancelledAt(e),
     },
     createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'createdOn as an instant (ISO 8601 in UTC).', resolve: (e) => utcStamp(e.created_on) },
     updatedAt: { type: new GraphQLNonNull(GraphQLString), description: 'updatedOn as an instant (ISO 8601 in UTC).', resolve: (e) => utcStamp(e.updated_on) },
@@ -164,7 +172,29 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
 registerNode('Event', { permission: VIEW, load: (ctx, id) => eventById(ctx, id) });
 
 const capitalised = (v: string) => v.charAt(0).toUpperCase() + v.slice(1).toLowerCase();
-const listed = (v: FilterValue | FilterValue[]) => (Array.isArray(v) ? v : [v]).map(String).join(' ');
+const TEMPLATE_VIEW = 'COURSE_TEMPLATE_VIEW';
+const LOCATION_VIEW = 'LOCATION_VIEW';
+
+/**
+ * The `textSearch` filters of one events list, as one condition: the different words of all
+ * their values (at most MAX_SEARCH_WORDS, else the request is refused before anything is read),
+ * looked for in the texts the caller may see: the event's own, its template's with
+ * COURSE_TEMPLATE_VIEW, its location's with LOCATION_VIEW. Each word past the filters' values
+ * counts as one more filter value of the request (the list counted the values already).
+ */
+function textSearchOf(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
+  type Given = { field?: unknown; value?: unknown; values?: unknown };
+  const filters = ((args.filters as (Given | null)[] | null | undefined) ?? []).filter((f): f is Given => f?.field === 'textSearch');
+  if (!filters.length) return () => undefined;
+  const texts = filters.flatMap((f) => [f.value, ...(Array.isArray(f.values) ? f.values : [])]).filter((v): v is string => typeof v === 'string');
+  const words = searchWords(texts);
+  if (words.length > MAX_SEARCH_WORDS) throw badInput(`Filter on textSearch: at most ${MAX_SEARCH_WORDS} different words in one list's textSearch filters (${words.length} given)`);
+  const counted = filters.reduce((n, f) => n + Math.max(1, Array.isArray(f.values) ? f.values.length : 0), 0);
+  if (words.length > counted) ctx.spendFilterValues(words.length - counted);
+  const scope = { templates: hasPermission(ctx.user.permissions, TEMPLATE_VIEW), locations: hasPermission(ctx.user.permissions, LOCATION_VIEW) };
+  return (q) => eventTextConditions.search(q, words, scope);
+}
+
 const INSTANT_FILTER = 'ISO 8601 (2025-06-01T00:00:00Z, or with an offset; a date alone is its midnight UTC).';
 
 export const eventListFields = {
@@ -190,9 +220,9 @@ export const eventListFields = {
   lmsEnd: { column: 'lms_end', expression: EVENT_LIST_SQL.lmsEnd, kind: 'instant', orderable: true, description: INSTANT_FILTER },
   status: { column: 'status', expression: EVENT_LIST_SQL.status, kind: 'enum', enumValues: EVENT_STATUSES, normalize: capitalised, description: `${EVENT_STATUSES.join(', ')} (any case), as Event.status.` },
   isActive: { column: 'is_active', expression: EVENT_LIST_SQL.isActive, kind: 'bool', description: "'true': status is Active." },
-  courseTemplateTitle: { column: 'course_template_title', expression: EVENT_LIST_SQL.courseTemplateTitle, kind: 'text', orderable: true },
-  courseTemplateCode: { column: 'course_template_code', expression: EVENT_LIST_SQL.courseTemplateCode, kind: 'text', orderable: true },
-  locationName: { column: 'location_name', expression: EVENT_LIST_SQL.locationName, kind: 'text', orderable: true },
+  courseTemplateTitle: { column: 'course_template_title', expression: EVENT_LIST_SQL.courseTemplateTitle, kind: 'text', orderable: true, permission: TEMPLATE_VIEW, description: 'Its course template\'s title (COURSE_TEMPLATE_VIEW).' },
+  courseTemplateCode: { column: 'course_template_code', expression: EVENT_LIST_SQL.courseTemplateCode, kind: 'text', orderable: true, permission: TEMPLATE_VIEW, description: 'Its course template\'s code (COURSE_TEMPLATE_VIEW).' },
+  locationName: { column: 'location_name', expression: EVENT_LIST_SQL.locationName, kind: 'text', orderable: true, permission: LOCATION_VIEW, description: 'Its location\'s name (LOCATION_VIEW).' },
   locationId: { column: 'location_id', kind: 'ref', refType: 'Location', description: 'A Location id (as location).' },
   isSoldOut: { column: 'is_sold_out', expression: EVENT_LIST_SQL.isSoldOut, kind: 'bool', description: 'As Event.isSoldOut.' },
   hasPlacesRemaining: { column: 'has_places_remaining', expression: EVENT_LIST_SQL.hasPlacesRemaining, kind: 'bool', description: 'Not sold out.' },
@@ -205,15 +235,17 @@ export const eventListFields = {
     column: 'title',
     kind: 'text',
     operations: ['eq', 'like', 'contains'],
-    apply: (q, _db, _op, v) => eventTextConditions.search(q, listed(v).replace(/%/g, ' ')),
-    description: 'Every word of the value in its title, code, course template title or code, or location name.',
+    // The list's `where` searches for the words of all textSearch filters at once (textSearchOf).
+    apply: () => undefined,
+    description: `Every word of the value (or values; \`%\` separates words too) in its title or code, or its course template's title or code (with COURSE_TEMPLATE_VIEW), or its location's name (with LOCATION_VIEW), case-insensitive. At most ${MAX_SEARCH_WORDS} different words over a list's textSearch filters; each word counts as a filter value of the request.`,
   },
   eventOrCourseCodeOrTitle: {
     column: 'title',
     kind: 'text',
     operations: ['eq', 'like'],
+    permission: TEMPLATE_VIEW,
     apply: (q, _db, op, v) => eventTextConditions.codeOrTitle(q, op as 'eq' | 'like', String(v)),
-    description: 'Its code or title, or its course template\'s: eq (any case) or like (SQL wildcards).',
+    description: 'Its code or title, or its course template\'s (COURSE_TEMPLATE_VIEW): eq (any case) or like (SQL wildcards).',
   },
   dayOfWeek: { column: 'day_of_week', expression: EVENT_LIST_SQL.dayOfWeek, kind: 'enum', enumValues: DAYS_OF_WEEK, normalize: dayOfWeekName, description: 'The day it starts on (its own clock): Mon ... Sun, Monday, or ISO 1 (Monday) to 7.' },
   createdAt: { column: 'created_on', expression: EVENT_LIST_SQL.createdAt, kind: 'instant', orderable: true, description: INSTANT_FILTER },
@@ -228,6 +260,7 @@ export const eventsQuery = listQuery<EventRow>({
   node: () => Event,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: eventListFields,
+  where: textSearchOf,
   orderBy: true,
   description: 'Events. `filters` are the fields of EventFilterField (the account and staff filters of the production service are not kept here: Lectern has no bookings by account or event staff); `order` or `orderBy` (a list) of EventOrderField.',
 });

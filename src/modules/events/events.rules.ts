@@ -2,7 +2,7 @@ import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { lineProblems, oneOfProblems, problem, type Problem } from '../../platform/problems.js';
 import { isCalendarDate, isDateTime } from '../../platform/util/dates.js';
 import { isSingleLine } from '../../platform/util/text.js';
-import { canonicalTimeZone } from '../../platform/util/time-zones.js';
+import { canonicalTimeZone, type KnownZones } from '../../platform/util/time-zones.js';
 import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
 
 /**
@@ -111,14 +111,17 @@ function comparableLocal(value: string): string {
  * canonical time zone, and the start and end as local date-times (`T`-separated). `templateNamed`:
  * the input named a course template (found or not); without one, the event needs a title of its own.
  * `labels`: the keys a face names the time zone and tax type with (timeZoneName, taxTypeId).
+ * `zones`: the zones the database knows (the service always gives them): the stored zone is one
+ * of them (see canonicalTimeZone), so the lists' SQL can read the event's times.
  */
 export function classroomProblems(
   input: ClassroomFields,
   templateNamed: boolean,
   labels: { timeZoneName?: string; taxType?: string } = {},
+  zones?: KnownZones,
 ): { problems: Problem[]; zone: string | undefined; start: string | null; end: string | null } {
   const problems: Problem[] = [...oneOfProblems('eventType', input.eventType, EVENT_TYPES)];
-  const zone = input.timeZoneName == null ? undefined : canonicalTimeZone(input.timeZoneName);
+  const zone = input.timeZoneName == null ? undefined : canonicalTimeZone(input.timeZoneName, zones);
   const zoneLabel = labels.timeZoneName ?? 'timeZoneName';
   if (!zone) problems.push(problem(zoneLabel, input.timeZoneName, `${zoneLabel} must be an IANA time zone name such as Europe/London`));
   if (input.location === false) problems.push(problem('locationId', null, 'Location not found'));
@@ -236,18 +239,19 @@ function onlineEnd(problems: Problem[], zone: string | undefined, localKey: stri
  * - a blended event also has a classroom part, a start and an end after it (required); an LMS
  *   event has none (classroom times are refused);
  * - a venue id must name a venue (the face checks what it can of it).
- * Problems are labelled with the keys the caller used.
+ * Problems are labelled with the keys the caller used. `zones`: as for {@link classroomProblems}.
  */
 export function deliveredProblems(
   input: DeliveredFields,
   templateNamed: boolean,
+  zones?: KnownZones,
 ): { problems: Problem[]; zone: string | undefined; classroom: LocalPeriod; lms: LocalPeriod } {
   const problems: Problem[] = [];
   const named = input.timeZoneName ?? input.timeZone ?? null;
   const zoneLabel = input.timeZoneName == null && input.timeZone != null ? 'timeZone' : 'timeZoneName';
-  const base = classroomProblems({ ...input, timeZoneName: named }, templateNamed, { timeZoneName: zoneLabel, taxType: 'taxType' });
+  const base = classroomProblems({ ...input, timeZoneName: named }, templateNamed, { timeZoneName: zoneLabel, taxType: 'taxType' }, zones);
   problems.push(...base.problems);
-  if (input.timeZoneName != null && input.timeZone != null && canonicalTimeZone(input.timeZoneName) !== canonicalTimeZone(input.timeZone)) {
+  if (input.timeZoneName != null && input.timeZone != null && canonicalTimeZone(input.timeZoneName, zones) !== canonicalTimeZone(input.timeZone, zones)) {
     problems.push(problem('timeZone', input.timeZone, 'timeZone is the older name of timeZoneName: give one of them, or the same zone in both'));
   }
   if (input.venue === false) problems.push(problem('venueId', null, 'Venue not found'));
@@ -331,9 +335,8 @@ export function eventStatus(e: { lifecycle_state: string; is_cancelled: boolean 
   return e.lifecycle_state === 'draft' ? 'Draft' : 'Active';
 }
 
-/** How an event is delivered (its delivery method), as clients name it: `learningMode`. */
+/** How an event is delivered (its delivery method), as clients name it: `learningMode` (the LearningMode enum). */
 export const LEARNING_MODES = ['CLASSROOM', 'LMS', 'BLENDED'] as const;
-export const learningModeOf = (deliveryMethod: string): string => deliveryMethod.toUpperCase();
 
 /** The days of the week as the `dayOfWeek` filter takes them (ISO order: Monday is 1). */
 export const DAYS_OF_WEEK = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
@@ -402,6 +405,53 @@ export function utcInstant(local: string | null, zone: string | null): string | 
 
 /** A time the tables keep in UTC without a zone (`updated_on`) as an instant: `2027-03-10T08:00:00Z`. */
 export const utcStamp = (value: string | null): string | null => (value ? `${value.replace(' ', 'T').slice(0, 19)}Z` : null);
+
+/**
+ * Places left on an event with `booked` places taken: null when it has no maximum, never below
+ * 0 (an event booked past its maximum has none left). The events list's SQL (EVENT_LIST_SQL
+ * remainingPlaces) says the same.
+ */
+export function placesLeft(e: { delegates_max: number | null }, booked: number): number | null {
+  return e.delegates_max === null ? null : Math.max(0, e.delegates_max - booked);
+}
+
+/**
+ * Whether an event takes no more bookings: closed by hand (isSoldOut written, the REST API's
+ * is_sold_out), or every place taken. One rule for GraphQL, the REST API and the list's SQL
+ * (EVENT_LIST_SQL isSoldOut, hasPlacesRemaining).
+ */
+export function eventSoldOut(e: { is_sold_out: boolean; delegates_max: number | null }, booked: number): boolean {
+  return e.is_sold_out || (e.delegates_max !== null && booked >= e.delegates_max);
+}
+
+/**
+ * When an event was cancelled, as an instant: null unless its status is Cancelled; one
+ * cancelled before the time was recorded (through the REST API) shows its last change. As
+ * EVENT_LIST_SQL cancelledAt.
+ */
+export function eventCancelledAt(e: { lifecycle_state: string; is_cancelled: boolean; cancelled_at: string | null; updated_on: string }): string | null {
+  return eventStatus(e) === 'Cancelled' ? utcStamp(e.cancelled_at ?? e.updated_on) : null;
+}
+
+/**
+ * The most different words one events list searches for (textSearch, over all its filters and
+ * values): each is a condition on every event, so a long value of many words would make one
+ * statement run for minutes.
+ */
+export const MAX_SEARCH_WORDS = 10;
+
+/**
+ * The words a text search looks for in `texts`: split on white space and on `%` (a `like`
+ * value's wildcard), each once whatever its case, in the order first given. Other characters,
+ * `_` included, are searched for as written.
+ */
+export function searchWords(texts: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const word of texts.flatMap((text) => text.split(/[\s%]+/))) {
+    if (word && !seen.has(word.toLowerCase())) seen.set(word.toLowerCase(), word);
+  }
+  return [...seen.values()];
+}
 
 /** The longest notes (internal, external) an event keeps. */
 export const EVENT_NOTES_MAX_LENGTH = 10000;
@@ -480,8 +530,9 @@ function meetingUrlProblems(value: string | null | undefined): Problem[] {
  * fill rate, registration times, meeting address). Places are checked against what the event
  * keeps: minPlaces must not exceed maxPlaces once both are applied. A new time zone keeps the
  * local times (the instants move with it). A title written here no longer follows the template.
+ * `zones`: the zones the database knows, as for {@link classroomProblems}.
  */
-export function eventChanges(input: EventChanges, existing: ChangedEvent): EventColumns & { problems: Problem[] } {
+export function eventChanges(input: EventChanges, existing: ChangedEvent, zones?: KnownZones): EventColumns & { problems: Problem[] } {
   const problems: Problem[] = [];
   const columns: EventColumns['columns'] = {};
   let stampCancelled = false;
@@ -518,7 +569,7 @@ export function eventChanges(input: EventChanges, existing: ChangedEvent): Event
     if (input.courseTemplate === null) columns.title_cascades = false;
   }
   if (input.timeZoneName !== undefined) {
-    const zone = input.timeZoneName === null ? undefined : canonicalTimeZone(input.timeZoneName);
+    const zone = input.timeZoneName === null ? undefined : canonicalTimeZone(input.timeZoneName, zones);
     if (!zone) problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
     else columns.time_zone_name = zone;
   }

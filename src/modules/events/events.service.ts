@@ -5,7 +5,7 @@ import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues
 import { checkBaseValues, EVENT_VALUES, type ResolvedValue, type ValueInput } from '../custom-fields/custom-fields.rules.js';
 import { supportedLocaleIds } from '../locales/locales.data.js';
 import { translatedTitles } from '../translations/translations.data.js';
-import { deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
+import { databaseTimeZones, deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
 import {
   cascadedLocale,
   classroomProblems,
@@ -115,7 +115,7 @@ async function insertChecked(db: Db, input: ClassroomFields & { locale?: LocaleC
  */
 export async function createClassroomEvent(db: Db, input: ClassroomInput): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const origin = await originOf(db, input);
-  const fields = classroomProblems(input, origin.templateNamed);
+  const fields = classroomProblems(input, origin.templateNamed, {}, await databaseTimeZones(db));
   const problems = [...origin.problems, ...fields.problems];
   if (problems.length) return { event: null, problems };
   const times = timeColumns(fields.zone!, { start: fields.start, end: fields.end }, { start: null, end: null });
@@ -131,7 +131,7 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput): Promi
  */
 export async function createDeliveredEvent(db: Db, input: DeliveredInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const origin = await originOf(db, input);
-  const fields = deliveredProblems(input, origin.templateNamed);
+  const fields = deliveredProblems(input, origin.templateNamed, await databaseTimeZones(db));
   const values = checkBaseValues(definitions, EVENT_VALUES, input.customFieldValues ?? []);
   const problems = [...origin.problems, ...fields.problems, ...values.problems];
   if (problems.length) return { event: null, problems };
@@ -192,7 +192,7 @@ export interface EventUpdateInput extends EventChanges {
 export async function updateEvent(db: Db, id: number, input: EventUpdateInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const existing = await lockEvent(db, id);
   if (!existing) return { event: null, problems: [problem('eventId', id, 'Event not found')] };
-  const change = eventChanges(input, existing);
+  const change = eventChanges(input, existing, await databaseTimeZones(db));
   const values = checkBaseValues(definitions, EVENT_VALUES, input.customFieldValues ?? []);
   const problems = [...change.problems, ...values.problems];
   if (problems.length) return { event: null, problems };

@@ -9,7 +9,7 @@ import { utcNow } from '../../platform/db/sql.js';
 import { placesBooked } from '../delegates/delegates.data.js';
 import { namedPricesOf, type NamedPriceRow } from '../pricing/pricing.data.js';
 import { Event } from './events.data.js';
-import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventTextProblems } from './events.rules.js';
+import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventSoldOut, eventTextProblems } from './events.rules.js';
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
 
@@ -131,7 +131,7 @@ export const publicEvents = defineResource({
       rec.delegates_reserved = 0;
       rec.delegates_actual = null;
       // Closed by hand (GraphQL event.update isSoldOut), or full.
-      rec.is_sold_out = row.is_sold_out === true || (row.delegates_max !== null && n >= (row.delegates_max as number));
+      rec.is_sold_out = eventSoldOut({ is_sold_out: row.is_sold_out === true, delegates_max: (row.delegates_max as number | null | undefined) ?? null }, n);
     });
   },
 });

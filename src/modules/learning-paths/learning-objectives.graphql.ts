@@ -1,7 +1,7 @@
-import { GraphQLID, GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLID, GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
-import { PageInfo } from '../../kit/graphql/lists.js';
+import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
@@ -57,35 +57,20 @@ const EventObjective = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLCo
 /** The implementations of LearningObjective, for the schema's `types` (no field names them). */
 export const OBJECTIVE_TYPES = [CourseObjective, EventObjective];
 
-const LearningObjectiveEdge = new GraphQLObjectType({
-  name: 'LearningObjectiveEdge',
-  fields: () => ({ node: { type: new GraphQLNonNull(LearningObjective) }, cursor: { type: new GraphQLNonNull(GraphQLString) } }),
-});
-
-const LearningObjectiveConnection = new GraphQLObjectType({
-  name: 'LearningObjectiveConnection',
-  fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearningObjectiveEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
-});
-
-const cursorOf = (offset: number) => Buffer.from(`cursor:${offset}`).toString('base64');
+const objectives = wholeConnection<LearningPathObjectiveRow>('LearningObjective', LearningObjective);
 
 /**
  * `learningObjectives`: the path's objectives in order, at most {@link MAX_OBJECTIVES} of them, as
  * a write allows (`pageInfo.totalRecords` counts them all, should a path have more). No `first`, as
- * integrations send none and expect every step: a path has a handful, and they lead to no list of
- * paths, so they cannot multiply an answer the way lists that lead back to each other can; the
- * cost limit counts them once.
+ * integrations send none and expect every step; the static cost limit counts them once, so what
+ * they lead to (templates and their events) is bounded by the request's record budget, which
+ * they spend as every list does.
  */
 export const learningObjectivesField: GraphQLFieldConfig<LearningPathRow, GraphQLContext> = {
-  type: new GraphQLNonNull(LearningObjectiveConnection),
+  type: new GraphQLNonNull(objectives.type),
   description: `Its objectives (steps), in order: at most ${MAX_OBJECTIVES}.`,
   async resolve(p, _args, ctx) {
     const all = await objectivesLoader(ctx).load(p.id);
-    const shown = all.slice(0, MAX_OBJECTIVES);
-    const edges = shown.map((node, i) => ({ node, cursor: cursorOf(i) }));
-    return {
-      edges,
-      pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: all.length, hasNextPage: shown.length < all.length, hasPreviousPage: false },
-    };
+    return objectives.page(ctx, all.slice(0, MAX_OBJECTIVES), all.length);
   },
 };

@@ -8,8 +8,7 @@ import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import type { Problem } from '../../platform/problems.js';
-import { regionsByIds } from '../pricing/pricing.data.js';
-import { Region } from '../pricing/pricing.graphql.js';
+import { Region, regionById } from '../pricing/pricing.graphql.js';
 import { Location as LocationModel, locationRowsByIds } from './locations.data.js';
 import type { LocationInput } from './locations.rules.js';
 import { changeLocation, createLocation, type LocationRow } from './locations.service.js';
@@ -19,12 +18,6 @@ const VIEW = 'LOCATION_VIEW';
 const EDIT = 'LOCATION_EDIT';
 
 export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId((ids) => locationRowsByIds(db, ids))).load(id));
-
-/**
- * A region by its legacy id: the pricing module's read, under the key its prices use, so a page's
- * locations and prices read their regions in one statement.
- */
-export const regionById = (ctx: GraphQLContext, id: number) => ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id);
 
 export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
   name: 'Location',
@@ -36,7 +29,7 @@ export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
     region: {
       type: Region,
       description: 'The region it is in (shown with the location, under LOCATION_VIEW); null: none.',
-      resolve: async (l, _a, ctx) => (l.region_id === null ? null : ((await regionById(ctx, l.region_id)) ?? null)),
+      resolve: (l, _a, ctx) => regionById(ctx, l.region_id),
     },
     addressStreet: { type: GraphQLString, resolve: (l) => l.address_street },
     addressTown: { type: GraphQLString, resolve: (l) => l.address_town },

@@ -3,7 +3,6 @@ import {
   GraphQLID,
   GraphQLInt,
   GraphQLInterfaceType,
-  GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLScalarType,
@@ -14,7 +13,7 @@ import {
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
-import { PageInfo } from '../../kit/graphql/lists.js';
+import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { financialUnitOf, type FinancialUnit as Unit } from '../catalogue/catalogue.format.js';
@@ -134,7 +133,9 @@ export const Region = new GraphQLObjectType<RegionCard, GraphQLContext>({
 });
 
 const priceLevelById = (ctx: GraphQLContext, id: number) => ctx.loader('PriceLevel.byId', (db) => byId((ids) => priceLevelsByIds(db, ids))).load(id);
-const regionById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(null) : ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id).then((r) => r ?? null));
+/** This request's region with this id, null when there is none (a page's regions, of prices and of locations, in one statement). */
+export const regionById = (ctx: GraphQLContext, id: number | null): Promise<RegionCard | null> =>
+  id === null ? Promise.resolve(null) : ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id).then((r) => r ?? null);
 
 /** One price: an amount in a currency at a price level, maybe for a region. Id `Price:<n>`. */
 export const Price = new GraphQLObjectType<PriceRow, GraphQLContext>({
@@ -150,16 +151,8 @@ export const Price = new GraphQLObjectType<PriceRow, GraphQLContext>({
   },
 });
 
-const PriceEdge = new GraphQLObjectType({
-  name: 'PriceEdge',
-  fields: { node: { type: new GraphQLNonNull(Price) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
-});
-
 /** A record's prices, all on one page. */
-export const PriceConnection = new GraphQLObjectType({
-  name: 'PriceConnection',
-  fields: { edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(PriceEdge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } },
-});
+const prices = wholeConnection<PriceRow>('Price', Price);
 
 /** This request's prices of one kind of record, each record's by level, currency and region (a page's records in one statement). */
 export const pricesOfRecord = (ctx: GraphQLContext, owner: PriceOwner, id: number): Promise<PriceRow[]> =>
@@ -175,14 +168,8 @@ export const forgetPrices = (ctx: GraphQLContext, owner: PriceOwner): void => ct
  */
 export function pricesField(owner: PriceOwner, description = 'Its prices: every price level, currency and region.'): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
   return {
-    type: new GraphQLNonNull(PriceConnection),
+    type: new GraphQLNonNull(prices.type),
     description,
-    async resolve(record, _a, ctx) {
-      const edges = (await pricesOfRecord(ctx, owner, record.id)).map((node, i) => ({ node, cursor: Buffer.from(`cursor:${i}`).toString('base64') }));
-      return {
-        edges,
-        pageInfo: { startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null, totalRecords: edges.length, hasNextPage: false, hasPreviousPage: false },
-      };
-    },
+    resolve: async (record, _a, ctx) => prices.page(ctx, await pricesOfRecord(ctx, owner, record.id)),
   };
 }
