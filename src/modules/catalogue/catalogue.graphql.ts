@@ -4,13 +4,14 @@ import { hasPermission } from '../../platform/permissions.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
-import { FilterOperation, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type Page } from '../../kit/graphql/lists.js';
+import { FilterOperation, listQuery, MAX_FILTERS, type FilterValue, type Page } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
 import { learningPathsByIds } from '../learning-paths/learning-paths.data.js';
 import { LearningPath } from '../learning-paths/learning-paths.graphql.js';
-import { CORE_CATALOGUE, hasFieldValue, isOneOf, matchesSearch, ofKinds, type CoreCatalogueKind, type CoreCatalogueRow } from './catalogue.data.js';
+import { CORE_CATALOGUE, isOneOf, ofKinds, type CoreCatalogueKind, type CoreCatalogueRow } from './catalogue.data.js';
+import { searchAndFieldFilters } from './catalogue.weblink.js';
 
 /**
  * The Core API's `catalogue` (real-clients.md section 3: the PHP SDK's `Catalogue::loadAll`):
@@ -60,39 +61,13 @@ export const CustomFieldFilter = new GraphQLInputObjectType({
   },
 });
 
-interface CustomFieldFilterInput {
-  id: string;
-  operation?: string | null;
-  value?: string | null;
-  values?: (string | null)[] | null;
-}
-
-/** `search` and `customFieldFilters`, checked once per page (their values count toward the request's budget). */
+/** `search` and `customFieldFilters` as WebLink takes them, on the kinds the caller may view (checked first). */
 function catalogueWhere(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
   const kinds = viewableKinds(ctx);
-  const search = typeof args.search === 'string' ? args.search.trim() : '';
-  if (search.length > 200) throw badInput('search: at most 200 characters');
-  const filters = ((args.customFieldFilters as (CustomFieldFilterInput | null)[] | null | undefined) ?? []).filter((f): f is CustomFieldFilterInput => f !== null);
-  if (filters.length > MAX_FILTERS) throw badInput(`customFieldFilters: at most ${MAX_FILTERS} filters (${filters.length} given)`);
-  ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, f.values?.length ?? 0), 0));
-  const checked = filters.map((f, i) => {
-    const name = `customFieldFilters[${i}]`;
-    const operation = f.operation ?? 'eq';
-    const parsed = fromGlobalId(f.id);
-    const definition = parsed?.type === 'CustomFieldDefinition' ? { id: parsed.legacyId, key: f.id } : { key: f.id };
-    if (operation === 'in') {
-      if (!Array.isArray(f.values) || !f.values.length || f.values.some((v) => typeof v !== 'string')) throw badInput(`${name}: in needs a non-empty \`values\` of strings`);
-      if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
-      return { definition, operation, value: f.values as string[] } as const;
-    }
-    if (operation !== 'eq' && operation !== 'like') throw badInput(`${name}: takes eq, like or in`);
-    if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
-    return { definition, operation, value: f.value } as const;
-  });
+  const filters = searchAndFieldFilters(args, ctx);
   return (q) => {
     ofKinds(q, kinds);
-    if (search) matchesSearch(q, search);
-    for (const f of checked) hasFieldValue(q, f.definition, f.operation, f.value);
+    filters(q);
   };
 }
 

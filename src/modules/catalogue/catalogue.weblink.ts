@@ -93,8 +93,8 @@ interface CustomFieldFilter {
   values?: (string | null)[] | null;
 }
 
-/** `search` and `customFieldFilters`, checked once per page (their values count toward the request's budget). */
-function catalogueWhere(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
+/** `search` and `customFieldFilters`, checked once per page (their values count toward the request's budget); the Core catalogue takes them the same way. */
+export function searchAndFieldFilters(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
   const search = typeof args.search === 'string' ? args.search.trim() : '';
   if (search.length > 200) throw badInput('search: at most 200 characters');
   const filters = ((args.customFieldFilters as (CustomFieldFilter | null)[] | null | undefined) ?? []).filter((f): f is CustomFieldFilter => f !== null);
@@ -133,7 +133,7 @@ export const catalogueQuery = listQuery<CatalogueItemRow>({
     search: { type: GraphQLString, description: 'Words in the name or code (case-insensitive; % and _ are taken literally).' },
     customFieldFilters: { type: new GraphQLList(CustomFieldFilterInput), description: `All must hold; at most ${MAX_FILTERS}.` },
   },
-  where: catalogueWhere,
+  where: searchAndFieldFilters,
   via: { events: (q, _db, conditions) => viaEvents(q, conditions) },
   fields: {
     name: { column: 'name', kind: 'text', orderable: true, description: 'The authored name (a course\'s title).' },
