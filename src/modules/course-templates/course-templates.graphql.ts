@@ -9,9 +9,8 @@ import { allDefinitions, CustomFieldValueInput } from '../custom-fields/custom-f
 import { supportedLocale } from '../locales/locales.graphql.js';
 import type { LocaleRow } from '../locales/locales.service.js';
 import { applyToEventsMutation } from '../background-jobs/background-jobs.graphql.js';
-import { currencyCodeOf, Decimal, forgetPrices, Price } from '../pricing/pricing.graphql.js';
-import { addPrice, changePriceAmount } from '../pricing/pricing.service.js';
-import type { PriceRow } from '../pricing/pricing.data.js';
+import { addPriceFor, Decimal, forgetPrices, Price, type PriceArgs, type PricesPayload } from '../pricing/pricing.graphql.js';
+import { changePriceAmount } from '../pricing/pricing.service.js';
 import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
 import { forgetInstructors } from './approved-instructors.graphql.js';
@@ -106,8 +105,7 @@ const CourseTemplatePricesPayload = new GraphQLObjectType({
   fields: { prices: { type: new GraphQLList(new GraphQLNonNull(Price)), description: 'The price written; null when refused.' }, errors: fieldErrors },
 });
 
-type PricesPayload = { prices: PriceRow[] | null; errors: FieldError[] };
-type AddPriceArgs = { courseTemplateId: string; priceLevelId: string; amount: string; financialUnitId: string; regionId?: string | null };
+type AddPriceArgs = PriceArgs & { courseTemplateId: string };
 
 export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CourseTemplateMutations',
@@ -143,15 +141,7 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('CourseTemplate', input.courseTemplateId);
         if (id === undefined || !(await courseTemplateById(ctx, id))) return { prices: null, errors: [fieldError('courseTemplateId', input.courseTemplateId, 'Course Template not found')] };
-        const given: Record<string, unknown> = { priceLevelId: input.priceLevelId, financialUnitId: input.financialUnitId, regionId: input.regionId };
-        const { price, problems } = await addPrice(ctx.db, 'course_template', id, {
-          priceLevelId: legacyIdOf('PriceLevel', input.priceLevelId),
-          currency: currencyCodeOf(input.financialUnitId),
-          regionId: input.regionId == null ? null : legacyIdOf('Region', input.regionId),
-          amount: input.amount,
-        });
-        forgetPrices(ctx, 'course_template');
-        return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))) };
+        return addPriceFor(ctx, 'course_template', id, input);
       },
     },
     updatePrices: {

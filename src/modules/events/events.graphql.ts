@@ -19,9 +19,7 @@ import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } f
 import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
 import { Location, locationById } from '../locations/locations.graphql.js';
 import { TaxType, taxTypeById } from '../tax-types/tax-types.graphql.js';
-import { Decimal, currencyCodeOf, forgetPrices, Price, pricesField } from '../pricing/pricing.graphql.js';
-import type { PriceRow } from '../pricing/pricing.data.js';
-import { addPrice } from '../pricing/pricing.service.js';
+import { addPriceFor, Decimal, Price, pricesField, type PriceArgs, type PricesPayload } from '../pricing/pricing.graphql.js';
 import { createClassroomEvent, createDeliveredEvent, deleteEvents, duplicateEvent, updateEvent, type ClassroomInput, type DeliveredInput, type EventRow, type EventUpdateInput as UpdateInput } from './events.service.js';
 import { LocalDateTime } from './local-date-time.graphql.js';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
@@ -475,8 +473,7 @@ function createDelivered(deliveryMethod: 'lms' | 'blended', input: GraphQLInputO
   };
 }
 
-type PricesPayload = { prices: PriceRow[] | null; errors: FieldError[] };
-type AddPriceArgs = { eventId: string; priceLevelId: string; amount: string; financialUnitId: string; regionId?: string | null };
+type AddPriceArgs = PriceArgs & { eventId: string };
 
 export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'EventMutations',
@@ -513,15 +510,7 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('Event', input.eventId);
         if (id === undefined || !(await eventById(ctx, id))) return { prices: null, errors: [fieldError('eventId', input.eventId, 'Event not found')] };
-        const given: Record<string, unknown> = { priceLevelId: input.priceLevelId, financialUnitId: input.financialUnitId, regionId: input.regionId };
-        const { price, problems } = await addPrice(ctx.db, 'event', id, {
-          priceLevelId: legacyIdOf('PriceLevel', input.priceLevelId),
-          currency: currencyCodeOf(input.financialUnitId),
-          regionId: input.regionId == null ? null : legacyIdOf('Region', input.regionId),
-          amount: input.amount,
-        });
-        forgetPrices(ctx, 'event');
-        return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))) };
+        return addPriceFor(ctx, 'event', id, input);
       },
     },
     update: {

@@ -12,7 +12,9 @@ import {
 } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
-import { toGlobalId } from '../../kit/graphql/ids.js';
+import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
+import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { addPrice } from './pricing.service.js';
 import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
@@ -160,6 +162,33 @@ export const pricesOfRecord = (ctx: GraphQLContext, owner: PriceOwner, id: numbe
 
 /** Drops this request's prices of `owner` records read so far: after a write, fields read them again. */
 export const forgetPrices = (ctx: GraphQLContext, owner: PriceOwner): void => ctx.forget(`Price.of.${owner}`);
+
+/** What `addPublicPrices` and `addPrices` answer: the price added, and FieldErrors. */
+export type PricesPayload = { prices: PriceRow[] | null; errors: FieldError[] };
+
+/** The price input of `addPublicPrices` / `addPrices`, ids as the caller wrote them. */
+export interface PriceArgs {
+  priceLevelId: string;
+  amount: string;
+  financialUnitId: string;
+  regionId?: string | null;
+}
+
+/**
+ * Adds a public price to a record the caller has found (a course template, an event): its ids
+ * read back to rows, the problems answered with the ids the caller sent.
+ */
+export async function addPriceFor(ctx: GraphQLContext, owner: PriceOwner, ownerId: number, input: PriceArgs): Promise<PricesPayload> {
+  const given: Record<string, unknown> = { priceLevelId: input.priceLevelId, financialUnitId: input.financialUnitId, regionId: input.regionId };
+  const { price, problems } = await addPrice(ctx.db, owner, ownerId, {
+    priceLevelId: legacyIdOf('PriceLevel', input.priceLevelId),
+    currency: currencyCodeOf(input.financialUnitId),
+    regionId: input.regionId == null ? null : legacyIdOf('Region', input.regionId),
+    amount: input.amount,
+  });
+  forgetPrices(ctx, owner);
+  return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))) };
+}
 
 /**
  * The prices of a record of the kind `owner` (its `id`) as a connection: a course template's
