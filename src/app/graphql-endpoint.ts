@@ -39,14 +39,14 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
     }
     if (!server.acceptable(ctx)) return;
     await https(ctx, async () => {
-      const auth = await checkBearer(rt.knex, rt.registry, ctx.get('authorization') || undefined, hostTenant);
+      const auth = await checkBearer(rt.knex, rt.registry, rt.accessTokens, ctx.get('authorization') || undefined, hostTenant);
       if (!auth.ok) {
         ctx.set('WWW-Authenticate', auth.challenge);
         return graphqlErrors(ctx, 401, auth.message, 'UNAUTHENTICATED');
       }
       const { tenant, userId, clientId } = auth.grant;
       await server.answer(ctx, tenant, async (db) => {
-        const user = await activeUserWithPermissions(db, { id: userId });
+        const user = await rt.identities.get(tenant.schema, `id:${userId}`, () => activeUserWithPermissions(db, { id: userId }));
         if (!user) {
           const message = 'The user of this token is no longer active';
           return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"` } } };

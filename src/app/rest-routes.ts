@@ -54,7 +54,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
     }
   });
   // Credentials first, outside any transaction: a request that fails them never takes one.
-  router.use(basicAuth(rt.knex, rt.passwords));
+  router.use(basicAuth(rt.knex, rt.passwords, rt.identities));
   router.use(tenantTransaction(rt));
   router.use(bodyErrors());
 

@@ -3,6 +3,9 @@ import { createLogger } from '../platform/logger.js';
 import { createPlatformRuntime, type PlatformRuntime } from '../platform/runtime.js';
 import { LegacyUsageRecorder } from '../kit/rest/usage.js';
 import { PasswordGuard } from '../modules/users/password-guard.js';
+import { ChangeListener, ListenedCache } from '../platform/db/change-listener.js';
+import type { ActiveUser } from '../modules/users/users.data.js';
+import type { AccessTokenCheck } from '../modules/oauth/oauth.data.js';
 
 
 /** A process's runtime: the platform's parts, and what the web faces share (usage counts, the password guard). */
@@ -11,17 +14,36 @@ export interface Runtime extends PlatformRuntime {
   legacyUsage: LegacyUsageRecorder;
   /** Every password check of this process (REST Basic auth, the dashboard, the sign-in pages) goes through it. */
   passwords: PasswordGuard;
+  /**
+   * Active users with their permissions, by tenant schema and email or id (REST Basic auth, Core
+   * GraphQL): forgotten within moments of any change to a tenant's users or roles, in every
+   * process (the database announces it; see ChangeListener).
+   */
+  identities: ListenedCache<ActiveUser>;
+  /** Access tokens checked, by hash (Core GraphQL): forgotten on any revocation, early expiry or client change. */
+  accessTokens: ListenedCache<AccessTokenCheck>;
 }
 
 export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
   const platform = await createPlatformRuntime(config, name, log);
   const legacyUsage = new LegacyUsageRecorder(platform.knex, log);
   const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress, namespace: config.queuePrefix });
+  // Connects on first use only: workers and the CLI never authenticate requests.
+  const changes = new ChangeListener(platform.databaseUrl, log);
+  const identities = new ListenedCache<ActiveUser>(changes, { max: config.identityCacheMax, ttlMs: config.identityCacheTtlMs });
+  const accessTokens = new ListenedCache<AccessTokenCheck>(changes, { max: config.identityCacheMax, ttlMs: config.identityCacheTtlMs });
+  changes.onChange((payload) => {
+    if (payload.startsWith('users:')) identities.forget(payload.slice('users:'.length));
+    else if (payload === 'tokens') accessTokens.forget('tokens');
+  });
   return {
     ...platform,
     legacyUsage,
     passwords,
+    identities,
+    accessTokens,
     async close() {
+      await changes.stop();
       await legacyUsage.stop();
       await platform.close();
     },

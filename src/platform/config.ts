@@ -68,6 +68,8 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: intIn(1000, 120000).default(25000),
   OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
   TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
+  IDENTITY_CACHE_TTL_MS: intIn(0, 3600000).default(300000),
+  IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
   SEED_DEMO: bool.optional(),
   LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
@@ -150,6 +152,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   outboxSweepMs: number;
   tenantCacheTtlMs: number;
+  /**
+   * Users (with their role's permissions) and access tokens are cached per web process at most
+   * this long; any change to them is announced by the database and forgets them at once (see
+   * ChangeListener), so this is only a backstop. 0 turns the caches off.
+   */
+  identityCacheTtlMs: number;
+  /** At most this many users and as many tokens cached per web process (least recently used out first). */
+  identityCacheMax: number;
   seedDemo: boolean;
   /** The legacy REST API answers (on) or, after its sunset, answers 410 Gone (off). */
   legacyRestApi: boolean;
@@ -215,6 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     tenantCacheTtlMs: e.TENANT_CACHE_TTL_MS,
+    identityCacheTtlMs: e.IDENTITY_CACHE_TTL_MS,
+    identityCacheMax: e.IDENTITY_CACHE_MAX,
     // The demo tenant is for local use: never seeded into a production database by default.
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',

@@ -27,8 +27,9 @@ export interface GraphQLFixture extends OAuthFixture {
 let users = 0;
 
 /** `env`: configuration of the test runtime; `app`: for tests that serve a schema with extra fields. */
-export async function graphqlFixture(label: string, options: { env?: Record<string, string | undefined>; app?: AppOptions } = {}): Promise<GraphQLFixture> {
-  const f = await oauthFixture(label, options.env ?? {}, options.app ?? {});
+/** `runtime`: the runtime's name (its connections' application_name is `lectern-<runtime>`). */
+export async function graphqlFixture(label: string, options: { env?: Record<string, string | undefined>; app?: AppOptions; runtime?: string } = {}): Promise<GraphQLFixture> {
+  const f = await oauthFixture(label, options.env ?? {}, options.app ?? {}, options.runtime);
   const tokenFor = async (tenant: Tenant, role: string, permissions?: string[]) => {
     const email = `${role}-${++users}@${label}.test`;
     if (permissions) await withTenant(f.ctx.rt.knex, tenant, (db) => createRole(db, { name: `${role}-${users}`, permissions }));

@@ -21,6 +21,20 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export const hex = (n = 4) => crypto.randomBytes(n).toString('hex');
 
+/**
+ * Polls `check` until it holds, for at most `ms`; how long it took, or undefined when it never
+ * held. For what takes effect "within" a time: a change to users or tokens reaches every web
+ * process's caches through the database's notifications, moments after it commits.
+ */
+export async function within(ms: number, check: () => Promise<boolean>): Promise<number | undefined> {
+  const start = Date.now();
+  do {
+    if (await check()) return Date.now() - start;
+    await new Promise((r) => setTimeout(r, 20));
+  } while (Date.now() - start < ms);
+  return undefined;
+}
+
 export function testConfig(extra: Record<string, string | undefined> = {}): Config {
   return loadConfig({
     ...process.env,

@@ -37,8 +37,8 @@ export interface AuthorizeOutcome {
   browser: Browser;
 }
 
-export async function oauthFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}): Promise<OAuthFixture> {
-  const f = await restFixture(label, env, appOptions);
+export async function oauthFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}, runtimeName?: string): Promise<OAuthFixture> {
+  const f = await restFixture(label, env, appOptions, runtimeName);
   const issuer = `http://localhost:${f.port}`;
   const integration = await createIntegrationClient(f.ctx.rt.knex, { name: `${label} integration`, redirectUris: [CALLBACK] });
   const configure = (clientId: string, secret: string, auth: 'post' | 'basic' = 'post') =>

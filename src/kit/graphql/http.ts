@@ -1,7 +1,7 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, specifiedRules, validate, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { getOperationAST, GraphQLError, specifiedRules, validate, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
 import { bodyParser } from '@koa/bodyparser';
 import { processRequest, type Request as HelixRequest } from 'graphql-helix';
 import type { Knex } from '../../platform/db/knex.js';
@@ -208,6 +208,22 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
     },
   }) as unknown as (ctx: AppContext, next: () => Promise<void>) => Promise<void>;
 
+  /**
+   * Whether the request can only read: anything but a mutation (a document that does not parse,
+   * or names no operation it has, executes nothing). Parsing is cached by query text, so this
+   * costs a map lookup.
+   */
+  function readsOnly(params: GraphQLParameters): boolean {
+    if (typeof params.query !== 'string') return true;
+    let document: DocumentNode;
+    try {
+      document = cache.parse(params.query);
+    } catch {
+      return true;
+    }
+    return getOperationAST(document, params.operationName ?? undefined)?.operation !== 'mutation';
+  }
+
   async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, params: GraphQLParameters, opts: AnswerOptions) {
     await requestTransaction(
       rt,
@@ -247,7 +263,8 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         ctx.type = media === 'json' ? 'application/json' : RESPONSE_TYPE;
         ctx.body = result.payload;
       },
-      { readOnly: opts.readOnly ?? false },
+      // A query needs no explicit transaction (one round trip per statement); a mutation has one.
+      { readOnly: opts.readOnly ?? readsOnly(params) },
     );
   }
 

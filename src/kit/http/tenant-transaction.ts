@@ -26,23 +26,31 @@ export function requestTransaction<T>(
   opts: { readOnly?: boolean } = {},
 ): Promise<T> {
   const statementTimeoutMs = lane === 'weblink' ? rt.config.weblinkStatementTimeoutMs : rt.config.statementTimeoutMs;
-  return rt.gate.run(tenant.id, lane, () => withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, ...opts }));
+  // A read needs no explicit transaction: each statement carries the tenant's settings (one round trip each).
+  return rt.gate.run(tenant.id, lane, () => withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, autocommit: opts.readOnly, ...opts }));
 }
 
 /**
  * One database transaction per REST request ({@link requestTransaction}): the handler runs in it,
- * it commits when the handler succeeds and rolls back when anything throws.
+ * it commits when the handler succeeds and rolls back when anything throws. A GET or HEAD reads
+ * only: read only, and with no explicit transaction (one round trip per statement).
  */
 export function tenantTransaction(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
   return (ctx, next) =>
-    requestTransaction(rt, tenantOf(ctx), 'api', async (db) => {
-      ctx.state.db = db;
-      try {
-        await next();
-      } finally {
-        ctx.state.db = undefined;
-      }
-    });
+    requestTransaction(
+      rt,
+      tenantOf(ctx),
+      'api',
+      async (db) => {
+        ctx.state.db = db;
+        try {
+          await next();
+        } finally {
+          ctx.state.db = undefined;
+        }
+      },
+      { readOnly: ctx.method === 'GET' || ctx.method === 'HEAD' },
+    );
 }
 
 /** The request's tenant transaction; the middleware guarantees it on tenant API routes. */

@@ -2,7 +2,8 @@ import type { Knex } from '../../platform/db/knex.js';
 import { hashSecret } from './secrets.js';
 import type { TenantRegistry } from '../../platform/tenancy/registry.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
-import { accessTokenCheck } from './oauth.data.js';
+import { accessTokenCheck, type AccessTokenCheck } from './oauth.data.js';
+import type { ListenedCache } from '../../platform/db/change-listener.js';
 
 /**
  * Checks an OAuth 2.0 bearer token (RFC 6750) for the Core GraphQL API: it must be one Lectern
@@ -34,14 +35,19 @@ export function bearerToken(header: string | undefined): string | undefined | nu
   return m ? m[1]! : null;
 }
 
-export async function checkBearer(knex: Knex, registry: TenantRegistry, header: string | undefined, hostTenant: Tenant | undefined): Promise<BearerResult> {
+/**
+ * `tokens` caches what the check reads of a token, by its hash: the database announces every
+ * revocation, early expiry or client change, which forgets them all at once (ChangeListener).
+ */
+export async function checkBearer(knex: Knex, registry: TenantRegistry, tokens: ListenedCache<AccessTokenCheck>, header: string | undefined, hostTenant: Tenant | undefined): Promise<BearerResult> {
   const token = bearerToken(header);
   if (token === undefined) return refuse('An access token is required: send Authorization: Bearer <token>', false);
   if (token === null) return refuse('The Authorization header is not a bearer token', true);
-  const row = await accessTokenCheck(knex, hashSecret(token));
+  const hash = hashSecret(token);
+  const row = await tokens.get('tokens', hash, () => accessTokenCheck(knex, hash));
   if (!row) return refuse('The access token is not valid', true);
   if (row.revoked_at || row.client_revoked_at) return refuse('The access token was revoked', true);
-  if (row.expired) return refuse('The access token expired', true);
+  if (row.access_expires_at.getTime() <= Date.now()) return refuse('The access token expired', true);
   const tenant = await registry.byId(row.tenant_id);
   if (!tenant) return refuse('The access token is not valid', true);
   if (hostTenant && hostTenant.id !== tenant.id) return refuse('The access token is not valid for this instance', true);

@@ -180,7 +180,7 @@ export interface AccessTokenCheck {
   user_id: number;
   revoked_at: Date | null;
   client_revoked_at: Date | null;
-  expired: boolean;
+  access_expires_at: Date;
   client_id: string;
 }
 
@@ -188,7 +188,7 @@ export function accessTokenCheck(db: Db, accessTokenHash: string): Promise<Acces
   return db(`${TOKENS} as t`)
     .join(`${CLIENTS} as c`, 'c.id', 't.client_id')
     .where('t.access_token_hash', accessTokenHash)
-    .first<AccessTokenCheck | undefined>('t.tenant_id', 't.user_id', 't.revoked_at', 'c.revoked_at as client_revoked_at', db.raw('t.access_expires_at <= now() as expired'), 'c.client_id');
+    .first<AccessTokenCheck | undefined>('t.tenant_id', 't.user_id', 't.revoked_at', 'c.revoked_at as client_revoked_at', 't.access_expires_at', 'c.client_id');
 }
 
 /** A refresh token with its client's public id and revocation. */

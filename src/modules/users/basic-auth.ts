@@ -3,7 +3,8 @@ import type { Knex } from '../../platform/db/knex.js';
 import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import { AppError, UnauthorizedError } from '../../platform/errors.js';
 import type { PasswordGuard } from './password-guard.js';
-import { activeUserWithPermissions } from './users.data.js';
+import { activeUserWithPermissions, type ActiveUser } from './users.data.js';
+import type { ListenedCache } from '../../platform/db/change-listener.js';
 import { adminByEmail } from '../admins/admins.data.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import { tenantOf, type AppContext, type AppMiddleware } from '../../kit/http/context.js';
@@ -65,13 +66,15 @@ export function parseBasic(header: string): { email: string; password: string } 
 
 /**
  * HTTP Basic authentication of a user of the request's tenant (legacy REST API). Runs before the
- * request's transaction opens: the user is read with one statement of its own, and a password
- * that must be verified (no recent success remembered) goes through the password guard, so a
- * flood of guesses holds no pooled connection while argon2 runs, and is slowed like guesses on
- * the sign-in pages. Missing or wrong credentials, or credentials of another tenant, get 401 with
- * `WWW-Authenticate: Basic`; an address that must wait, 429 with `Retry-After`.
+ * request's transaction opens: the user comes from `users`, the process's cache of active users
+ * by tenant schema (forgotten as soon as the database announces a change of that tenant's users
+ * or roles), or else is read with one statement of its own; a password that must be verified (no
+ * recent success remembered) goes through the password guard, so a flood of guesses holds no
+ * pooled connection while argon2 runs, and is slowed like guesses on the sign-in pages. Missing
+ * or wrong credentials, or credentials of another tenant, get 401 with `WWW-Authenticate: Basic`;
+ * an address that must wait, 429 with `Retry-After`.
  */
-export function basicAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
+export function basicAuth(knex: Knex, passwords: PasswordGuard, users: ListenedCache<ActiveUser>, cacheTtlMs = 5 * 60_000): AppMiddleware {
   const verified = new VerifiedCredentials(cacheTtlMs);
   return async (ctx, next) => {
     const tenant = tenantOf(ctx);
@@ -81,7 +84,8 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 *
       return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
     };
     if (!creds) throw fail();
-    const user = await activeUserWithPermissions(knex, { email: creds.email }, tenant.schema);
+    // Cached by the tenant's schema: a user of one tenant is never found on another's host.
+    const user = await users.get(tenant.schema, `email:${creds.email}`, () => activeUserWithPermissions(knex, { email: creds.email }, tenant.schema));
     const key = verified.keyOf(tenant.schema, creds.email, creds.password);
     if (!user || !verified.has(key, user.password_hash ?? '')) {
       const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import pgUtils from 'pg/lib/utils.js';
 import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 
 /**
@@ -30,8 +31,11 @@ import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- knex's client internals (query, acquireConnection, context) are not in its public types. */
 type KnexClient = any;
+interface PgResult {
+  command?: string;
+}
 interface PgConnection {
-  query(text: string): Promise<{ command?: string }>;
+  query(text: string): Promise<PgResult | PgResult[]>;
   /** knex's mark of a connection its pool must not hand out again. */
   __knex__disposed?: unknown;
 }
@@ -81,6 +85,15 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
     if (tooMany) return Promise.reject(tooMany);
     return inTurn(conn, () => query.call(this, c, obj));
   };
+  // Statements of an autocommit lease ({@link runStatements}) carry the lease's opening.
+  const positionBindings = root.constructor.prototype.positionBindings;
+  const runQuery = root.constructor.prototype._query;
+  client.positionBindings = function (this: KnexClient, sql: string) {
+    return this.opening === undefined ? positionBindings.call(this, sql) : sql;
+  };
+  client._query = function (this: KnexClient, c: PgConnection, obj: KnexQuery) {
+    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj, positionBindings.bind(this), runQuery.bind(this));
+  };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
     return stream.call(this, c, obj, s, o);
@@ -93,16 +106,84 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
   return client;
 }
 
+/** What knex hands its client's `_query`: the statement with its bindings, and where the answer goes. */
+interface KnexQuery {
+  sql: string;
+  bindings?: unknown[];
+  options?: unknown;
+  response?: unknown;
+}
+
+/**
+ * One statement of an autocommit lease: its bindings written into it as literals, after the
+ * lease's opening, in one simple-protocol message. PostgreSQL runs the message as one implicit
+ * transaction, so the opening's `set_config(..., true)` settings (the tenant's search_path, the
+ * statement timeout, read only) hold for the statement and end with it: one round trip, and no
+ * setting outlives it on the connection (nor on a pooler's shared server connection).
+ *
+ * The literals: each value as node-postgres would send it as a parameter (`prepareValue`),
+ * quoted by node-postgres's `escapeLiteral`, in the places knex would number `$1, $2...` (the same
+ * scan as knex's `positionBindings`), so a literal is typed by its context exactly as an untyped
+ * parameter is. A statement whose values cannot be written so (bytes, a NUL, which a
+ * simple-protocol message cannot carry, or driver options) runs with its parameters in an explicit
+ * transaction of its own instead: three round trips, the same answer.
+ */
+async function autocommitQuery(conn: PgConnection, opening: Opening, obj: KnexQuery, position: (sql: string) => string, run: (c: PgConnection, o: KnexQuery) => Promise<KnexQuery>): Promise<KnexQuery> {
+  const bindings = obj.bindings ?? [];
+  const literals: string[] = [];
+  let inlinable = obj.options === undefined || (typeof obj.options === 'object' && obj.options !== null && Object.keys(obj.options).length === 0);
+  for (let i = 0; inlinable && i < bindings.length; i++) {
+    const value: unknown = pgUtils.prepareValue(bindings[i]);
+    if (value === null) literals.push('NULL');
+    else if (typeof value === 'string' && !value.includes('\0')) literals.push(pgUtils.escapeLiteral(value));
+    else inlinable = false;
+  }
+  // What knex reports of a failed statement is its `sql` with the values put in where `?` stands:
+  // numbered as knex numbers them, the report shows no values, as for any other statement.
+  const sql = obj.sql;
+  obj.sql = position(sql);
+  if (!inlinable) {
+    await conn.query(`BEGIN; ${opening.text}`);
+    try {
+      await run(conn, obj);
+    } catch (err) {
+      await conn.query('ROLLBACK');
+      throw err;
+    }
+    await conn.query('COMMIT');
+    return obj;
+  }
+  let n = 0;
+  // knex's positionBindings: `?` is a placeholder unless an odd number of backslashes escapes it.
+  const text = sql.replace(/(\\*)(\?)/g, (_match: string, escapes: string) => (escapes.length % 2 ? '?' : (literals[n++] ?? '?')));
+  if (n !== literals.length) throw new Error(`The statement has ${n} placeholders for ${literals.length} values`);
+  const results = await conn.query(`${opening.text}; ${text}`);
+  const answers = Array.isArray(results) ? results.slice(opening.statements) : [];
+  // A raw text of several statements (no bindings) is answered with all their results, as pg does.
+  obj.response = answers.length === 1 ? answers[0] : answers;
+  return obj;
+}
+
+/** The statements that open every statement of an autocommit lease, and how many results they answer. */
+interface Opening {
+  text: string;
+  statements: number;
+}
+
 interface Lease {
   db: Knex;
   end(): void;
 }
 
-/** A knex-compatible handle on `conn` for one transaction; `end()` makes every later query fail. */
-function lease(knex: Knex, conn: PgConnection): Lease {
+/**
+ * A knex-compatible handle on `conn` for one transaction (or, with `opening`, for statements
+ * that each run in an implicit transaction of their own); `end()` makes every later query fail.
+ */
+function lease(knex: Knex, conn: PgConnection, opening?: Opening): Lease {
   const root = knex as any;
   const client = Object.create(connectionClient(root.client, conn));
   client.leaseOpen = true;
+  client.opening = opening;
   const db = function (table?: string, options?: unknown) {
     const qb = client.queryBuilder();
     return table ? qb.table(table, options) : qb;
@@ -129,6 +210,7 @@ function lease(knex: Knex, conn: PgConnection): Lease {
   // transactor does: siblings run one after another, and none outlives the lease.
   const outer = { isCompleted: () => !client.leaseOpen, _lastChild: Promise.resolve(), transactor: db };
   context.transaction = function (this: any, container?: unknown, options?: Record<string, unknown>) {
+    if (opening) throw new Error('A read in autocommit statements cannot open a transaction');
     return this._transaction(container, { doNotRejectOnRollback: true, ...options }, outer);
   };
   context.withUserParams = () => {
@@ -168,7 +250,7 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
     }
     // A statement failed inside and `fn` carried on: PostgreSQL answers COMMIT with ROLLBACK.
     // Nothing was written, so the caller must not believe (or announce) that it was.
-    const commit = await inTurn(conn, () => conn.query('COMMIT'));
+    const commit = (await inTurn(conn, () => conn.query('COMMIT'))) as PgResult;
     if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed earlier');
     return result;
   } catch (err) {
@@ -178,6 +260,25 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
     });
     throw err;
   } finally {
+    root.client.releaseConnection(conn);
+  }
+}
+/**
+ * Runs `fn` with a handle whose every statement runs in an implicit transaction of its own, after
+ * `opening` (trusted SQL text of `statements` statements, no parameters), in one round trip per
+ * statement and no `BEGIN` or `COMMIT` (see {@link autocommitQuery}). For reads: in PostgreSQL's
+ * default isolation (read committed) each statement of a transaction sees a snapshot of its own
+ * anyway, so a read gives the same answers either way; nothing here can hold a lock or write
+ * across statements, and `db.transaction()` is refused.
+ */
+export async function runStatements<T>(knex: Knex, opening: string, statements: number, fn: (db: Knex) => Promise<T>): Promise<T> {
+  const root = knex as any;
+  const conn: PgConnection = await root.client.acquireConnection();
+  const { db, end } = lease(knex, conn, { text: opening, statements });
+  try {
+    return await fn(db);
+  } finally {
+    end();
     root.client.releaseConnection(conn);
   }
 }

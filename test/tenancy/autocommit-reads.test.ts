@@ -1,0 +1,107 @@
+import test from 'ava';
+import { createKnex, type Knex } from '../../src/platform/db/knex.js';
+import { createTenant, dropTenant } from '../../src/platform/tenancy/provision.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { hex } from '../helpers/harness.js';
+
+/**
+ * Reads without an explicit transaction (withTenant's `autocommit`): each statement carries the
+ * tenant's settings and its values as literals, in one round trip. What they answer must be what
+ * the same statements answer with bound parameters in a transaction, for every kind of value; no
+ * value can change the statement; nothing outlives the statement on the connection.
+ */
+let knex: Knex;
+let a: Tenant;
+let b: Tenant;
+test.serial.before(async () => {
+  // One connection: whatever a statement left behind would be seen by the next.
+  knex = createKnex(process.env.DATABASE_URL!, { poolMax: 1, applicationName: 'lectern-test-autocommit' });
+  a = await createTenant(knex, { slug: `t-acr-${hex(3)}`, name: 'A' });
+  b = await createTenant(knex, { slug: `t-acrb-${hex(3)}`, name: 'B' });
+  await withTenant(knex, a, (db) => db('contacts').insert({ first_name: 'Ann', last_name: "O'Brien \\ back\\slash", email: 'ann@a.test' }));
+  await withTenant(knex, b, (db) => db('contacts').insert({ first_name: 'Bob', last_name: 'B', email: 'bob@b.test' }));
+});
+test.after.always(async () => {
+  for (const t of [a, b]) if (t) await dropTenant(knex, t.slug).catch(() => undefined);
+  await knex?.destroy();
+});
+
+const read = <T>(tenant: Tenant, fn: (db: Knex) => Promise<T>) => withTenant(knex, tenant, fn, { readOnly: true, autocommit: true });
+const inTransaction = <T>(tenant: Tenant, fn: (db: Knex) => Promise<T>) => withTenant(knex, tenant, fn, { readOnly: true });
+
+const VALUES: [string, unknown][] = [
+  ['quote', "it's"],
+  ['backslashes', 'a\\b\\\\c\\'],
+  ['quote after backslash', "\\'; drop table contacts; --"],
+  ['dollar quoting', '$$ $1 $tag$'],
+  ['question marks', 'why? ?? \\?'],
+  ['unicode', 'Zoë 日本 🎓'],
+  ['empty', ''],
+  ['number', 42.5],
+  ['negative', -7],
+  ['bigint', 9007199254740993n],
+  ['boolean', true],
+  ['null', null],
+  ['date', new Date('2026-03-01T12:34:56.789Z')],
+  ['array of ints', [1, 2, 3]],
+  ['array of strings', ["x'y", 'a,b', 'q"uote', '{braces}', 'NULL']],
+  ['object (JSON)', { a: "it's", b: [1, null], c: { d: '\\' } }],
+];
+
+for (const [label, value] of VALUES) {
+  test(`when a value is ${label}, then the read answers what a bound parameter answers`, async (t) => {
+    const cast = Array.isArray(value) ? (typeof value[0] === 'number' ? 'int[]' : 'text[]') : typeof value === 'object' && value && !(value instanceof Date) ? 'jsonb' : value instanceof Date ? 'timestamptz' : 'text';
+    const sql = `select ?::${cast} as v, pg_typeof(?::${cast})::text as t`;
+    const bindings = [value, value] as Knex.RawBinding[];
+    const expected = await inTransaction(a, (db) => db.raw(sql, bindings));
+    const got = await read(a, (db) => db.raw(sql, bindings));
+    t.deepEqual(got.rows, expected.rows);
+  });
+}
+
+test('when values are compared in a where clause, then they match as parameters would (and cannot break out of their literal)', async (t) => {
+  const hostile = ["O'Brien \\ back\\slash", "' or '1'='1", "\\' or 1=1 --"];
+  for (const last of hostile) {
+    const expected = await inTransaction(a, (db) => db('contacts').where({ last_name: last }).select('first_name'));
+    const got = await read(a, (db) => db('contacts').where({ last_name: last }).select('first_name'));
+    t.deepEqual(got, expected, last);
+  }
+  t.deepEqual(await read(a, (db) => db('contacts').where({ last_name: "O'Brien \\ back\\slash" }).pluck('first_name')), ['Ann']);
+  t.deepEqual(await read(a, (db) => db('contacts').where({ last_name: "' or '1'='1" }).pluck('first_name')), []);
+  t.deepEqual(await read(a, (db) => db('contacts').whereIn('id', [1, 2, 3]).pluck('first_name')), ['Ann']);
+  t.deepEqual(await read(a, (db) => db('contacts').whereRaw('email = any(?)', [['ann@a.test', 'x']]).pluck('first_name')), ['Ann']);
+});
+
+test('when reads of two tenants share one connection, then each sees only its own schema, and nothing stays set after a statement', async (t) => {
+  t.deepEqual(await read(a, (db) => db('contacts').pluck('first_name')), ['Ann']);
+  t.deepEqual(await read(b, (db) => db('contacts').pluck('first_name')), ['Bob']);
+  const after = await knex.raw(`select current_setting('search_path') as path, current_setting('transaction_read_only') as ro, current_setting('jit') as jit`);
+  t.notRegex(after.rows[0].path, /tenant_/);
+  t.is(after.rows[0].ro, 'off');
+});
+
+test('when a read tries to write, then PostgreSQL refuses it and nothing is written', async (t) => {
+  const err = await t.throwsAsync(read(a, (db) => db('contacts').insert({ first_name: 'X', last_name: 'Y', email: 'x@a.test' })));
+  t.regex(err!.message, /read-only transaction/);
+  t.is(Number((await inTransaction(a, (db) => db('contacts').count({ n: '*' })))[0]!.n), 1);
+  await t.throwsAsync(read(a, (db) => db.transaction(async () => undefined)), { message: /cannot open a transaction/ });
+});
+
+test('when a value cannot travel as a literal (a NUL, bytes), then it is sent as a parameter and answers the same', async (t) => {
+  const bytes = Buffer.from([0, 1, 2, 255]);
+  t.deepEqual((await read(a, (db) => db.raw('select ?::bytea as v', [bytes]))).rows, [{ v: bytes }]);
+  const nul = 'a\0b';
+  const viaParam = await inTransaction(a, (db) => db.raw('select ?::text as v', [nul])).catch((e: Error) => e.message);
+  const viaRead = await read(a, (db) => db.raw('select ?::text as v', [nul])).catch((e: Error) => e.message);
+  t.is(viaRead, viaParam);
+  t.deepEqual(await read(a, (db) => db('contacts').pluck('first_name')), ['Ann'], 'the connection is fine after it');
+});
+
+test('when a handle is used after its read ended, then its statements are refused', async (t) => {
+  let stale: Knex | undefined;
+  await read(a, async (db) => {
+    stale = db;
+  });
+  await t.throwsAsync(stale!('contacts').select('*'), { message: /already complete/ });
+});
