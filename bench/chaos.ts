@@ -6,6 +6,7 @@ import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { orderFixture } from './lib/order-fixture.js';
 import { requestJson, round } from './lib/load.js';
+import { writeResult } from './lib/results.js';
 
 /**
  * Orders through failures, as the reliability issue measured them: orders placed through a web
@@ -121,16 +122,20 @@ export async function main(argv: string[]): Promise<void> {
     redisKilledAtOrder: redisKilledAt,
     seconds,
   };
+  // The README's table (Reliability and security): the row is this run's.
+  const table = [
+    '| code | accepted | completed | failed | stranded | duplicated | requeued by the reconciler |',
+    '|---|---|---|---|---|---|---|',
+    `| this run | ${result.accepted} | ${result.completed} | ${result.failed} | ${result.stranded} | ${result.duplicated} | ${result.requeuedByReconciler} |`,
+  ].join('\n');
   process.stdout.write(
     [
       '',
       `Chaos (${total} orders through a web process; worker SIGKILLed every ${killEveryMs} ms, ${workerKills} times; Redis SIGKILLed once at order ${redisKilledAt} and restarted empty; RECONCILE_AFTER_MS ${values['reconcile-after-ms']})`,
       '',
-      '| accepted | completed | failed | stranded | duplicated | requeued by the reconciler | seconds |',
-      '|---|---|---|---|---|---|---|',
-      `| ${result.accepted} | ${result.completed} | ${result.failed} | ${result.stranded} | ${result.duplicated} | ${result.requeuedByReconciler} | ${seconds} |`,
+      table,
       '',
-      JSON.stringify({ bench: 'chaos', ...result }),
+      `${seconds} s from the first order to the last one finished (or the 180 s wait running out).`,
       '',
     ].join('\n'),
   );
@@ -139,6 +144,7 @@ export async function main(argv: string[]): Promise<void> {
   await knex.destroy();
   await stopRedis(redis, 'SIGTERM');
   if (db.embedded?.owned) await db.embedded.stop();
+  await writeResult('chaos', { killEveryMs, reconcileAfterMs: Number(values['reconcile-after-ms']), concurrency: Number(values.concurrency), ...result }, { table, args: argv });
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {

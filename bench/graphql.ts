@@ -1,18 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from '../src/platform/db/knex.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createServiceClient } from '../src/modules/oauth/clients.service.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
-import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
+import { benchTenant, cell, compareArgs, compareVariants, type BenchServer, type Outcome } from './lib/compare.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
 import { seedTranslatedTemplates } from './lib/templates.js';
 import { requestJson, round } from './lib/load.js';
+import { writeResult } from './lib/results.js';
 import { StatementCounter } from './lib/statements.js';
 
 /**
  * GraphQL throughput: `courseTemplates(first: 50)` with translations and custom field values,
- * against Lectern's real web process and a bare Koa handler answering the same JSON from one
- * hand-written SQL query (bench/lib/bare-graphql.ts), side by side in interleaved rounds.
- * Target: Lectern at least 0.5 of the bare handler's throughput.
+ * against Lectern's real web process, a bare Koa handler answering the same JSON from one
+ * hand-written SQL query (bench/lib/bare-graphql.ts), and PostGraphile 5 serving the same tenant
+ * schema with its own generated schema and SQL (bench/lib/postgraphile.ts), side by side in
+ * interleaved rounds. Targets: Lectern at least 0.5 of the bare handler's throughput, and at
+ * least 1.5x PostGraphile's at an equal or lower p99.
  */
 /**
  * The PHP SDK's course template page (its CourseTemplate::loadAll with its default fields: 25
@@ -38,6 +43,21 @@ const QUERY = `{ courseTemplates(first: 50) { edges { node { id title courseText
   translations { locale { code } title courseText1 translatedFields customFieldValues { definitionKey value } }
   customFieldValues { definitionKey value } } } pageInfo { totalRecords } } }`;
 
+/**
+ * The same page in PostGraphile's generated schema: the templates by primary key with their
+ * locale, their translations (by locale, with the columns Lectern's `translatedFields` is made
+ * from) and all their custom field values (base and translated, by definition, with the
+ * definition's key and whether it is built in), and the total. PostGraphile's generated
+ * connections cannot filter on the value's locale or the definition's `is_builtin` (not indexed),
+ * so {@link fromPostGraphile} does that, and the merge of a translation's values over the base
+ * ones, on the bench's side, outside the measured server.
+ */
+const PGL_QUERY = `{ allCourseTemplates(first: 50, orderBy: PRIMARY_KEY_ASC) { totalCount nodes { rowId title courseText1 localeByLocaleId { code }
+  courseTemplateTranslationsByCourseTemplateId(orderBy: LOCALE_ID_ASC) { nodes { localeId localeByLocaleId { code } title courseText1 courseText2 relatedCoursesText lmsSummary teaserDescription } }
+  courseTemplateFieldValuesByCourseTemplateId(orderBy: [DEFINITION_ID_ASC, PRIMARY_KEY_ASC]) { nodes { localeId value customFieldDefinitionByDefinitionId { key isBuiltin } } } } } }`;
+
+type Servers = 'lectern' | 'bare' | 'postgraphile';
+
 export async function main(argv: string[]): Promise<void> {
   const { seconds, rounds, concurrency } = compareArgs(argv);
   const { db, knex, tenant } = await benchTenant('graphql');
@@ -49,11 +69,14 @@ export async function main(argv: string[]): Promise<void> {
   });
   const creds = await createServiceClient(knex, tenant, { name: 'Bench', serviceUser: 'bench@bench.test' });
 
-  // Statements per SDK page, counted on the same code in this process: the same for 2 as for 25.
+  // Statements per SDK page, counted on the same code in this process: the same for 2 as for 25;
+  // and per page of the first query, to set beside PostGraphile's.
   const statements: Record<number, number> = {};
+  let lecternStatements: number;
   const counter = await StatementCounter.start(db.url);
   try {
     const token = await accessToken(counter.port, creds);
+    lecternStatements = (await counter.count(() => mainRequest(token))).statements;
     for (const first of [2, SDK_PAGE]) {
       const { statements: n, answer } = await counter.count(() => sdkRequest(token, first));
       const edges = (answer.json as { data?: { courseTemplates?: { edges: unknown[] } } }).data?.courseTemplates?.edges;
@@ -65,49 +88,198 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   const lecternPort = await freePort();
-  const servers: BenchServer<'lectern' | 'bare'>[] = [
-    { name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) },
-    { name: 'bare', ...(await startHelper('bench/lib/bare-graphql.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })) },
-  ];
-  let results: Record<string, Record<'lectern' | 'bare', Outcome>>;
+  const servers: BenchServer<Servers>[] = [];
+  const MAIN = 'courseTemplates(first: 50)';
+  const SDK = `SDK courseTemplates(first: ${SDK_PAGE})`;
+  let main: Record<Servers, Outcome>;
+  let sdkResults: Record<'lectern' | 'bare', Outcome>;
   let peakRss: number;
+  let pglStatements: number;
   try {
+    servers.push({ name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) });
+    servers.push({ name: 'bare', ...(await startHelper('bench/lib/bare-graphql.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })) });
+    servers.push({ name: 'postgraphile', ...(await startHelper('bench/lib/postgraphile.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema, GRAPHILE_ENV: 'production', NODE_ENV: 'production' })) });
+    const [lectern, bare, pgl] = servers as [BenchServer<Servers>, BenchServer<Servers>, BenchServer<Servers>];
     await new Promise((r) => setTimeout(r, 2500));
+    await untilHealthy(pgl, 'PostGraphile (bench/lib/postgraphile.ts)');
     const token = await accessToken(lecternPort, creds);
-    const request = () => ({ method: 'POST', path: '/graphql', host: 'localhost', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ query: QUERY }) });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' };
+    const request = () => mainRequest(token);
+    const pglRequest = () => ({ method: 'POST', path: '/graphql', host: 'localhost', headers, body: JSON.stringify({ query: PGL_QUERY }) });
     const sdk = () => sdkRequest(token, SDK_PAGE);
-    // Both answer the same data (the bare handler's JSON has no key order guarantee beyond the query's).
-    for (const [name, make] of [['courseTemplates(first: 50)', request], ['SDK courseTemplates page', sdk]] as const) {
-      const [a, b] = await Promise.all(servers.map((s) => requestJson(s.port, make())));
+    // Lectern and the bare handler answer the same JSON (the bare handler's has no key order guarantee beyond the query's).
+    for (const [name, make] of [[MAIN, request], ['SDK courseTemplates page', sdk]] as const) {
+      const [a, b] = await Promise.all([lectern, bare].map((s) => requestJson(s.port, make())));
       if (JSON.stringify(a!.json) !== JSON.stringify(b!.json) || a!.status !== 200) {
-        const diff = (x: { status: number; json: unknown }) => `${x.status} ${String(JSON.stringify(x.json)).slice(0, 3000)}`;
-        throw new Error(`${name}: Lectern and the bare handler answer different data:\n${diff(a!)}\n${diff(b!)}`);
+        throw new Error(`${name}: Lectern and the bare handler answer different data:\n${answer(a!)}\n${answer(b!)}`);
       }
     }
-    ({ results, peakRssMb: peakRss } = await compareServers(servers, { 'courseTemplates(first: 50)': request, [`SDK courseTemplates(first: ${SDK_PAGE})`]: sdk }, { seconds, rounds, concurrency }));
+    // PostGraphile answers the same data in its own shape: mapped to Lectern's, it must be equal.
+    const [l, p] = await Promise.all([requestJson(lectern.port, request()), requestJson(pgl.port, pglRequest())]);
+    const mapped = p.status === 200 ? fromPostGraphile(p.json) : undefined;
+    if (!mapped || !isDeepStrictEqual(mapped, l.json)) {
+      const where = mapped ? firstDifference(l.json, mapped) : 'PostGraphile did not answer the page';
+      throw new Error(`${MAIN}: PostGraphile answers different data from Lectern's (${where}):\nLectern: ${answer(l)}\nPostGraphile: ${answer(p)}`);
+    }
+    pglStatements = await countStatements(pgl.port, pglRequest);
+
+    const opts = { seconds, rounds, concurrency };
+    process.stderr.write(`${MAIN}: ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
+    const first = await compareVariants([{ ...lectern, next: request }, { ...bare, next: request }, { ...pgl, next: pglRequest }], opts);
+    process.stderr.write(`${SDK} (Lectern and bare; PostGraphile has no such query): ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
+    const second = await compareVariants([{ ...lectern, name: 'lectern' as const, next: sdk }, { ...bare, name: 'bare' as const, next: sdk }], opts);
+    main = first.results;
+    sdkResults = second.results;
+    peakRss = Math.max(first.peakRssMb, second.peakRssMb);
   } finally {
-    await stopProcess(servers[0]!.proc);
-    servers[1]!.proc.kill('SIGTERM');
+    for (const s of servers) {
+      if (s.name === 'lectern') await stopProcess(s.proc);
+      else s.proc.kill('SIGTERM');
+    }
     await knex.destroy();
     if (db.embedded?.owned) await db.embedded.stop();
   }
-  const errors = Object.values(results).flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
+
+  const errors = [...Object.values(main), ...Object.values(sdkResults)].reduce((n, o) => n + o.errors, 0);
+  const vsBare = main.lectern.rps / main.bare.rps;
+  const sdkVsBare = sdkResults.lectern.rps / sdkResults.bare.rps;
+  const vsPgl = main.lectern.rps / main.postgraphile.rps;
+  const p99Met = main.lectern.p99ms <= main.postgraphile.p99ms;
+  const pglMet = vsPgl >= 1.5 && p99Met;
+  const table = [
+    '| query | Lectern req/s / p50 / p99 ms / CPU ms | bare (one SQL query) | PostGraphile 5 | Lectern / bare | Lectern / PostGraphile | p99 ms Lectern / PostGraphile |',
+    '|---|---|---|---|---|---|---|',
+    `| \`${MAIN}\` | ${cell(main.lectern)} | ${cell(main.bare)} | ${cell(main.postgraphile)} | **${vsBare.toFixed(2)}** | **${vsPgl.toFixed(2)}** | ${main.lectern.p99ms.toFixed(1)} / ${main.postgraphile.p99ms.toFixed(1)} |`,
+    `| SDK \`courseTemplates(first: ${SDK_PAGE})\` | ${cell(sdkResults.lectern)} | ${cell(sdkResults.bare)} | - | **${sdkVsBare.toFixed(2)}** | - | - |`,
+  ].join('\n');
   const lines = [
     '',
-    `GraphQL benchmark (concurrency ${concurrency}, ${seconds}s per server in ${rounds} interleaved rounds; 50 course templates, 2 translations and 2 custom fields each, bearer token)`,
-    'Columns per server: req/s | p50 ms | p99 ms | server CPU ms per request',
+    `GraphQL benchmark (concurrency ${concurrency}, ${seconds} s per server in ${rounds} interleaved rounds; 50 course templates, 2 translations and 2 custom fields each, bearer token)`,
     '',
-    '| query | Lectern | | | | bare (one SQL query) | | | | Lectern / bare |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(results).map(([n, r]) => `| ${n} | ${cell(r.lectern)} | ${cell(r.bare)} | ${round(r.lectern.rps / r.bare.rps)} |`),
+    table,
     '',
-    `Target: at least 0.5 of the bare handler. Lectern web process peak RSS: ${peakRss} MB. Errors: ${errors}`,
+    `PostGraphile 5 (${PGL_VERSION}, Amber preset, grafserv's Koa adaptor, production mode, introspecting only the tenant's schema) answers its own generated \`allCourseTemplates(first: 50)\` ` +
+      `with translations and custom field values, after the same bearer check as the bare handler (PostGraphile has no OAuth of its own), in ${pglStatements} SQL statements per request (the token check, then PostGraphile's own, no transaction; Lectern: ${lecternStatements}, transaction included); ` +
+      "its answer, mapped to Lectern's shape by the bench (ids, the translations' custom field values merged over the base ones, translatedFields), is checked equal to Lectern's. It has no SDK query (-).",
+    '',
+    `Target 0.5 of the bare handler: ${vsBare >= 0.5 ? 'met' : 'NOT met'} (${vsBare.toFixed(2)}; SDK page ${sdkVsBare.toFixed(2)}: ${sdkVsBare >= 0.5 ? 'met' : 'NOT met'}).`,
+    `Goal Lectern at least 1.5x PostGraphile's throughput at an equal or lower p99: ${pglMet ? 'met' : 'NOT met'} (${vsPgl.toFixed(2)}x; p99 ${main.lectern.p99ms.toFixed(1)} ms against ${main.postgraphile.p99ms.toFixed(1)} ms: ${p99Met ? 'equal or lower' : 'higher'}).`,
+    `Lectern web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
     '',
     `SQL statements per SDK page (transaction and search_path included): ${statements[2]} for 2 templates, ${statements[SDK_PAGE]} for ${SDK_PAGE}: ${statements[2] === statements[SDK_PAGE] ? 'constant' : 'NOT constant: they grow with the page'}.`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  process.stdout.write(JSON.stringify({ bench: 'graphql', results, statements, peakRssMb: peakRss }) + '\n');
+  await writeResult(
+    'graphql',
+    {
+      concurrency,
+      seconds,
+      rounds,
+      results: { [MAIN]: main, [SDK]: sdkResults },
+      ratios: { lecternVsBare: round(vsBare), sdkLecternVsBare: round(sdkVsBare), lecternVsPostgraphile: round(vsPgl) },
+      targets: { bare: vsBare >= 0.5, sdkBare: sdkVsBare >= 0.5, postgraphile: pglMet, postgraphileP99EqualOrLower: p99Met },
+      statements: { lecternSdkPage: statements, lecternPerRequest: lecternStatements, postgraphilePerRequest: pglStatements },
+      postgraphileVersion: PGL_VERSION,
+      peakRssMb: peakRss,
+      errors,
+    },
+    { table, args: argv },
+  );
+}
+
+const PGL_VERSION = (JSON.parse(readFileSync('node_modules/postgraphile/package.json', 'utf8')) as { version: string }).version;
+
+const answer = (x: { status: number; json: unknown }) => `${x.status} ${String(JSON.stringify(x.json)).slice(0, 3000)}`;
+
+/** Waits until a helper answers GET /healthz (PostGraphile introspects and builds its schema first). */
+async function untilHealthy(server: BenchServer<string>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (server.proc.exitCode !== null) throw new Error(`${what} exited (${server.proc.exitCode})`);
+    const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then((r) => r.ok).catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not answer /healthz`);
+}
+
+/** SQL statements one PostGraphile request costs, from its pool's count: the least of a few tries after a warm-up. */
+async function countStatements(port: number, request: () => Parameters<typeof requestJson>[1]): Promise<number> {
+  const sent = async () => ((await requestJson(port, { path: '/bench/statements', host: 'localhost' })).json as { statements: number }).statements;
+  for (let i = 0; i < 3; i++) await requestJson(port, request());
+  let least = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const before = await sent();
+    await requestJson(port, request());
+    least = Math.min(least, (await sent()) - before);
+  }
+  return least;
+}
+
+type PglValue = { localeId: number | null; value: string; customFieldDefinitionByDefinitionId: { key: string; isBuiltin: boolean } };
+type PglTranslation = { localeId: number; localeByLocaleId: { code: string } } & Record<(typeof TRANSLATED_FIELDS)[number], string | null>;
+type PglTemplate = {
+  rowId: number;
+  title: string;
+  courseText1: string | null;
+  localeByLocaleId: { code: string } | null;
+  courseTemplateTranslationsByCourseTemplateId: { nodes: PglTranslation[] };
+  courseTemplateFieldValuesByCourseTemplateId: { nodes: PglValue[] };
+};
+
+/** The translation columns whose being set makes Lectern's `translatedFields`, in its order. */
+const TRANSLATED_FIELDS = ['title', 'courseText1', 'courseText2', 'relatedCoursesText', 'lmsSummary', 'teaserDescription'] as const;
+
+/**
+ * PostGraphile's answer in Lectern's shape: ids as Lectern's (base64 of `CourseTemplate:<id>`),
+ * custom field values without the built-in definitions' and, on a template, only the base
+ * (locale-less) ones; on a translation, the base ones with the translation's locale's value
+ * where there is one (Lectern merges them); `translatedFields` from the translated columns set.
+ */
+function fromPostGraphile(json: unknown): unknown {
+  const page = (json as { data?: { allCourseTemplates?: { totalCount: number; nodes: PglTemplate[] } } } | undefined)?.data?.allCourseTemplates;
+  if (!page) return undefined;
+  return {
+    data: {
+      courseTemplates: {
+        edges: page.nodes.map((t) => {
+          const values = t.courseTemplateFieldValuesByCourseTemplateId.nodes.filter((v) => !v.customFieldDefinitionByDefinitionId.isBuiltin);
+          const base = values.filter((v) => v.localeId === null);
+          const key = (v: PglValue) => v.customFieldDefinitionByDefinitionId.key;
+          return {
+            node: {
+              id: Buffer.from(`CourseTemplate:${t.rowId}`).toString('base64'),
+              title: t.title,
+              courseText1: t.courseText1,
+              locale: t.localeByLocaleId ? { code: t.localeByLocaleId.code } : null,
+              translations: t.courseTemplateTranslationsByCourseTemplateId.nodes.map((tr) => ({
+                locale: { code: tr.localeByLocaleId.code },
+                title: tr.title,
+                courseText1: tr.courseText1,
+                translatedFields: TRANSLATED_FIELDS.filter((f) => tr[f] !== null),
+                customFieldValues: base.map((v) => ({ definitionKey: key(v), value: values.find((x) => x.localeId === tr.localeId && key(x) === key(v))?.value ?? v.value })),
+              })),
+              customFieldValues: base.map((v) => ({ definitionKey: key(v), value: v.value })),
+            },
+          };
+        }),
+        pageInfo: { totalRecords: page.totalCount },
+      },
+    },
+  };
+}
+
+/** Where two JSON values first differ, as a path and the two values (for the bench's error). */
+function firstDifference(a: unknown, b: unknown, path = '$'): string {
+  if (isDeepStrictEqual(a, b)) return '';
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+      if (d) return d;
+    }
+  }
+  return `at ${path}: Lectern ${JSON.stringify(a)}, PostGraphile ${JSON.stringify(b)}`;
 }
 
 type Credentials = { clientId: string; clientSecret: string };
@@ -125,6 +297,14 @@ async function accessToken(port: number, creds: Credentials): Promise<string> {
   if (!token) throw new Error(`token: ${res.status} ${JSON.stringify(res.json)}`);
   return token;
 }
+
+const mainRequest = (token: string) => ({
+  method: 'POST',
+  path: '/graphql',
+  host: 'localhost',
+  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+  body: JSON.stringify({ query: QUERY }),
+});
 
 const sdkRequest = (token: string, first: number) => ({
   method: 'POST',

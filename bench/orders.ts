@@ -7,21 +7,32 @@ import type { Tenant } from '../src/platform/tenancy/tenant.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { orderFixture } from './lib/order-fixture.js';
+import { measureOrdersFloor, type FloorResult } from './lib/orders-floor.js';
 import { requestJson, round, runLoad, summarise, type LoadResult } from './lib/load.js';
+import { writeResult } from './lib/results.js';
 
 /**
  * Orders: intake (POST /api/v2/orders against a real web process, no workers running), then
- * end to end (the same with W real worker processes: register, then invoice), on Redis and on
- * BullMQ's PostgreSQL backend, and in the same run BullMQ's own rate for a no-op job on the
- * same store with the same worker processes. Target: end-to-end orders/s at least 0.25 of
- * no-op jobs/s. Each order is two jobs (register, invoice) and several transactions.
+ * end to end (the same with W real worker processes: one job per order, which registers, then
+ * invoices), on Redis and on BullMQ's PostgreSQL backend, and in the same run two references:
+ * BullMQ's own rate for a no-op job on the same store with the same worker processes (target:
+ * end-to-end orders/s at least 0.25 of no-op jobs/s), and the floor, the same three
+ * transactions per order (intake, registration, invoice) run by Lectern's own service functions
+ * in a bare process with no queue and no HTTP (bench/lib/orders-floor.ts), as many orders at
+ * the same concurrency as the end-to-end run sends them: e2e / floor is what the queue, the
+ * HTTP layer and the hand-over between processes cost.
  */
 interface BackendResult {
   backend: 'redis' | 'postgres';
   intake: LoadResult;
   endToEnd: { orders: number; seconds: number; ordersPerSecond: number; p50ms: number; p99ms: number; failed: number };
   noop: { jobs: number; seconds: number; jobsPerSecond: number };
+  floor: FloorResult;
 }
+
+const BACKEND_LABEL = { redis: 'Redis', postgres: 'PostgreSQL' } as const;
+/** Rates as the README writes them (whole numbers, thousands with a comma). */
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -48,29 +59,34 @@ export async function main(argv: string[]): Promise<void> {
     results.push(await runBackend(backend, { workers, workerConcurrency, orders, seconds: Number(values.seconds), concurrency: Number(values.concurrency), redisUrl }));
   }
 
-  const lines = [
-    '',
-    `Orders benchmark (${workers} worker processes x WORKER_CONCURRENCY ${workerConcurrency}, ${orders} orders end to end, intake ${values.seconds}s at concurrency ${values.concurrency})`,
-    'Each order: 3 places (2 named students, 1 unnamed) and a payment of a set-up type, so registration then invoice.',
-    '',
-    '| backend | intake orders/s | intake p50 ms | intake p99 ms | end-to-end orders/s | e2e p50 ms | e2e p99 ms | no-op jobs/s | e2e / no-op |',
-    '|---|---|---|---|---|---|---|---|---|',
+  const table = [
+    '| backend | workers | intake orders/s | intake p50 / p99 ms | end-to-end orders/s | e2e p50 / p99 ms | no-op jobs/s | floor orders/s | e2e / no-op | e2e / floor |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
-        `| ${r.backend} | ${r.intake.rps} | ${r.intake.p50ms} | ${r.intake.p99ms} | ${r.endToEnd.ordersPerSecond} | ${r.endToEnd.p50ms} | ${r.endToEnd.p99ms} | ${r.noop.jobsPerSecond} | ${round(r.endToEnd.ordersPerSecond / r.noop.jobsPerSecond)} |`,
+        `| ${BACKEND_LABEL[r.backend]} | ${workers} | ${int(r.intake.rps)} | ${int(r.intake.p50ms)} / ${int(r.intake.p99ms)} | ${int(r.endToEnd.ordersPerSecond)} | ${int(r.endToEnd.p50ms)} / ${int(r.endToEnd.p99ms)} | ${int(r.noop.jobsPerSecond)} | ${int(r.floor.ordersPerSecond)} | ${(r.endToEnd.ordersPerSecond / r.noop.jobsPerSecond).toFixed(2)} | ${(r.endToEnd.ordersPerSecond / r.floor.ordersPerSecond).toFixed(2)} |`,
     ),
+  ].join('\n');
+  const lines = [
+    '',
+    `Orders benchmark (${workers} worker processes x WORKER_CONCURRENCY ${workerConcurrency}, ${orders} orders end to end at concurrency ${values.concurrency}, intake ${values.seconds}s at concurrency ${values.concurrency})`,
+    'Each order: 3 places (2 named students, 1 unnamed) and a payment of a set-up type, so registration then invoice.',
+    '',
+    table,
     '',
     'End-to-end latency: from the order being stored (intake commit) to its invoice being stored.',
+    `Floor: the same ${orders} orders' three transactions each (intake, registration, invoice) through Lectern's service functions in one bare process, no HTTP, no queue, ${values.concurrency} orders at a time (bench/lib/orders-floor.ts).`,
+    ...results.map((r) => `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order.`),
     ...results.map((r) => {
       const target = round(r.noop.jobsPerSecond * 0.25);
       const verdict = r.endToEnd.ordersPerSecond >= target ? 'met' : 'NOT met';
       const bound = r.intake.rps < target ? `; intake alone takes ${r.intake.rps} orders/s, below that rate, and end to end cannot beat intake` : '';
-      return `${r.backend}: target 0.25 x no-op = ${target} orders/s: ${verdict}${bound}`;
+      return `${BACKEND_LABEL[r.backend]}: target 0.25 x no-op = ${target} orders/s: ${verdict}${bound}`;
     }),
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  process.stdout.write(JSON.stringify({ bench: 'orders', workers, workerConcurrency: Number(workerConcurrency), results }) + '\n');
+  await writeResult('orders', { workers, workerConcurrency: Number(workerConcurrency), orders, intakeSeconds: Number(values.seconds), concurrency: Number(values.concurrency), results }, { table, args: argv });
 }
 
 async function runBackend(
@@ -82,7 +98,7 @@ async function runBackend(
   const prefix = `bench_orders_${backend}`;
   const queueEnv = { DATABASE_URL: db.url, REDIS_URL: backend === 'redis' ? opts.redisUrl : '', QUEUE_PREFIX: prefix };
   if (backend === 'redis') await clearRedisPrefix(opts.redisUrl!, prefix);
-  const { tenant, order } = await orderFixture(knex, 'bench');
+  const { tenant, actor, body, order } = await orderFixture(knex, 'bench');
 
   const port = await freePort();
   const web = await startProcess('dist/src/web.js', { ...queueEnv, PORT: String(port), HOST: '127.0.0.1' }, port);
@@ -112,6 +128,20 @@ async function runBackend(
     await stopAll(procs);
     const e2e = summarise(done.latenciesMs, done.failed, seconds);
 
+    // The floor: the same orders' transactions with no queue and no HTTP, right after the end to
+    // end run (the same database, as full), the workers stopped and the web process idle.
+    const warmup = opts.concurrency * 4;
+    process.stderr.write(`floor: ${opts.orders} orders (after ${warmup} to warm up) at concurrency ${opts.concurrency}, no queue, no HTTP\n`);
+    const floor = await measureOrdersFloor({
+      databaseUrl: db.url,
+      queueNamespace: `${prefix}_floor`,
+      tenant,
+      actor,
+      bodies: Array.from({ length: warmup + opts.orders }, (_, i) => body(i)),
+      warmup,
+      concurrency: opts.concurrency,
+    });
+
     // Intake alone: no workers, so the web process and the queue store are all that run.
     process.stderr.write(`intake: ${opts.seconds}s at concurrency ${opts.concurrency}, no workers\n`);
     await runLoad({ port, concurrency: opts.concurrency, seconds: 2, next: order });
@@ -126,6 +156,7 @@ async function runBackend(
       intake,
       endToEnd: { orders: orderIds.length, seconds: round(seconds), ordersPerSecond: round(orderIds.length / seconds), p50ms: e2e.p50ms, p99ms: e2e.p99ms, failed: done.failed },
       noop,
+      floor,
     };
   } finally {
     await stopAll([...running]);

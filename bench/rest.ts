@@ -3,18 +3,22 @@ import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
 import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
 import { round } from './lib/load.js';
+import { writeResult } from './lib/results.js';
 
 /**
- * REST throughput: GET list (100 contacts), GET :id and POST with Basic auth, against three
- * servers on the same data doing the same SQL, side by side in one run:
+ * REST throughput: GET list (100 contacts), GET :id and POST with Basic auth, against four
+ * servers on the same data, side by side in one run:
  *   - Lectern: a real web process (compiled, production mode);
- *   - knex floor: bare Koa + knex (bench/lib/knex-floor.ts), none of Lectern's own machinery;
- *   - bare: bare Koa + pg (bench/lib/bare-rest.ts), no query builder either.
- * Target: Lectern at least 0.6 of bare's throughput; the web process's peak RSS (aim: 250 MB).
- * This machine's speed drifts over tens of seconds, so each scenario runs in rounds that take
- * the three servers in turn (rotating who goes first), and sums the rounds.
+ *   - knex floor: bare Koa + knex (bench/lib/knex-floor.ts) in the round trips of a request with
+ *     a transaction and a user lookup, none of Lectern's own machinery;
+ *   - bare: bare Koa + pg (bench/lib/bare-rest.ts) in the same round trips, no query builder either;
+ *   - one statement: bare Koa + pg answering with one statement and nothing else (no auth, no
+ *     transaction): the physical limit.
+ * Target: Lectern at least 0.6 of the one-statement server's throughput; the web process's peak
+ * RSS (aim: 250 MB). This machine's speed drifts over tens of seconds, so each scenario runs in
+ * rounds that take the servers in turn (rotating who goes first), and sums the rounds.
  */
-type Server = BenchServer<'lectern' | 'knex' | 'bare'>;
+type Server = BenchServer<'lectern' | 'knex' | 'bare' | 'one'>;
 
 export async function main(argv: string[]): Promise<void> {
   const { seconds, rounds, concurrency } = compareArgs(argv);
@@ -38,12 +42,16 @@ export async function main(argv: string[]): Promise<void> {
     }),
   };
 
-  const helper = async (name: 'knex' | 'bare', script: string): Promise<Server> => ({ name, ...(await startHelper(script, { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })) });
+  const helper = async (name: Exclude<Server['name'], 'lectern'>, script: string, env: Record<string, string> = {}): Promise<Server> => ({
+    name,
+    ...(await startHelper(script, { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema, ...env })),
+  });
   const lecternPort = await freePort();
   const servers: Server[] = [
     { name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) },
     await helper('knex', 'bench/lib/knex-floor.ts'),
     await helper('bare', 'bench/lib/bare-rest.ts'),
+    await helper('one', 'bench/lib/bare-rest.ts', { BENCH_MODE: 'one' }),
   ];
   await new Promise((r) => setTimeout(r, 2500));
 
@@ -59,20 +67,23 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   const errors = Object.values(results).flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
+  const table = [
+    '| request | Lectern | knex floor | bare pg | one statement | Lectern / bare | Lectern / one statement |',
+    '|---|---|---|---|---|---|---|',
+    ...Object.entries(results).map(
+      ([n, r]) => `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${cell(r.one)} | ${round(r.lectern.rps / r.bare.rps)} | **${round(r.lectern.rps / r.one.rps)}** |`,
+    ),
+  ].join('\n');
   const lines = [
     '',
     `REST benchmark (concurrency ${concurrency}, ${seconds}s per server per request type in ${rounds} interleaved rounds, 1,000 contacts, Basic auth)`,
-    'Columns per server: req/s | p50 ms | p99 ms | server CPU ms per request',
+    'Per server: req/s / p50 ms / p99 ms / server CPU ms per request. bare pg: the round trips of a transaction with a user lookup; one statement: one statement, no auth, no transaction (the physical limit).',
     '',
-    '| request | Lectern | | | | knex floor | | | | bare pg | | | | Lectern / bare | knex floor / bare |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(results).map(
-      ([n, r]) => `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${round(r.lectern.rps / r.bare.rps)} | ${round(r.knex.rps / r.bare.rps)} |`,
-    ),
+    table,
     '',
     `Lectern web process peak RSS under load: ${peakRss} MB (aim: under 250 MB). Errors: ${errors}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  process.stdout.write(JSON.stringify({ bench: 'rest', results, peakRssMb: peakRss }) + '\n');
+  await writeResult('rest', { concurrency, seconds, rounds, results, peakRssMb: peakRss, errors }, { table, args: argv });
 }

@@ -5,6 +5,7 @@ import { migrateAll, migratePlatform } from '../src/platform/tenancy/migrate.js'
 import { createTenant } from '../src/platform/tenancy/provision.js';
 import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { round, rssMb, runLoad, type LoadResult } from './lib/load.js';
+import { writeResult } from './lib/results.js';
 
 /**
  * Tenancy at scale: provision N tenants (seconds per tenant), migrate-all over all of them,
@@ -74,28 +75,52 @@ export async function main(argv: string[]): Promise<void> {
     // The single tenant again, now that the database holds N schemas, in the same warm process.
     const oneAgain = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
 
-    const row = (label: string, r: LoadResult, rss: number) =>
-      `| ${label.padEnd(12)} | ${String(r.rps).padStart(8)} | ${String(r.p50ms).padStart(7)} | ${String(r.p99ms).padStart(7)} | ${String(r.errors).padStart(6)} | ${String(rss).padStart(7)} |`;
+    // The README's table and figures, as they are written there.
+    const num = (k: number) => k.toLocaleString('en-US');
+    const row = (label: string, r: LoadResult, rss: number) => `| ${label} | ${Math.round(r.rps)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors} | ${Math.round(rss)} |`;
     const ratio = round(many.p50ms / one.p50ms);
+    const table = [
+      '| tenants | req/s | p50 ms | p99 ms | errors | web RSS MB |',
+      '|---|---|---|---|---|---|',
+      row('1', one, rssOne),
+      row(`${num(n)}, cold`, cold, rssMany),
+      row(`${num(n)}, warm`, many, rssMany),
+      row('1, again', oneAgain, rssMany),
+    ].join('\n');
     const out = [
       '',
-      `Tenancy benchmark (${n} tenants, concurrency ${concurrency}, ${seconds}s per phase, queue backend: ${process.env.REDIS_URL ? 'redis' : 'postgres'})`,
-      `- provisioning: ${round(provisionSeconds)} s for ${n - 1} tenants = ${round(provisionSeconds / (n - 1), 3)} s per tenant`,
-      `- migrate-all over ${n} tenants (nothing pending): ${round(migrateAllSeconds)} s`,
+      `Tenancy benchmark (${num(n)} tenants, concurrency ${concurrency}, ${seconds} s per phase, ${values.warmup} s warm-up, queues on ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
       '',
-      '| tenants      | req/s    | p50 ms  | p99 ms  | errors | RSS MB  |',
-      '|--------------|----------|---------|---------|--------|---------|',
-      row('1', one, rssOne),
-      row(`${n} cold`, cold, rssMany),
-      row(`${n} warm`, many, rssMany),
-      row('1 (again)', oneAgain, rssMany),
+      `- provisioning: ${round(provisionSeconds, 1)} s for ${num(n - 1)} tenants = **${round(provisionSeconds / (n - 1), 3)} s per tenant** (${values['provision-concurrency']} at a time)`,
+      `- migrate-all over ${num(n)} tenants with nothing pending: **${round(migrateAllSeconds)} s**`,
       '',
-      `p50 at ${n} (warm) / p50 at 1 = ${ratio} (target <= 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms)}`,
+      table,
+      '',
+      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}`,
       '',
     ];
     process.stdout.write(out.join('\n') + '\n');
-    process.stdout.write(
-      JSON.stringify({ bench: 'tenancy', tenants: n, provisionSecondsPerTenant: round(provisionSeconds / (n - 1), 3), migrateAllSeconds, one, cold, many, oneAgain, rssOne, rssMany, p50Ratio: ratio }) + '\n',
+    await writeResult(
+      'tenancy',
+      {
+        tenants: n,
+        concurrency,
+        seconds,
+        warmupSeconds: Number(values.warmup),
+        provisionConcurrency: Number(values['provision-concurrency']),
+        queueBackend: process.env.REDIS_URL ? 'redis' : 'postgres',
+        provisionSeconds: round(provisionSeconds),
+        provisionSecondsPerTenant: round(provisionSeconds / (n - 1), 3),
+        migrateAllSeconds: round(migrateAllSeconds),
+        one,
+        cold,
+        many,
+        oneAgain,
+        rssOne,
+        rssMany,
+        p50Ratio: ratio,
+      },
+      { table, args: argv },
     );
   } finally {
     await stopProcess(web);

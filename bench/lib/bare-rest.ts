@@ -4,13 +4,17 @@ import { bodyParser } from '@koa/bodyparser';
 import pg from 'pg';
 
 /**
- * The baseline of `npm run bench -- rest`: a bare Koa + pg server doing the same SQL as Lectern
- * for the same requests, in the same round trips (`BEGIN` and the tenant's search_path in one,
- * the user lookup, the query, `COMMIT`), with no framework of ours: no auth cache, validation,
- * serialisation or logging.
+ * The baselines of `npm run bench -- rest`, bare Koa + pg servers with no framework of ours (no
+ * auth cache, validation, serialisation or logging):
+ * - default: the same SQL as Lectern for the same requests in the round trips Lectern used to
+ *   make (`BEGIN` and the tenant's search_path in one, the user lookup, the query, `COMMIT`);
+ * - `BENCH_MODE=one`: the physical limit, one statement per request and nothing else (no auth, no
+ *   transaction, the table named with its schema): `select ... where id = $1`, the page of 100,
+ *   a single `insert ... returning *`.
  */
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const schema = process.env.BENCH_SCHEMA!;
+const one = process.env.BENCH_MODE === 'one';
 const app = new Koa();
 app.use(bodyParser());
 
@@ -32,9 +36,21 @@ async function inTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   }
 }
 
+// The bench's own schema name (tenant_bench), validated by Lectern when it was made.
+const contacts = `"${schema}".contacts`;
+async function oneStatement(ctx: Koa.Context, id: string | undefined): Promise<void> {
+  if (ctx.method === 'GET' && id) ctx.body = (await pool.query(`select * from ${contacts} where id = $1`, [Number(id)])).rows[0];
+  else if (ctx.method === 'GET') ctx.body = (await pool.query(`select * from ${contacts} order by id asc limit 100`)).rows;
+  else if (ctx.method === 'POST') {
+    const b = ctx.request.body as { first_name: string; last_name: string; email: string };
+    ctx.body = (await pool.query(`insert into ${contacts} (first_name, last_name, email) values ($1, $2, $3) returning *`, [b.first_name, b.last_name, b.email])).rows[0];
+  }
+}
+
 app.use(async (ctx) => {
   const m = /^\/api\/v2\/crm\/contacts(?:\/(\d+))?$/.exec(ctx.path);
   if (!m) return;
+  if (one) return oneStatement(ctx, m[1]);
   if (ctx.method === 'GET' && m[1]) ctx.body = await inTx(async (c) => (await c.query('select * from contacts where id = $1', [Number(m[1])])).rows[0]);
   else if (ctx.method === 'GET') ctx.body = await inTx(async (c) => (await c.query('select * from contacts order by id asc limit 100')).rows);
   else if (ctx.method === 'POST') {

@@ -75,8 +75,8 @@ export async function compareServers<Name extends string>(
   return { results, peakRssMb: peakRss };
 }
 
-/** `req/s | p50 ms | p99 ms | CPU ms per request` of one server, for the README tables. */
-export const cell = (o: Outcome) => `${o.rps} | ${o.p50ms} | ${o.p99ms} | ${o.cpuMsPerRequest}`;
+/** `req/s / p50 ms / p99 ms / CPU ms per request` of one server: one cell of the README's tables. */
+export const cell = (o: Outcome) => `${Math.round(o.rps)} / ${o.p50ms.toFixed(1)} / ${o.p99ms.toFixed(1)} / ${o.cpuMsPerRequest.toFixed(2)}`;
 
 /** `--seconds 12 --rounds 3 --concurrency 16`, the flags of the side-by-side benches. */
 export function compareArgs(argv: string[]): { seconds: number; rounds: number; concurrency: number } {

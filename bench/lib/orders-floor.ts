@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { invoiceOrder, registerOrder, type StepOutcome } from '../../src/modules/orders/order-processing.service.js';
+import { placeOrder, type OrderActor } from '../../src/modules/orders/orders.service.js';
+import { createKnex } from '../../src/platform/db/knex.js';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { round, summarise } from './load.js';
+
+/**
+ * The floor of `npm run bench -- orders`: what the same database work per order costs without
+ * the queue and without the HTTP layer. A bare script (this file, a process of its own) runs
+ * each order's three transactions one after the other, `concurrency` orders at a time:
+ *
+ *   1. the intake: `withTenant(...placeOrder)`, as the web process's POST /api/v2/orders runs it
+ *      (same opening statement, statement timeout included; the order, its lines and its outbox
+ *      row);
+ *   2. the registration: `withTenant(...registerOrder)`, as the worker's order job runs it;
+ *   3. the invoice: `withTenant(...invoiceOrder)`, likewise.
+ *
+ * Which of the two possible floors, and why: Lectern's own service functions called in-process,
+ * not hand-written SQL through pg. The question the floor answers is "what do the queue and the
+ * HTTP layer cost", so everything else must be the same: the same statements in the same round
+ * trips, opened by the same transaction code, with the same JavaScript building and checking
+ * them. A hand-written pg script would also leave out knex and the services' own CPU, and would
+ * drift from Lectern's SQL whenever the services change; this one cannot (it is their code).
+ *
+ * Left out, because they are the HTTP layer or the queue: HTTP and JSON parsing, Basic auth (its
+ * user lookup, a statement of its own before the transaction) and the tenant gate; enqueuing the
+ * outbox row after commit and marking it enqueued; BullMQ (adding, fetching, locking, completing
+ * the job); the worker's tenant lookup (an in-process cache) and settling the outbox row when
+ * the job completes. The outbox row itself is still written (it is part of the intake's
+ * transaction), under a queue namespace of its own so no relay ever enqueues it.
+ *
+ * Timed after a warm-up (connections made, code compiled by V8), from the first order's intake to
+ * the last order's invoice; latency is one order's three transactions.
+ */
+
+export interface FloorInput {
+  databaseUrl: string;
+  /** The outbox namespace of the floor's connections (no relay sweeps it). */
+  queueNamespace: string;
+  tenant: Pick<Tenant, 'id' | 'schema'>;
+  actor: OrderActor;
+  /** Order bodies: the first `warmup` are not timed. */
+  bodies: unknown[];
+  warmup: number;
+  concurrency: number;
+}
+
+export interface FloorResult {
+  orders: number;
+  seconds: number;
+  ordersPerSecond: number;
+  /** One order's three transactions, one after the other. */
+  p50ms: number;
+  p99ms: number;
+  /** CPU of the floor's own process (knex, the services, pg) per timed order. */
+  cpuMsPerOrder: number;
+  concurrency: number;
+  warmupOrders: number;
+}
+
+/** The web process's statement timeout (STATEMENT_TIMEOUT_MS's default), part of the intake's opening statement. */
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+const SELF = fileURLToPath(import.meta.url);
+
+/** Runs the floor in a process of its own (through tsx, like bench/lib/noop-worker.ts) and answers its figures. */
+export function measureOrdersFloor(input: FloorInput): Promise<FloorResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SELF], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code !== 0) return reject(new Error(`the orders floor exited with ${signal ?? `code ${code}`}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()!) as FloorResult);
+      } catch {
+        reject(new Error(`the orders floor answered no figures: ${out.slice(0, 500)}`));
+      }
+    });
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+async function runFloor(input: FloorInput): Promise<FloorResult> {
+  const { tenant, actor, bodies, warmup, concurrency } = input;
+  // A connection per order in flight: the pool never makes an order wait.
+  const knex = createKnex(input.databaseUrl, { poolMax: concurrency, applicationName: 'bench-orders-floor', queueNamespace: input.queueNamespace });
+  const expect = (orderId: number, step: string, outcome: StepOutcome, state: string) => {
+    if (!('done' in outcome) || outcome.done !== state) throw new Error(`order ${orderId}: the ${step} step answered ${JSON.stringify(outcome)}, not done: ${state}`);
+  };
+  const one = async (body: unknown): Promise<number> => {
+    const t0 = performance.now();
+    const placed = await withTenant(knex, tenant, (db) => placeOrder(db, actor, body), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    expect(placed.orderId, 'register', await withTenant(knex, tenant, (db) => registerOrder(db, placed.orderId)), 'registered');
+    expect(placed.orderId, 'invoice', await withTenant(knex, tenant, (db) => invoiceOrder(db, placed.orderId)), 'completed');
+    return performance.now() - t0;
+  };
+  const runAll = async (list: unknown[], latencies: number[]) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, list.length) }, async () => {
+        while (next < list.length) latencies.push(await one(list[next++]));
+      }),
+    );
+  };
+  try {
+    await runAll(bodies.slice(0, warmup), []);
+    const latencies: number[] = [];
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await runAll(bodies.slice(warmup), latencies);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const s = summarise(latencies, 0, seconds);
+    return {
+      orders: latencies.length,
+      seconds: s.seconds,
+      ordersPerSecond: s.rps,
+      p50ms: s.p50ms,
+      p99ms: s.p99ms,
+      cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length), 3),
+      concurrency,
+      warmupOrders: warmup,
+    };
+  } finally {
+    await knex.destroy();
+  }
+}
+
+// Run as a script (by measureOrdersFloor): the input on stdin, the figures as one JSON line on stdout.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const result = await runFloor(JSON.parse(Buffer.concat(chunks).toString('utf8')) as FloorInput);
+  process.stdout.write(JSON.stringify(result) + '\n');
+  process.exit(0);
+}
