@@ -84,6 +84,8 @@ test('when reads of two tenants share one connection, then each sees only its ow
 test('when a read tries to write, then PostgreSQL refuses it and nothing is written', async (t) => {
   const err = await t.throwsAsync(read(a, (db) => db('contacts').insert({ first_name: 'X', last_name: 'Y', email: 'x@a.test' })));
   t.regex(err!.message, /read-only transaction/);
+  const inTx = await t.throwsAsync(inTransaction(a, (db) => db('contacts').insert({ first_name: 'X', last_name: 'Y', email: 'x@a.test' })));
+  t.regex(inTx!.message, /read-only transaction/, 'a read-only transaction refuses it too');
   t.is(Number((await inTransaction(a, (db) => db('contacts').count({ n: '*' })))[0]!.n), 1);
   await t.throwsAsync(read(a, (db) => db.transaction(async () => undefined)), { message: /cannot open a transaction/ });
 });

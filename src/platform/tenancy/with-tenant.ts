@@ -40,9 +40,10 @@ export async function withTenant<T>(
   const timeout = opts.statementTimeoutMs === undefined ? '' : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
   // No JIT compilation: a request's statements are small and short, and PostgreSQL's JIT can
   // spend seconds compiling one with many conditions, where it cannot be cancelled.
-  const settings = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}`;
-  if (opts.readOnly && opts.autocommit) return runStatements(knex, `SET TRANSACTION READ ONLY; ${settings}`, 2, fn);
-  const opening = `${opts.readOnly ? 'SET TRANSACTION READ ONLY; ' : ''}${settings}`;
+  // Read only as a setting too (as SET TRANSACTION READ ONLY), so the opening is one statement.
+  const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
+  const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}`;
+  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, 1, fn);
   const result = await runTransaction(knex, opening, (db) => {
     trx = db;
     return fn(db);
