@@ -46,7 +46,7 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
       }
       const { tenant, userId, clientId } = auth.grant;
       await server.answer(ctx, tenant, async (db) => {
-        const user = await rt.identities.get(tenant.schema, `id:${userId}`, () => activeUserWithPermissions(db, { id: userId }));
+        const user = await rt.identities.get(tenant.schema, `${tenant.id}:id:${userId}`, () => activeUserWithPermissions(db, { id: userId }));
         if (!user) {
           const message = 'The user of this token is no longer active';
           return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"` } } };

@@ -4,7 +4,7 @@ import { createPlatformRuntime, type PlatformRuntime } from '../platform/runtime
 import { LegacyUsageRecorder } from '../kit/rest/usage.js';
 import { PasswordGuard } from '../modules/users/password-guard.js';
 import { ChangeListener, ListenedCache } from '../platform/db/change-listener.js';
-import type { ActiveUser } from '../modules/users/users.data.js';
+import { identityChangesAnnounced, type ActiveUser } from '../modules/users/users.data.js';
 import type { AccessTokenCheck } from '../modules/oauth/oauth.data.js';
 
 
@@ -20,6 +20,8 @@ export interface Runtime extends PlatformRuntime {
    * process (the database announces it; see ChangeListener).
    */
   identities: ListenedCache<ActiveUser>;
+  /** The database's announcements of changes to users and tokens (connects on first use). */
+  changes: ChangeListener;
   /** Access tokens checked, by hash (Core GraphQL): forgotten on any revocation, early expiry or client change. */
   accessTokens: ListenedCache<AccessTokenCheck>;
 }
@@ -30,7 +32,11 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress, namespace: config.queuePrefix });
   // Connects on first use only: workers and the CLI never authenticate requests.
   const changes = new ChangeListener(platform.databaseUrl, log);
-  const identities = new ListenedCache<ActiveUser>(changes, { max: config.identityCacheMax, ttlMs: config.identityCacheTtlMs });
+  const identities = new ListenedCache<ActiveUser>(changes, {
+    max: config.identityCacheMax,
+    ttlMs: config.identityCacheTtlMs,
+    announced: (schema) => identityChangesAnnounced(platform.knex, schema),
+  });
   const accessTokens = new ListenedCache<AccessTokenCheck>(changes, { max: config.identityCacheMax, ttlMs: config.identityCacheTtlMs });
   changes.onChange((payload) => {
     if (payload.startsWith('users:')) identities.forget(payload.slice('users:'.length));
@@ -42,6 +48,7 @@ export async function createRuntime(config: Config, name: string, log = createLo
     passwords,
     identities,
     accessTokens,
+    changes,
     async close() {
       await changes.stop();
       await legacyUsage.stop();

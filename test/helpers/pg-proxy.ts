@@ -3,8 +3,8 @@ import net from 'node:net';
 /**
  * A TCP proxy in front of PostgreSQL that counts round trips: every message a client sends that
  * PostgreSQL answers with ReadyForQuery (a simple-protocol Query, or the Sync that ends an
- * extended-protocol batch) is one, recorded with the SQL text it carried (a Sync takes the text
- * of the Parse before it). Connections are told apart by the application_name of their startup
+ * extended-protocol batch) is one, recorded with the SQL text it carried (a Sync takes the texts
+ * of the Parse messages since the previous Sync, joined with `; `). Connections are told apart by the application_name of their startup
  * message, so a test can count one runtime's pool and ignore other processes. SSL is refused (the
  * client then speaks plain), as on the test servers.
  */
@@ -17,6 +17,7 @@ export class PgProxy {
   readonly trips: RoundTrip[] = [];
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private readonly links: { application: () => string; freeze(): void }[] = [];
 
   private constructor(private readonly upstream: URL) {}
 
@@ -46,8 +47,18 @@ export class PgProxy {
     let buffered = Buffer.alloc(0);
     let started = false;
     let application = '';
-    let lastParse = '';
+    let frozen = false;
+    this.links.push({
+      application: () => application,
+      freeze() {
+        // The connection stays open and carries nothing either way, as a network path gone silent.
+        frozen = true;
+        server.unpipe(client);
+      },
+    });
+    let parses: string[] = [];
     client.on('data', (chunk: Buffer) => {
+      if (frozen) return;
       buffered = Buffer.concat([buffered, chunk]);
       for (;;) {
         if (!started) {
@@ -74,12 +85,22 @@ export class PgProxy {
         const type = String.fromCharCode(buffered[0]!);
         const body = buffered.subarray(5, length);
         if (type === 'Q') this.trips.push({ application, sql: body.toString('utf8').replace(/\0$/, '') });
-        else if (type === 'P') lastParse = body.subarray(body.indexOf(0) + 1, body.indexOf(0, body.indexOf(0) + 1)).toString('utf8');
-        else if (type === 'S') this.trips.push({ application, sql: lastParse });
+        else if (type === 'P') parses.push(body.subarray(body.indexOf(0) + 1, body.indexOf(0, body.indexOf(0) + 1)).toString('utf8'));
+        else if (type === 'S') {
+          this.trips.push({ application, sql: parses.join('; ') });
+          parses = [];
+        }
         server.write(buffered.subarray(0, length));
         buffered = buffered.subarray(length);
       }
     });
+  }
+
+  /** Makes every open connection named `application` go silent (open, but nothing passes). */
+  freeze(application: string): number {
+    const links = this.links.filter((l) => l.application() === application);
+    for (const l of links) l.freeze();
+    return links.length;
   }
 
   /** The round trips of connections named `application` while `fn` runs. */

@@ -4,6 +4,7 @@ import { createRole } from '../../src/modules/users/roles.service.js';
 import { createUser } from '../../src/modules/users/users.service.js';
 import { hashPassword } from '../../src/modules/users/password.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { createTenant, dropTenant } from '../../src/platform/tenancy/provision.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request, within } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
@@ -109,4 +110,35 @@ test.serial('when the process loses its notifications connection and a change ha
   t.is((await contacts(f.tenant, 'cut@idc.test', 'after-the-cut-3')).status, 200);
   await other.query(`update "${f.tenant.schema}".users set is_active = false where email = 'cut@idc.test'`);
   t.not(await within(1000, async () => (await contacts(f.tenant, 'cut@idc.test', 'after-the-cut-3')).status === 401), undefined);
+});
+
+test.serial('when a change has been committed, then after changes.caughtUp() the very next request sees it', async (t) => {
+  await newUser(f.tenant, 'sync@idc.test');
+  t.is((await contacts(f.tenant, 'sync@idc.test', PASSWORD)).status, 200);
+  t.is((await contacts(f.tenant, 'sync@idc.test', PASSWORD)).status, 200);
+  await other.query(`update "${f.tenant.schema}".users set is_active = false where email = 'sync@idc.test'`);
+  await f.ctx.rt.changes.caughtUp(f.ctx.rt.knex);
+  t.is((await contacts(f.tenant, 'sync@idc.test', PASSWORD)).status, 401);
+});
+
+test.serial('when a tenant is dropped and made again under the same address, then users cached for the old one are unknown to the new one', async (t) => {
+  const old = await f.ctx.freshTenant('idcre');
+  await newUser(old, 'old@idc.test');
+  t.is((await contacts(old, 'old@idc.test', PASSWORD)).status, 200);
+  t.is((await contacts(old, 'old@idc.test', PASSWORD)).status, 200, 'cached');
+  await dropTenant(f.ctx.rt.knex, old.slug);
+  const again = await createTenant(f.ctx.rt.knex, { slug: old.slug, name: 'Made again' });
+  f.ctx.tenants.push(again);
+  t.is(again.schema, old.schema);
+  t.is((await contacts(again, 'old@idc.test', PASSWORD)).status, 401);
+});
+
+test.serial('when a tenant\'s schema does not announce changes of its users (its migration failed), then its users are not cached', async (t) => {
+  const quiet = await f.ctx.freshTenant('idcq');
+  await other.query(`drop trigger users_changed on "${quiet.schema}".users`);
+  await newUser(quiet, 'quiet@idc.test');
+  t.is((await contacts(quiet, 'quiet@idc.test', PASSWORD)).status, 200);
+  t.is((await contacts(quiet, 'quiet@idc.test', PASSWORD)).status, 200);
+  await other.query(`update "${quiet.schema}".users set is_active = false where email = 'quiet@idc.test'`);
+  t.is((await contacts(quiet, 'quiet@idc.test', PASSWORD)).status, 401, 'at once: it was read again, not cached');
 });

@@ -3,6 +3,8 @@ import { PgProxy } from '../helpers/pg-proxy.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { toGlobalId } from '../../src/kit/graphql/ids.js';
+import { hashPassword } from '../../src/modules/users/password.js';
+import { within } from '../helpers/harness.js';
 
 /**
  * Round trips to PostgreSQL per request, counted on the wire (a proxy between the web process's
@@ -66,4 +68,13 @@ test.serial('when a GraphQL mutation writes, then it runs in one transaction', a
   t.deepEqual(answer, { data: { locale: { enable: { locale: { code: 'fr', supported: true } } } } });
   t.regex(trips[0]?.sql ?? '', /^BEGIN;/, sqlOf(trips).join('\n'));
   t.is(trips.at(-1)!.sql, 'COMMIT');
+});
+
+test.serial('when the connection that receives the database\'s notifications goes silent, then within seconds nothing is served from the caches', async (t) => {
+  t.is((await f.api('GET', 'crm/contacts')).status, 200);
+  t.is((await f.api('GET', 'crm/contacts')).status, 200, 'served from the cache');
+  t.true(proxy.freeze('lectern-changes') >= 1, 'the listener\'s connection went silent');
+  // A change made now is announced to a connection that hears nothing.
+  await withTenant(f.ctx.rt.knex, f.tenant, async (db) => db('users').where({ email: f.email }).update({ password_hash: await hashPassword('changed-while-silent') }));
+  t.not(await within(3000, async () => (await f.api('GET', 'crm/contacts')).status === 401), undefined, 'the old password still worked 3 s later');
 });

@@ -124,6 +124,8 @@ test.serial('when the API user has a company, then an order without company_id i
   const own = (await f.api('POST', 'crm/companies', { name: 'Own Training Ltd' })).json.id;
   const named = (await f.api('POST', 'crm/companies', { name: 'Named Ltd' })).json.id;
   await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('users').where({ email: f.email }).update({ company_id: own }));
+  // The web process caches its users: the change reaches it through the database's notification.
+  await f.ctx.rt.changes.caughtUp(f.ctx.rt.knex);
   try {
     const byUser = await f.api('POST', 'orders', { contact_id: contacts[0] });
     t.is((await show(byUser.json.order_id)).companyId, own);
@@ -131,6 +133,7 @@ test.serial('when the API user has a company, then an order without company_id i
     t.is((await show(byBody.json.order_id)).companyId, named);
   } finally {
     await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('users').where({ email: f.email }).update({ company_id: null }));
+    await f.ctx.rt.changes.caughtUp(f.ctx.rt.knex);
   }
 });
 

@@ -6,10 +6,10 @@ import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { hex } from '../helpers/harness.js';
 
 /**
- * Reads without an explicit transaction (withTenant's `autocommit`): each statement carries the
- * tenant's settings and its values as literals, in one round trip. What they answer must be what
- * the same statements answer with bound parameters in a transaction, for every kind of value; no
- * value can change the statement; nothing outlives the statement on the connection.
+ * Reads without an explicit transaction (withTenant's `autocommit`): each statement goes with the
+ * tenant's settings in one extended-protocol batch, one round trip. What they answer must be what
+ * the same statements answer in a transaction, for every kind of value; nothing outlives the
+ * statement on the connection.
  */
 let knex: Knex;
 let a: Tenant;
@@ -50,7 +50,7 @@ const VALUES: [string, unknown][] = [
 ];
 
 for (const [label, value] of VALUES) {
-  test(`when a value is ${label}, then the read answers what a bound parameter answers`, async (t) => {
+  test(`when a value is ${label}, then the read answers what a transaction answers`, async (t) => {
     const cast = Array.isArray(value) ? (typeof value[0] === 'number' ? 'int[]' : 'text[]') : typeof value === 'object' && value && !(value instanceof Date) ? 'jsonb' : value instanceof Date ? 'timestamptz' : 'text';
     const sql = `select ?::${cast} as v, pg_typeof(?::${cast})::text as t`;
     const bindings = [value, value] as Knex.RawBinding[];
@@ -60,7 +60,7 @@ for (const [label, value] of VALUES) {
   });
 }
 
-test('when values are compared in a where clause, then they match as parameters would (and cannot break out of their literal)', async (t) => {
+test('when values are compared in a where clause, then they match as in a transaction', async (t) => {
   const hostile = ["O'Brien \\ back\\slash", "' or '1'='1", "\\' or 1=1 --"];
   for (const last of hostile) {
     const expected = await inTransaction(a, (db) => db('contacts').where({ last_name: last }).select('first_name'));
@@ -90,7 +90,7 @@ test('when a read tries to write, then PostgreSQL refuses it and nothing is writ
   await t.throwsAsync(read(a, (db) => db.transaction(async () => undefined)), { message: /cannot open a transaction/ });
 });
 
-test('when a value cannot travel as a literal (a NUL, bytes), then it is sent as a parameter and answers the same', async (t) => {
+test('when a value is bytes or holds a NUL, then it answers as in a transaction', async (t) => {
   const bytes = Buffer.from([0, 1, 2, 255]);
   t.deepEqual((await read(a, (db) => db.raw('select ?::bytea as v', [bytes]))).rows, [{ v: bytes }]);
   const nul = 'a\0b';
@@ -106,4 +106,29 @@ test('when a handle is used after its read ended, then its statements are refuse
     stale = db;
   });
   await t.throwsAsync(stale!('contacts').select('*'), { message: /already complete/ });
+});
+
+test.serial('when a read leaves a statement running as it returns, then its connection is not reused until that statement is answered', async (t) => {
+  // One connection: the next transaction would inherit whatever the stray statement carried.
+  await read(a, async (db) => {
+    // Sent, and still running when the read returns (as a resolver's, when another field failed first).
+    void db.raw('select pg_sleep(0.3)').catch(() => undefined);
+    void db.raw('select 1').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+  });
+  const seen = await knex.transaction(async (trx) => {
+    await trx.raw('select pg_sleep(0.1)');
+    return (await trx.raw(`select current_setting('transaction_read_only') as ro, current_setting('search_path') as path`)).rows[0];
+  });
+  t.is(seen.ro, 'off');
+  t.notRegex(seen.path, /tenant_/);
+});
+
+test('when raw SQL has a placeholder in a comment, or several statements, then it fails as a bound statement does (no value becomes SQL)', async (t) => {
+  const payload = "\nunion all select first_name from contacts --";
+  const inComment = (db: Knex) => db.raw('select first_name from contacts -- ?\n where last_name = ?', [payload, 'x']);
+  const viaRead = await read(a, inComment).then(() => 'answered', (e: Error) => e.message);
+  t.regex(viaRead, /could not determine data type of parameter|bind message supplies/);
+  const several = await read(a, (db) => db.raw('select ? as a; select first_name from contacts', ['v'])).then(() => 'answered', (e: Error) => e.message);
+  t.regex(several, /cannot insert multiple commands into a prepared statement/);
 });

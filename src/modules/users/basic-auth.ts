@@ -84,8 +84,9 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, users: ListenedC
       return new UnauthorizedError('Valid HTTP Basic credentials of a user of this instance are required', 'invalid_credentials');
     };
     if (!creds) throw fail();
-    // Cached by the tenant's schema: a user of one tenant is never found on another's host.
-    const user = await users.get(tenant.schema, `email:${creds.email}`, () => activeUserWithPermissions(knex, { email: creds.email }, tenant.schema));
+    // Cached by the tenant's schema and id (a tenant dropped and made again under the same slug
+    // is another tenant): a user of one tenant is never found on another's host.
+    const user = await users.get(tenant.schema, `${tenant.id}:email:${creds.email}`, () => activeUserWithPermissions(knex, { email: creds.email }, tenant.schema));
     const key = verified.keyOf(tenant.schema, creds.email, creds.password);
     if (!user || !verified.has(key, user.password_hash ?? '')) {
       const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);

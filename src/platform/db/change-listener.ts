@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import crypto from 'node:crypto';
 import pg from 'pg';
+import type { Knex } from './knex.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -31,6 +33,7 @@ export class ChangeListener {
     private readonly databaseUrl: string,
     private readonly log: Logger,
     private readonly retryMs = 1000,
+    private readonly heartbeatMs = 1000,
   ) {}
 
   /** Whether notifications are being received now: caches may serve hits only then. */
@@ -58,25 +61,17 @@ export class ChangeListener {
 
   private async connect(): Promise<void> {
     if (this.stopped || this.client) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'lectern-changes' });
+    // keepAlive: a connection whose peer vanished is noticed by TCP too, not only by the heartbeat.
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'lectern-changes', keepAlive: true });
     this.client = client;
-    const lost = (err?: Error) => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.listening = false;
-      this.epoch++;
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      if (this.stopped) return;
-      if (err) this.log.warn({ err: { message: err.message } }, 'change listener lost its connection: caches off until it is back');
-      this.retry = setTimeout(() => void this.connect(), this.retryMs);
-      this.retry.unref();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
+    client.on('error', (err) => this.drop(client, err));
+    client.on('end', () => this.drop(client));
     client.on('notification', (n) => {
       if (n.channel !== CHANGES_CHANNEL) return;
-      for (const h of this.handlers) h(n.payload ?? '');
+      const payload = n.payload ?? '';
+      const waiter = this.markers.get(payload);
+      if (waiter) return waiter();
+      for (const h of this.handlers) h(payload);
     });
     try {
       await client.connect();
@@ -85,15 +80,81 @@ export class ChangeListener {
         // Anything cached before this moment may have missed a change: start a new epoch.
         this.epoch++;
         this.listening = true;
+        this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs);
+        this.heartbeat.unref();
       }
     } catch (err) {
-      lost(err as Error);
+      this.drop(client, err as Error);
+    }
+  }
+
+  /** Gives up on `client` (lost, or silent): caches go off and a new connection is tried shortly. */
+  private drop(client: pg.Client, err?: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    this.epoch++;
+    client.removeAllListeners('notification');
+    void client.end().catch(() => undefined);
+    if (this.stopped) return;
+    if (err) this.log.warn({ err: { message: err.message } }, 'change listener lost its connection: caches off until it is back');
+    this.retry = setTimeout(() => void this.connect(), this.retryMs);
+    this.retry.unref();
+  }
+
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  /**
+   * A connection can look alive and deliver nothing (a network path that went silent, a pooler
+   * that hands the session to others): every `heartbeatMs` the listener notifies itself, and a
+   * beat that has not come back by the next one drops the connection (caches off, reconnect).
+   */
+  private beat(): void {
+    const client = this.client;
+    if (!client || !this.listening) return;
+    const marker = `ping:${crypto.randomUUID()}`;
+    const timer = setTimeout(() => {
+      this.markers.delete(marker);
+      this.drop(client, new Error(`no heartbeat in ${this.heartbeatMs} ms`));
+    }, this.heartbeatMs);
+    timer.unref();
+    this.markers.set(marker, () => {
+      clearTimeout(timer);
+      this.markers.delete(marker);
+    });
+    client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, marker]).catch(() => undefined);
+  }
+
+  private readonly markers = new Map<string, () => void>();
+
+  /**
+   * Resolves once every change committed before the call has been handled here: it sends a
+   * marker through the database and waits for it (PostgreSQL delivers notifications in commit
+   * order). For a caller that has just changed a user and must not be answered from the cache
+   * (and for tests). Returns at once when not listening (nothing is served from cache then); gives
+   * up after `timeoutMs`.
+   */
+  async caughtUp(knex: Knex, timeoutMs = 5000): Promise<void> {
+    if (!this.listening) return;
+    const marker = `marker:${crypto.randomUUID()}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<void>((resolve) => {
+      this.markers.set(marker, resolve);
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await knex.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, marker]);
+      await arrived;
+    } finally {
+      clearTimeout(timer);
+      this.markers.delete(marker);
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     this.listening = false;
@@ -115,14 +176,31 @@ export class ListenedCache<V extends object> {
   private readonly entries: LRUCache<string, { value: V; epoch: number; generation: number }>;
   private readonly generations = new Map<string, number>();
   private readonly off: boolean;
+  private readonly announced: ((group: string) => Promise<boolean>) | undefined;
+  private readonly announcing = new Map<string, { yes: boolean; until: number }>();
 
-  /** `max` or `ttlMs` 0: no cache (every get loads). */
+  /**
+   * `max` or `ttlMs` 0: no cache (every get loads). `announced`: whether changes of a group are
+   * announced at all (a tenant whose migration that adds the triggers failed is not): a group
+   * that is not is never cached. Asked once per group (again after 10 s while the answer is no).
+   */
   constructor(
     private readonly listener: ChangeListener,
-    opts: { max: number; ttlMs: number },
+    opts: { max: number; ttlMs: number; announced?: (group: string) => Promise<boolean> },
   ) {
+    this.announced = opts.announced;
     this.off = opts.max <= 0 || opts.ttlMs <= 0;
     this.entries = new LRUCache({ max: Math.max(1, opts.max), ttl: Math.max(1, opts.ttlMs) });
+  }
+
+  private async isAnnounced(group: string): Promise<boolean> {
+    if (!this.announced) return true;
+    const known = this.announcing.get(group);
+    if (known && (known.yes || known.until > Date.now())) return known.yes;
+    const yes = await this.announced(group);
+    if (this.announcing.size >= 100_000) this.announcing.clear();
+    this.announcing.set(group, { yes, until: Date.now() + 10_000 });
+    return yes;
   }
 
   /** Forgets every entry of `group`, and any read of it now under way. */
@@ -132,7 +210,7 @@ export class ListenedCache<V extends object> {
 
   /** The value of `key` in `group`: from the cache when it may be trusted, else from `load`. */
   async get(group: string, key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    if (this.off) return load();
+    if (this.off || !(await this.isAnnounced(group))) return load();
     this.listener.ensureStarted();
     const id = `${group}\n${key}`;
     const epoch = this.listener.epoch;

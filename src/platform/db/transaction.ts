@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import pgUtils from 'pg/lib/utils.js';
+import pg from 'pg';
 import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 
 /**
@@ -33,6 +33,12 @@ import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 type KnexClient = any;
 interface PgResult {
   command?: string;
+}
+/** The protocol side of a pg connection, as pg's Query drives it. */
+interface PgProtocol {
+  parse(msg: { text: string; name: string; types: unknown[] }): void;
+  bind(msg: { portal: string; statement: string; values: unknown[] }): void;
+  execute(msg: { portal: string; rows: number }): void;
 }
 interface PgConnection {
   query(text: string): Promise<PgResult | PgResult[]>;
@@ -86,13 +92,9 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
     return inTurn(conn, () => query.call(this, c, obj));
   };
   // Statements of an autocommit lease ({@link runStatements}) carry the lease's opening.
-  const positionBindings = root.constructor.prototype.positionBindings;
   const runQuery = root.constructor.prototype._query;
-  client.positionBindings = function (this: KnexClient, sql: string) {
-    return this.opening === undefined ? positionBindings.call(this, sql) : sql;
-  };
   client._query = function (this: KnexClient, c: PgConnection, obj: KnexQuery) {
-    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj, positionBindings.bind(this), runQuery.bind(this));
+    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj);
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
@@ -110,64 +112,65 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
 interface KnexQuery {
   sql: string;
   bindings?: unknown[];
-  options?: unknown;
+  options?: Record<string, unknown>;
   response?: unknown;
 }
 
+/** pg's Query as it drives the protocol: methods pg calls on a query that its types do not declare. */
+interface PgQueryInternals {
+  prepare(connection: PgProtocol): void;
+  handleDataRow(msg: unknown): void;
+  handleCommandComplete(msg: unknown, connection: PgProtocol): void;
+}
+const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig) => PgQueryInternals;
+
 /**
- * One statement of an autocommit lease: its bindings written into it as literals, after the
- * lease's opening, in one simple-protocol message. PostgreSQL runs the message as one implicit
- * transaction, so the opening's `set_config(..., true)` settings (the tenant's search_path, the
- * statement timeout, read only) hold for the statement and end with it: one round trip, and no
- * setting outlives it on the connection (nor on a pooler's shared server connection).
- *
- * The literals: each value as node-postgres would send it as a parameter (`prepareValue`),
- * quoted by node-postgres's `escapeLiteral`, in the places knex would number `$1, $2...` (the same
- * scan as knex's `positionBindings`), so a literal is typed by its context exactly as an untyped
- * parameter is. A statement whose values cannot be written so (bytes, a NUL, which a
- * simple-protocol message cannot carry, or driver options) runs with its parameters in an explicit
- * transaction of its own instead: three round trips, the same answer.
+ * A statement sent after an opening statement in one extended-protocol batch: Parse, Bind and
+ * Execute of the opening, then Parse, Bind, Describe and Execute of the statement with its values
+ * bound as parameters, then one Sync (pg corks the socket around `prepare`, so the batch is one
+ * write). PostgreSQL runs everything before a Sync as one implicit transaction, so the opening's
+ * `set_config(..., true)` settings (the tenant's search_path, the statement timeout, read only)
+ * hold for the statement and end with it at the Sync: one round trip, nothing left on the
+ * connection (nor on a pooler's shared server connection), and the values never become SQL text.
+ * The opening's own row and completion are not part of the answer.
  */
-async function autocommitQuery(conn: PgConnection, opening: Opening, obj: KnexQuery, position: (sql: string) => string, run: (c: PgConnection, o: KnexQuery) => Promise<KnexQuery>): Promise<KnexQuery> {
-  const bindings = obj.bindings ?? [];
-  const literals: string[] = [];
-  let inlinable = obj.options === undefined || (typeof obj.options === 'object' && obj.options !== null && Object.keys(obj.options).length === 0);
-  for (let i = 0; inlinable && i < bindings.length; i++) {
-    const value: unknown = pgUtils.prepareValue(bindings[i]);
-    if (value === null) literals.push('NULL');
-    else if (typeof value === 'string' && !value.includes('\0')) literals.push(pgUtils.escapeLiteral(value));
-    else inlinable = false;
+class OpenedQuery extends PgQuery {
+  private openingPending = true;
+
+  constructor(
+    config: pg.QueryConfig,
+    private readonly opening: string,
+  ) {
+    super({ ...config, queryMode: 'extended' } as pg.QueryConfig);
   }
-  // What knex reports of a failed statement is its `sql` with the values put in where `?` stands:
-  // numbered as knex numbers them, the report shows no values, as for any other statement.
-  const sql = obj.sql;
-  obj.sql = position(sql);
-  if (!inlinable) {
-    await conn.query(`BEGIN; ${opening.text}`);
-    try {
-      await run(conn, obj);
-    } catch (err) {
-      await conn.query('ROLLBACK');
-      throw err;
-    }
-    await conn.query('COMMIT');
-    return obj;
+
+  override prepare(connection: PgProtocol): void {
+    connection.parse({ text: this.opening, name: '', types: [] });
+    connection.bind({ portal: '', statement: '', values: [] });
+    connection.execute({ portal: '', rows: 0 });
+    super.prepare(connection);
   }
-  let n = 0;
-  // knex's positionBindings: `?` is a placeholder unless an odd number of backslashes escapes it.
-  const text = sql.replace(/(\\*)(\?)/g, (_match: string, escapes: string) => (escapes.length % 2 ? '?' : (literals[n++] ?? '?')));
-  if (n !== literals.length) throw new Error(`The statement has ${n} placeholders for ${literals.length} values`);
-  const results = await conn.query(`${opening.text}; ${text}`);
-  const answers = Array.isArray(results) ? results.slice(opening.statements) : [];
-  // A raw text of several statements (no bindings) is answered with all their results, as pg does.
-  obj.response = answers.length === 1 ? answers[0] : answers;
-  return obj;
+
+  override handleDataRow(msg: unknown): void {
+    if (!this.openingPending) super.handleDataRow(msg);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: PgProtocol): void {
+    if (this.openingPending) this.openingPending = false;
+    else super.handleCommandComplete(msg, connection);
+  }
 }
 
-/** The statements that open every statement of an autocommit lease, and how many results they answer. */
-interface Opening {
-  text: string;
-  statements: number;
+/** One statement of an autocommit lease: `opening`, then the statement, in one round trip ({@link OpenedQuery}). */
+function autocommitQuery(conn: PgConnection, opening: string, obj: KnexQuery): Promise<KnexQuery> {
+  return new Promise((resolve, reject) => {
+    const query = new OpenedQuery({ text: obj.sql, values: obj.bindings ?? [], ...obj.options }, opening);
+    (conn as unknown as pg.Client).query(query as unknown as pg.QueryConfig, (err: Error | null, response: unknown) => {
+      if (err) return reject(err);
+      obj.response = response;
+      resolve(obj);
+    });
+  });
 }
 
 interface Lease {
@@ -179,7 +182,7 @@ interface Lease {
  * A knex-compatible handle on `conn` for one transaction (or, with `opening`, for statements
  * that each run in an implicit transaction of their own); `end()` makes every later query fail.
  */
-function lease(knex: Knex, conn: PgConnection, opening?: Opening): Lease {
+function lease(knex: Knex, conn: PgConnection, opening?: string): Lease {
   const root = knex as any;
   const client = Object.create(connectionClient(root.client, conn));
   client.leaseOpen = true;
@@ -265,20 +268,22 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
 }
 /**
  * Runs `fn` with a handle whose every statement runs in an implicit transaction of its own, after
- * `opening` (trusted SQL text of `statements` statements, no parameters), in one round trip per
- * statement and no `BEGIN` or `COMMIT` (see {@link autocommitQuery}). For reads: in PostgreSQL's
- * default isolation (read committed) each statement of a transaction sees a snapshot of its own
- * anyway, so a read gives the same answers either way; nothing here can hold a lock or write
- * across statements, and `db.transaction()` is refused.
+ * `opening` (one trusted statement, no parameters), in one round trip per statement and no
+ * `BEGIN` or `COMMIT` (see {@link OpenedQuery}). For reads: in PostgreSQL's default isolation
+ * (read committed) each statement of a transaction sees a snapshot of its own anyway, so a read
+ * gives the same answers either way; nothing here can hold a lock or write across statements, and
+ * `db.transaction()` is refused. The connection goes back to the pool only once every statement
+ * sent on it has been answered (a resolver may still be waiting for one when `fn` has settled).
  */
-export async function runStatements<T>(knex: Knex, opening: string, statements: number, fn: (db: Knex) => Promise<T>): Promise<T> {
+export async function runStatements<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
-  const { db, end } = lease(knex, conn, { text: opening, statements });
+  const { db, end } = lease(knex, conn, opening);
   try {
     return await fn(db);
   } finally {
     end();
+    await tails.get(conn);
     root.client.releaseConnection(conn);
   }
 }

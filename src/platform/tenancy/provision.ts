@@ -1,3 +1,4 @@
+import { CHANGES_CHANNEL } from '../db/change-listener.js';
 import type { Knex } from '../db/knex.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { migrateTenantSchema } from './migrate.js';
@@ -41,5 +42,7 @@ export async function dropTenant(knex: Knex, slug: string): Promise<void> {
   await knex.transaction(async (trx) => {
     await deleteTenant(trx, slug);
     await trx.raw('drop schema if exists ?? cascade', [schema]);
+    // Web processes forget the users they cached for the schema (its triggers went with it).
+    await trx.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, `users:${schema}`]);
   });
 }

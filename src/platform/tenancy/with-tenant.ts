@@ -43,7 +43,7 @@ export async function withTenant<T>(
   // Read only as a setting too (as SET TRANSACTION READ ONLY), so the opening is one statement.
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
   const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}`;
-  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, 1, fn);
+  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn);
   const result = await runTransaction(knex, opening, (db) => {
     trx = db;
     return fn(db);
