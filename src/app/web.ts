@@ -53,6 +53,8 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   // Behind the router in production: X-Forwarded-Proto/Host are trusted, and the client address
   // (rate limits, sign-in throttling) is the one the router added, not one the client wrote.
   const app = new Koa<AppState>({ proxy: rt.config.env === 'production', maxIpsCount: rt.config.proxyHops });
+  // Users and tokens are cached only while the database's announcements are heard: listen from the start.
+  void rt.changes.ensureStarted();
   const metrics = createMetrics(rt.queues);
   const platform = platformRoutes(rt, metrics);
   const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];

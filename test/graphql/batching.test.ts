@@ -40,24 +40,28 @@ const QUERY = `query ($first: Int) { courseTemplates(first: $first) { edges { no
   translations { id title locale { code name } translatedFields customFieldValues { definitionKey value definition { key } } }
 } } pageInfo { totalRecords } } }`;
 
-async function statementsFor(first: number): Promise<{ count: number; edges: number }> {
+async function statementsFor(first: number): Promise<{ count: number; edges: number; sql: string[] }> {
   const statements: string[] = [];
   const listen = (q: { sql: string }) => statements.push(q.sql);
   f.ctx.rt.knex.on('query', listen);
   try {
     const d = await f.data(f.admin, QUERY, { first });
-    return { count: statements.length, edges: d.courseTemplates.edges.length };
+    return { count: statements.length, edges: d.courseTemplates.edges.length, sql: statements };
   } finally {
     f.ctx.rt.knex.off('query', listen);
   }
 }
 
 test.serial('a page of 50 course templates with translations, locales and custom fields takes as many statements as a page of 5', async (t) => {
+  // The token and its user are read on first use only (then cached, once the process hears the
+  // database's announcements): counted after that.
+  await f.ctx.rt.changes.ensureStarted();
+  await statementsFor(5);
   const small = await statementsFor(5);
   const large = await statementsFor(50);
   t.is(small.edges, 5);
   t.is(large.edges, 50);
-  t.is(large.count, small.count, `statements: ${small.count} for 5, ${large.count} for 50`);
+  t.is(large.count, small.count, `statements: ${small.count} for 5, ${large.count} for 50\n${small.sql.join("\n")}\n--\n${large.sql.join("\n")}`);
   t.true(large.count <= 12, `a handful of statements, got ${large.count}`);
   t.log(`statements per request: ${large.count}`);
 });

@@ -77,6 +77,7 @@ test('when the queue store is unreachable, then /readyz is 503 naming it', async
   } finally {
     await app.close();
     await broken.rt.queues.close();
+    await broken.rt.changes.stop();
   }
 });
 

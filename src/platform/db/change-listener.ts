@@ -46,17 +46,19 @@ export class ChangeListener {
   }
 
   /** Starts listening; resolves once listening or after the first failed attempt (it keeps trying). */
-  async start(): Promise<void> {
-    this.stopped = false;
-    this.started = true;
+  private async start(): Promise<void> {
     await this.connect();
   }
 
-  private started = false;
+  private started: Promise<void> | undefined;
 
-  /** Starts listening unless started already (or stopped): a process that never caches never connects. */
-  ensureStarted(): void {
-    if (!this.started && !this.stopped) void this.start();
+  /**
+   * Starts listening unless started already (or stopped): a process that never caches never
+   * connects. Resolves when the first attempt is over (listening, or failed and retrying).
+   */
+  ensureStarted(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return (this.started ??= this.start());
   }
 
   private async connect(): Promise<void> {
@@ -76,13 +78,16 @@ export class ChangeListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
-      if (this.client === client) {
-        // Anything cached before this moment may have missed a change: start a new epoch.
-        this.epoch++;
-        this.listening = true;
-        this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs);
-        this.heartbeat.unref();
+      // Stopped (or given up) while connecting: this connection is nobody's.
+      if (this.client !== client) {
+        await client.end().catch(() => undefined);
+        return;
       }
+      // Anything cached before this moment may have missed a change: start a new epoch.
+      this.epoch++;
+      this.listening = true;
+      this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs);
+      this.heartbeat.unref();
     } catch (err) {
       this.drop(client, err as Error);
     }
@@ -159,7 +164,10 @@ export class ChangeListener {
     this.client = undefined;
     this.listening = false;
     this.epoch++;
-    await client?.end().catch(() => undefined);
+    // A connection still being made is ended by connect() when it is; never wait long on one.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([client?.end().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    clearTimeout(timer);
   }
 }
 
@@ -211,7 +219,7 @@ export class ListenedCache<V extends object> {
   /** The value of `key` in `group`: from the cache when it may be trusted, else from `load`. */
   async get(group: string, key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     if (this.off || !(await this.isAnnounced(group))) return load();
-    this.listener.ensureStarted();
+    void this.listener.ensureStarted();
     const id = `${group}\n${key}`;
     const epoch = this.listener.epoch;
     const generation = this.generations.get(group) ?? 0;

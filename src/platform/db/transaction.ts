@@ -98,6 +98,8 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
+    // A stream would run without the read's opening (its settings): reads do not stream.
+    if (this.opening !== undefined) return Promise.reject(new Error('A read in autocommit statements cannot stream'));
     return stream.call(this, c, obj, s, o);
   };
   client.acquireConnection = function (this: KnexClient) {
