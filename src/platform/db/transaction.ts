@@ -26,7 +26,10 @@ import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
  * `acquireConnection`/`releaseConnection`, `transacting`, `context._transaction` and what its
  * Transaction reads of an outer transaction, `__knex__disposed`...). package.json pins knex to
  * one exact version for that reason, and test/tenancy/knex-internals.test.ts checks each of those
- * internals by name and by behaviour: run it before moving the pin.
+ * internals by name and by behaviour: run it before moving the pin. Likewise node-postgres: reads
+ * subclass its `Query` and rely on `prepare`, `handleDataRow`, `handleCommandComplete` and
+ * `queryMode: 'extended'` (the interface pg-cursor uses, not in its types); pg is pinned too, and
+ * test/tenancy/autocommit-reads.test.ts checks the behaviour.
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- knex's client internals (query, acquireConnection, context) are not in its public types. */
