@@ -45,11 +45,6 @@ export class ChangeListener {
     this.handlers.push(handler);
   }
 
-  /** Starts listening; resolves once listening or after the first failed attempt (it keeps trying). */
-  private async start(): Promise<void> {
-    await this.connect();
-  }
-
   private started: Promise<void> | undefined;
 
   /**
@@ -58,7 +53,7 @@ export class ChangeListener {
    */
   ensureStarted(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    return (this.started ??= this.start());
+    return (this.started ??= this.connect());
   }
 
   private async connect(): Promise<void> {
@@ -117,20 +112,33 @@ export class ChangeListener {
   private beat(): void {
     const client = this.client;
     if (!client || !this.listening) return;
-    const marker = `ping:${crypto.randomUUID()}`;
-    const timer = setTimeout(() => {
-      this.markers.delete(marker);
-      this.drop(client, new Error(`no heartbeat in ${this.heartbeatMs} ms`));
-    }, this.heartbeatMs);
-    timer.unref();
-    this.markers.set(marker, () => {
-      clearTimeout(timer);
-      this.markers.delete(marker);
-    });
-    client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, marker]).catch(() => undefined);
+    // A beat that fails to send is the connection's error, which drops it on its own.
+    void this.echo((marker) => client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, marker]), this.heartbeatMs).then(
+      (heard) => heard || this.drop(client, new Error(`no heartbeat in ${this.heartbeatMs} ms`)),
+      () => undefined,
+    );
   }
 
   private readonly markers = new Map<string, () => void>();
+
+  /** Sends a marker of its own with `send` and waits for it to be heard: false when it is not within `timeoutMs`. */
+  private async echo(send: (marker: string) => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+    const marker = `marker:${crypto.randomUUID()}`;
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      this.markers.set(marker, () => resolve(true));
+      timer = setTimeout(() => resolve(false), timeoutMs);
+      timer.unref();
+    });
+    try {
+      // Heard, or not in time, whether or not the sending statement ever answers; its error is the caller's.
+      const sent = send(marker);
+      return await Promise.race([heard, sent.then(() => heard)]);
+    } finally {
+      clearTimeout(timer);
+      this.markers.delete(marker);
+    }
+  }
 
   /**
    * Resolves once every change committed before the call has been handled here: it sends a
@@ -140,20 +148,7 @@ export class ChangeListener {
    * up after `timeoutMs`.
    */
   async caughtUp(knex: Knex, timeoutMs = 5000): Promise<void> {
-    if (!this.listening) return;
-    const marker = `marker:${crypto.randomUUID()}`;
-    let timer: NodeJS.Timeout | undefined;
-    const arrived = new Promise<void>((resolve) => {
-      this.markers.set(marker, resolve);
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    try {
-      await knex.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, marker]);
-      await arrived;
-    } finally {
-      clearTimeout(timer);
-      this.markers.delete(marker);
-    }
+    if (this.listening) await this.echo((marker) => knex.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, marker]), timeoutMs);
   }
 
   async stop(): Promise<void> {

@@ -34,9 +34,6 @@ import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- knex's client internals (query, acquireConnection, context) are not in its public types. */
 type KnexClient = any;
-interface PgResult {
-  command?: string;
-}
 /** The protocol side of a pg connection, as pg's Query drives it. */
 interface PgProtocol {
   parse(msg: { text: string; name: string; types: unknown[] }): void;
@@ -44,7 +41,7 @@ interface PgProtocol {
   execute(msg: { portal: string; rows: number }): void;
 }
 interface PgConnection {
-  query(text: string): Promise<PgResult | PgResult[]>;
+  query(text: string): Promise<{ command?: string }>;
   /** knex's mark of a connection its pool must not hand out again. */
   __knex__disposed?: unknown;
 }
@@ -258,7 +255,7 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
     }
     // A statement failed inside and `fn` carried on: PostgreSQL answers COMMIT with ROLLBACK.
     // Nothing was written, so the caller must not believe (or announce) that it was.
-    const commit = (await inTurn(conn, () => conn.query('COMMIT'))) as PgResult;
+    const commit = await inTurn(conn, () => conn.query('COMMIT'));
     if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed earlier');
     return result;
   } catch (err) {
