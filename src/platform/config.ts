@@ -36,6 +36,9 @@ const schema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_CLUSTER: z.enum(['on', 'off']).default('off'),
+  QUEUE_SHARDS: intIn(1, 256).default(1),
   BASE_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain name such as localhost or lectern.example.com')
@@ -114,6 +117,16 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Unset means: BullMQ runs on its PostgreSQL backend in the same database. */
   redisUrl: string | undefined;
+  /**
+   * A connection straight to PostgreSQL for what needs a session of its own (LISTEN for cache
+   * invalidation and the PostgreSQL queue backend) when DATABASE_URL goes through a pooler in
+   * transaction mode (PgBouncer). Unset means DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
+  /** REDIS_URL is one node of a Redis Cluster (REDIS_CLUSTER=on): queues and counters go through a cluster client. */
+  redisCluster: boolean;
+  /** Each queue is split into this many shards (Redis keys with a hash tag each); a tenant's jobs always go to one. */
+  queueShards: number;
   baseDomain: string;
   publicScheme: 'http' | 'https';
   logLevel: Env['LOG_LEVEL'];
@@ -202,6 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    redisCluster: e.REDIS_CLUSTER === 'on',
+    queueShards: e.QUEUE_SHARDS,
     baseDomain: e.BASE_DOMAIN.toLowerCase(),
     publicScheme: e.PUBLIC_SCHEME ?? (e.NODE_ENV === 'production' ? 'https' : 'http'),
     logLevel: e.LOG_LEVEL,
