@@ -10,6 +10,7 @@ import { UsageError, str, type Command, type Flags } from './command.js';
 import { databaseCommands } from './database.commands.js';
 import { localeCommands } from './locales.commands.js';
 import { orderCommands } from './orders.commands.js';
+import { placementCommands } from './placement.commands.js';
 import { portalCommands } from './portals.commands.js';
 import { tenantCommands } from './tenants.commands.js';
 import { usageCommands } from './usage.commands.js';
@@ -25,7 +26,7 @@ import { userCommands } from './users.commands.js';
  * through `inTenant` (command.ts), the same tenant transaction as a web request.
  */
 
-const AREAS = { ...tenantCommands, ...userCommands, ...adminCommands, ...usageCommands, ...orderCommands, ...localeCommands, ...clientCommands, ...portalCommands, ...databaseCommands };
+const AREAS = { ...tenantCommands, ...userCommands, ...adminCommands, ...usageCommands, ...orderCommands, ...localeCommands, ...clientCommands, ...portalCommands, ...placementCommands, ...databaseCommands };
 
 /** The order `help` lists them in. */
 const HELP_ORDER: (keyof typeof AREAS)[] = [
@@ -55,6 +56,7 @@ const HELP_ORDER: (keyof typeof AREAS)[] = [
   'portals:add',
   'portals:list',
   'portals:remove',
+  'tenants:move',
   'migrate',
   'seed:demo',
 ];
