@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
   graphql: () => import('./graphql.js'),
   weblink: () => import('./weblink.js'),
   chaos: () => import('./chaos.js'),
+  fairness: () => import('./fairness.js'),
 };
 
 /** Set by `all` for its children: the build is done. */
