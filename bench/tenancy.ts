@@ -1,17 +1,42 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { createKnex } from '../src/platform/db/knex.js';
-import { migrateAll, migratePlatform } from '../src/platform/tenancy/migrate.js';
+import { tenantMigrations } from '../migrations/tenant/index.js';
+import type { SchemaMigration } from '../src/platform/db/migration-source.js';
+import { createKnex, type Knex } from '../src/platform/db/knex.js';
+import { migrateAll, migratePlatform, type TenantMigrationResult } from '../src/platform/tenancy/migrate.js';
 import { createTenant } from '../src/platform/tenancy/provision.js';
+import { backendMemory, type BackendMemory } from './lib/backend-memory.js';
 import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { round, rssMb, runLoad, type LoadResult } from './lib/load.js';
 import { writeResult } from './lib/results.js';
 
 /**
- * Tenancy at scale: provision N tenants (seconds per tenant), migrate-all over all of them,
- * then the same tenant-scoped request (`GET /` on a tenant host: tenant resolution, a
- * transaction with a transaction-local search_path, one query in the tenant's schema) against
- * a real web process with 1 tenant and with N, in the same run. Target: p50 at N within 1.1x.
+ * A new migration as a release would bring one, for the bench only (never in migrations/tenant):
+ * a small index on a table every tenant has. migrate-all gets it through its `migrations` option.
+ */
+const benchMigration: SchemaMigration = {
+  name: '900_bench_contacts_created_on',
+  async up(knex: Knex, schema: string) {
+    await knex.schema.withSchema(schema).alterTable('contacts', (t) => t.index(['created_on'], 'bench_contacts_created_on'));
+  },
+  async down(knex: Knex, schema: string) {
+    await knex.schema.withSchema(schema).alterTable('contacts', (t) => t.dropIndex(['created_on'], 'bench_contacts_created_on'));
+  },
+};
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+const load = () => os.loadavg().map((n) => round(n, 2));
+
+/**
+ * Tenancy at scale: provision N tenants (seconds per tenant, and how that moves as the catalog
+ * grows), migrate-all over all of them with nothing pending, then with a new migration (time,
+ * and a report line per tenant), then the same tenant-scoped request (`GET /` on a tenant host:
+ * tenant resolution, a transaction-local search_path, one query in the tenant's schema) against a
+ * real web process with 1 tenant and with N, in the same run, with the PostgreSQL memory of the
+ * web process's connections at each. Target: p50 at N within 1.1x of p50 at 1.
  */
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -19,15 +44,22 @@ export async function main(argv: string[]): Promise<void> {
     options: {
       tenants: { type: 'string', default: '2000' },
       seconds: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '40' },
+      // Long enough for every pooled connection to meet every tenant a few times (10 connections):
+      // 40 s at 2,000 tenants, scaled with the number of tenants.
+      warmup: { type: 'string' },
       concurrency: { type: 'string', default: '16' },
       'provision-concurrency': { type: 'string', default: '4' },
+      'migrate-concurrency': { type: 'string', default: '4' },
     },
   });
   const n = Number(values.tenants);
   const seconds = Number(values.seconds);
+  const warmup = Number(values.warmup ?? Math.max(40, Math.round(n / 50)));
   const concurrency = Number(values.concurrency);
+  const migrateConcurrency = Number(values['migrate-concurrency']);
+  const loadAtStart = load();
   const db = await benchDatabase('tenancy');
+  const database = new URL(db.url).pathname.slice(1);
   const knex = createKnex(db.url, { poolMax: 8, applicationName: 'bench-tenancy' });
   await migratePlatform(knex);
   const slug = (i: number) => `bench-${i}`;
@@ -37,66 +69,109 @@ export async function main(argv: string[]): Promise<void> {
   const web = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' }, port);
   const pid = web.pid!;
   const hostOf = (i: number) => `${slug(i)}.localhost:${port}`;
+  const webMemory = () => backendMemory(knex, database, 'lectern-web');
   try {
-    process.stderr.write(`phase 1: ${seconds}s of GET / with 1 tenant\n`);
-    await runLoad({ port, concurrency, seconds: 2, next: () => ({ path: '/', host: hostOf(0) }) });
+    process.stderr.write(`phase 1: ${seconds}s of GET / with 1 tenant (load ${load().join(' ')})\n`);
+    // A warm process (its code compiled, its connections open), as the N-tenant phases get.
+    await runLoad({ port, concurrency, seconds: Math.max(5, seconds), next: () => ({ path: '/', host: hostOf(0) }) });
     const one = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
     const rssOne = await rssMb(pid);
+    const pgOne = await webMemory();
 
-    process.stderr.write(`phase 2: provisioning ${n - 1} more tenants\n`);
+    process.stderr.write(`phase 2: provisioning ${n - 1} more tenants (load ${load().join(' ')})\n`);
     const limit = pLimit(Number(values['provision-concurrency']));
     const t0 = Date.now();
+    // Seconds per tenant over each tenth of the run: how provisioning moves as the catalog grows.
+    const step = Math.max(1, Math.round(n / 10));
+    const steps: { upTo: number; secondsPerTenant: number }[] = [];
     let done = 0;
+    let stepStart = Date.now();
     await Promise.all(
       Array.from({ length: n - 1 }, (_, k) =>
         limit(async () => {
           await createTenant(knex, { slug: slug(k + 1), name: `Bench ${k + 1}` });
-          if (++done % 250 === 0) process.stderr.write(`  ${done} provisioned\n`);
+          if (++done % step === 0 || done === n - 1) {
+            const count = done % step || step;
+            steps.push({ upTo: done + 1, secondsPerTenant: round((Date.now() - stepStart) / 1000 / count, 3) });
+            stepStart = Date.now();
+            process.stderr.write(`  ${done + 1} tenants, ${steps.at(-1)!.secondsPerTenant} s per tenant lately (load ${load().join(' ')})\n`);
+          }
         }),
       ),
     );
     const provisionSeconds = (Date.now() - t0) / 1000;
+    const pgProvisioning = await backendMemory(knex, database, 'bench-tenancy');
 
-    process.stderr.write(`phase 3: migrate-all over ${n} tenants (nothing pending)\n`);
+    process.stderr.write(`phase 3: migrate-all over ${n} tenants, nothing pending, then a new migration, then again\n`);
     const t1 = Date.now();
-    const migrated = await migrateAll(knex, { concurrency: 4 });
+    const upToDate = await migrateAll(knex, { concurrency: migrateConcurrency });
     const migrateAllSeconds = (Date.now() - t1) / 1000;
-    if (migrated.failed.length) throw new Error(`migrate-all failed for ${migrated.failed.join(', ')}`);
+    if (upToDate.failed.length) throw new Error(`migrate-all failed for ${upToDate.failed.join(', ')}`);
+
+    const migrations = [...tenantMigrations, benchMigration];
+    const reportFile = path.join(os.tmpdir(), `lectern-bench-tenancy-migrate-all-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const report = fs.openSync(reportFile, 'w');
+    let reported = 0;
+    const t2 = Date.now();
+    const withNew = await migrateAll(knex, {
+      concurrency: migrateConcurrency,
+      migrations,
+      onResult: (r: TenantMigrationResult) => {
+        fs.writeSync(report, JSON.stringify(r) + '\n');
+        if (++reported % step === 0) process.stderr.write(`  ${reported} tenants migrated\n`);
+      },
+    });
+    const newMigrationSeconds = (Date.now() - t2) / 1000;
+    fs.closeSync(report);
+    const applied = withNew.tenants.filter((r) => r.applied.includes(benchMigration.name)).length;
+    const perTenant = withNew.tenants.map((r) => r.ms).sort((a, b) => a - b);
+    const slowest = [...withNew.tenants].sort((a, b) => b.ms - a.ms).slice(0, 5).map((r) => ({ slug: r.slug, ms: r.ms }));
+    // What a rerun after an interrupted release does for the tenants already done.
+    const t3 = Date.now();
+    const rerun = await migrateAll(knex, { concurrency: migrateConcurrency, migrations });
+    const rerunSeconds = (Date.now() - t3) / 1000;
+    if (withNew.failed.length || rerun.failed.length) throw new Error(`migrate-all failed for ${[...withNew.failed, ...rerun.failed].join(', ')}`);
 
     // Cold: right after provisioning, each pooled connection meets most tenant schemas for the
     // first time (PostgreSQL's per-connection catalog caches). Warm: after every connection has
     // seen every schema, as in a web process that has been up for a while.
-    process.stderr.write(`phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${values.warmup}s warm-up, ${seconds}s warm\n`);
+    process.stderr.write(`phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${warmup}s warm-up, ${seconds}s warm (load ${load().join(' ')})\n`);
     const rotate = (i: number) => ({ path: '/', host: hostOf(i % n) });
     const cold = await runLoad({ port, concurrency, seconds, next: rotate });
-    await runLoad({ port, concurrency, seconds: Number(values.warmup), next: rotate });
+    await runLoad({ port, concurrency, seconds: warmup, next: rotate });
     const many = await runLoad({ port, concurrency, seconds, next: rotate });
     const rssMany = await rssMb(pid);
+    const pgMany = await webMemory();
     // The single tenant again, now that the database holds N schemas, in the same warm process.
     const oneAgain = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
+    const loadAtEnd = load();
 
     // The README's table and figures, as they are written there.
     const num = (k: number) => k.toLocaleString('en-US');
-    const row = (label: string, r: LoadResult, rss: number) => `| ${label} | ${Math.round(r.rps)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors} | ${Math.round(rss)} |`;
+    const mb = (m: BackendMemory | undefined) => (m ? `${m.meanMb.toFixed(1)} (max ${m.maxMb.toFixed(1)}, ${m.connections} connections)` : 'n/a');
+    const row = (label: string, r: LoadResult, rss: number, pgm: BackendMemory | undefined) =>
+      `| ${label} | ${Math.round(r.rps)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors} | ${Math.round(rss)} | ${mb(pgm)} |`;
     const ratio = round(many.p50ms / one.p50ms);
     const table = [
-      '| tenants | req/s | p50 ms | p99 ms | errors | web RSS MB |',
-      '|---|---|---|---|---|---|',
-      row('1', one, rssOne),
-      row(`${num(n)}, cold`, cold, rssMany),
-      row(`${num(n)}, warm`, many, rssMany),
-      row('1, again', oneAgain, rssMany),
+      '| tenants | req/s | p50 ms | p99 ms | errors | web RSS MB | PostgreSQL MB per web connection |',
+      '|---|---|---|---|---|---|---|',
+      row('1', one, rssOne, pgOne),
+      row(`${num(n)}, cold`, cold, rssMany, undefined),
+      row(`${num(n)}, warm`, many, rssMany, pgMany),
+      row('1, again', oneAgain, rssMany, pgMany),
     ].join('\n');
     const out = [
       '',
-      `Tenancy benchmark (${num(n)} tenants, concurrency ${concurrency}, ${seconds} s per phase, ${values.warmup} s warm-up, queues on ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'})`,
+      `Tenancy benchmark (${num(n)} tenants, concurrency ${concurrency}, ${seconds} s per phase, ${warmup} s warm-up, queues on ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'}; load average ${loadAtStart.join(' ')} at the start, ${loadAtEnd.join(' ')} at the end)`,
       '',
-      `- provisioning: ${round(provisionSeconds, 1)} s for ${num(n - 1)} tenants = **${round(provisionSeconds / (n - 1), 3)} s per tenant** (${values['provision-concurrency']} at a time)`,
+      `- provisioning: ${round(provisionSeconds, 1)} s for ${num(n - 1)} tenants = **${round(provisionSeconds / (n - 1), 3)} s per tenant** (${values['provision-concurrency']} at a time); by tenth of the run: ${steps.map((s) => `${s.secondsPerTenant}`).join(', ')} s per tenant${pgProvisioning ? `; its connections ${mb(pgProvisioning)} MB each at the end` : ''}`,
       `- migrate-all over ${num(n)} tenants with nothing pending: **${round(migrateAllSeconds)} s**`,
+      `- migrate-all of a new migration (an index on each tenant's contacts) over ${num(n)} tenants: **${round(newMigrationSeconds, 1)} s** (${migrateConcurrency} at a time), ${num(applied)} migrated, ${withNew.failed.length} failed; per tenant p50 ${percentile(perTenant, 50)} ms, p99 ${percentile(perTenant, 99)} ms, max ${perTenant.at(-1) ?? 0} ms; slowest ${slowest.map((s) => `${s.slug} ${s.ms} ms`).join(', ')}; report (a JSON line per tenant): ${reportFile}`,
+      `- the same again, every tenant done (what a rerun after an interrupted release costs): **${round(rerunSeconds)} s**`,
       '',
       table,
       '',
-      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}`,
+      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}; 1 again / 1: ${round(oneAgain.p50ms / one.p50ms).toFixed(2)}`,
       '',
     ];
     process.stdout.write(out.join('\n') + '\n');
@@ -106,18 +181,33 @@ export async function main(argv: string[]): Promise<void> {
         tenants: n,
         concurrency,
         seconds,
-        warmupSeconds: Number(values.warmup),
+        warmupSeconds: warmup,
         provisionConcurrency: Number(values['provision-concurrency']),
+        migrateConcurrency,
         queueBackend: process.env.REDIS_URL ? 'redis' : 'postgres',
+        loadAverage: { start: loadAtStart, end: loadAtEnd },
         provisionSeconds: round(provisionSeconds),
         provisionSecondsPerTenant: round(provisionSeconds / (n - 1), 3),
+        provisionSteps: steps,
+        provisioningConnectionMemory: pgProvisioning,
         migrateAllSeconds: round(migrateAllSeconds),
+        newMigration: {
+          name: benchMigration.name,
+          seconds: round(newMigrationSeconds),
+          migrated: applied,
+          failed: withNew.failed,
+          perTenantMs: { p50: percentile(perTenant, 50), p99: percentile(perTenant, 99), max: perTenant.at(-1) ?? 0 },
+          slowest,
+          reportFile,
+          rerunSeconds: round(rerunSeconds),
+        },
         one,
         cold,
         many,
         oneAgain,
         rssOne,
         rssMany,
+        postgresMemoryPerWebConnection: { one: pgOne, many: pgMany },
         p50Ratio: ratio,
       },
       { table, args: argv },

@@ -19,7 +19,17 @@ export function queueDashboard(rt: Runtime): AppMiddleware {
     const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([import('@bull-board/api'), import('@bull-board/api/bullMQAdapter'), import('@bull-board/koa')]);
     const adapter = new KoaAdapter();
     adapter.setBasePath(DASHBOARD_PATH);
-    createBullBoard({ queues: QUEUE_NAMES.map((name) => new BullMQAdapter(rt.queues.queue(name))), serverAdapter: adapter });
+    // bull-board keys its queues by name: the shards of a sharded queue are told apart by a
+    // prefix of the name (`s1.orders`), and grouped by shard in its menu. An unsharded queue (one
+    // shard: all of them when QUEUE_SHARDS is 1) keeps its bare name.
+    const queues = QUEUE_NAMES.flatMap((name) => {
+      const shards = rt.queues.shards(name);
+      if (shards.length === 1) return [new BullMQAdapter(shards[0]!)];
+      return shards.map(
+        (q, k) => new BullMQAdapter(q, { prefix: `s${k}.`, delimiter: '.', description: `Shard ${k} of ${shards.length} (tenants whose id mod ${shards.length} is ${k}), Redis keys ${q.opts.prefix ?? ''}` }),
+      );
+    });
+    createBullBoard({ queues, serverAdapter: adapter });
     return adapter.registerPlugin() as unknown as AppMiddleware;
   };
   const loaded = () =>

@@ -30,8 +30,9 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const platform = await createPlatformRuntime(config, name, log);
   const legacyUsage = new LegacyUsageRecorder(platform.knex, log);
   const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress, namespace: config.queuePrefix });
-  // Connects on first use only: workers and the CLI never authenticate requests.
-  const changes = new ChangeListener(platform.databaseUrl, log);
+  // Connects on first use only: workers and the CLI never authenticate requests. LISTEN needs a
+  // session of its own, which a pooler in transaction mode does not give: the direct URL.
+  const changes = new ChangeListener(platform.directDatabaseUrl, log);
   const identities = new ListenedCache<ActiveUser>(changes, {
     max: config.identityCacheMax,
     ttlMs: config.identityCacheTtlMs,

@@ -30,17 +30,27 @@ function settling<D, R>(rt: Pick<Runtime, 'knex' | 'log'>, fn: (job: Job<D>, tok
   };
 }
 
-/** Starts one BullMQ worker per queue, the outbox relay and the reconciler. Never loads Koa. */
+/**
+ * Starts BullMQ workers (one per queue and shard: a worker process consumes every shard), the
+ * outbox relay and the reconciler. Never loads Koa.
+ *
+ * WORKER_CONCURRENCY applies per worker, so per shard: a process runs up to that many jobs of
+ * each shard of each queue at once. On Redis, with N = QUEUE_SHARDS, a worker process holds
+ * 5N + 4 connections: one blocking connection per worker (3N + 1, `invoices` is not sharded) and
+ * per failure listener (2N + 1), one shared by the workers' other commands, one shared by the
+ * producer handles. On a cluster each of those is a cluster client, holding a socket to each
+ * master it talks to (a shard's blocking connection talks to one).
+ */
 export function startWorkers(rt: Runtime): RunningWorkers {
   const opts = { concurrency: rt.config.workerConcurrency, lockDuration: rt.config.workerLockMs };
   let stopping = false;
   const run = <D, R>(fn: (job: Job<D>, token?: string) => Promise<R>) => settling(rt, withRetryPolicy(fn));
   const workers: Worker[] = [
-    rt.queues.worker('tenant-stats', run(tenantStatsProcessor(rt)), opts),
-    rt.queues.worker('orders', run(orderProcessor(rt)), opts),
+    ...rt.queues.workers('tenant-stats', run(tenantStatsProcessor(rt)), opts),
+    ...rt.queues.workers('orders', run(orderProcessor(rt)), opts),
     // Drains the queue invoicing had before orders were one job (see JobPayloads['invoices']).
-    rt.queues.worker('invoices', run(orderProcessor(rt)), opts),
-    rt.queues.worker('course-templates', run(courseTemplatesProcessor(rt, () => stopping)), opts),
+    ...rt.queues.workers('invoices', run(orderProcessor(rt)), opts),
+    ...rt.queues.workers('course-templates', run(courseTemplatesProcessor(rt, () => stopping)), opts),
   ];
   // Failures BullMQ makes by itself (stalled jobs) from a few lock periods back: a restart after a crash.
   const lookBackMs = 10 * rt.config.workerLockMs;
@@ -50,8 +60,9 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     watchJobFailures(rt, 'course-templates', lookBackMs, markFailedBackgroundJob(rt)),
   ];
   for (const w of workers) {
-    w.on('failed', (job, err) => rt.log.warn({ queue: w.name, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
-    w.on('error', (err) => rt.log.warn({ queue: w.name, err: { message: err.message } }, 'worker error'));
+    const at = { queue: w.name, ...(rt.queues.shardCount > 1 ? { prefix: w.opts.prefix } : {}) };
+    w.on('failed', (job, err) => rt.log.warn({ ...at, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
+    w.on('error', (err) => rt.log.warn({ ...at, err: { message: err.message } }, 'worker error'));
   }
   const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
   const reconciler = startReconciler(

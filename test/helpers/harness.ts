@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { createApp, type AppOptions } from '../../src/app/web.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import { startHttpServer } from '../../src/kit/http/server.js';
 import { createRuntime, type Runtime } from '../../src/app/runtime.js';
 import { createTenant, dropTenant } from '../../src/platform/tenancy/provision.js';
 import { freePort } from '../../src/platform/util/net.js';
+import { namespaceKeyPatterns } from '../../src/platform/queues/queues.js';
+import { createRedisClient, deleteKeys } from '../../src/platform/queues/redis-client.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 
 /**
@@ -82,17 +83,12 @@ export async function setupTestRuntime(extra: Record<string, string | undefined>
   };
 }
 
-/** Removes a test file's queues: its Redis keys, or its BullMQ PostgreSQL schema. */
+/** Removes a test file's queues: its Redis keys (every shard, every cluster master), or its BullMQ PostgreSQL schema. */
 export async function dropQueueNamespace(config: Config): Promise<void> {
   if (config.redisUrl) {
-    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+    const redis = createRedisClient(config.redisUrl, config.redisCluster, 'fail-fast');
     try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `{${config.queuePrefix}}:*`, 'COUNT', 500);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
+      await deleteKeys(redis, namespaceKeyPatterns(config.queuePrefix));
     } finally {
       redis.disconnect();
     }

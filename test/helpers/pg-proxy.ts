@@ -13,17 +13,28 @@ export interface RoundTrip {
   sql: string;
 }
 
+export interface PgProxyOptions {
+  /**
+   * Passes everything but notifications (NotificationResponse) to the client: a LISTEN is
+   * accepted and nothing is ever heard, as behind a pooler in transaction mode.
+   */
+  dropNotifications?: boolean;
+}
+
 export class PgProxy {
   readonly trips: RoundTrip[] = [];
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly links: { application: () => string; freeze(): void }[] = [];
 
-  private constructor(private readonly upstream: URL) {}
+  private constructor(
+    private readonly upstream: URL,
+    private readonly opts: PgProxyOptions,
+  ) {}
 
   /** Starts a proxy to `databaseUrl`'s server; `url` is the same database through the proxy. */
-  static async start(databaseUrl: string): Promise<PgProxy & { url: string }> {
-    const proxy = new PgProxy(new URL(databaseUrl));
+  static async start(databaseUrl: string, opts: PgProxyOptions = {}): Promise<PgProxy & { url: string }> {
+    const proxy = new PgProxy(new URL(databaseUrl), opts);
     const port = await proxy.listen();
     const url = new URL(databaseUrl);
     url.hostname = '127.0.0.1';
@@ -39,7 +50,23 @@ export class PgProxy {
   private pipe(client: net.Socket): void {
     const server = net.connect(Number(this.upstream.port || 5432), this.upstream.hostname);
     this.sockets.add(client).add(server);
-    server.pipe(client);
+    let frozen = false;
+    if (this.opts.dropNotifications) {
+      // The proxy answers SSLRequest itself, so all the server sends is typed messages.
+      let fromServer = Buffer.alloc(0);
+      server.on('data', (chunk: Buffer) => {
+        if (frozen) return;
+        fromServer = Buffer.concat([fromServer, chunk]);
+        while (fromServer.length >= 5) {
+          const length = fromServer.readInt32BE(1) + 1;
+          if (fromServer.length < length) break;
+          if (fromServer[0] !== 0x41 /* 'A' */) client.write(fromServer.subarray(0, length));
+          fromServer = fromServer.subarray(length);
+        }
+      });
+    } else {
+      server.pipe(client);
+    }
     client.on('close', () => server.destroy());
     server.on('close', () => client.destroy());
     client.on('error', () => server.destroy());
@@ -47,7 +74,6 @@ export class PgProxy {
     let buffered = Buffer.alloc(0);
     let started = false;
     let application = '';
-    let frozen = false;
     this.links.push({
       application: () => application,
       freeze() {

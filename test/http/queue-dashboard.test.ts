@@ -1,5 +1,6 @@
 import test from 'ava';
 import { QUEUE_NAMES } from '../../src/platform/queues/queues.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { createPlatformAdmin } from '../../src/modules/admins/admins.service.js';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
 import { basic } from '../helpers/rest.js';
@@ -10,7 +11,8 @@ let close: () => Promise<void>;
 const email = `ops-${Date.now()}@lectern.test`;
 
 test.serial.before(async () => {
-  ctx = await setupTestRuntime();
+  // One shard whatever the run's QUEUE_SHARDS: the dashboard as it has always been.
+  ctx = await setupTestRuntime({ QUEUE_SHARDS: '1' });
   await createPlatformAdmin(ctx.rt.knex, { email, password: 'platform-secret-1' });
   ({ port, close } = await startTestApp(ctx.rt));
 });
@@ -43,4 +45,22 @@ test('when a tenant host is asked for the dashboard, then it is not there', asyn
   const tenant = await ctx.freshTenant('dash');
   const r = await request(port, { path: '/admin/queues', host: `${tenant.slug}.localhost`, headers: { authorization: basic(email, 'platform-secret-1') } });
   t.is(r.status, 404);
+});
+
+const onRedis = loadConfig().redisUrl ? test : test.skip;
+
+onRedis('when queues are sharded, then the dashboard lists each shard of each queue by its own name, and the unsharded invoices queue once', async (t) => {
+  const sharded = await setupTestRuntime({ QUEUE_SHARDS: '3' });
+  const app = await startTestApp(sharded.rt);
+  try {
+    const api = await request(app.port, { path: '/admin/queues/api/queues', headers: { authorization: basic(email, 'platform-secret-1') } });
+    t.is(api.status, 200);
+    const expected = QUEUE_NAMES.flatMap((name) => (name === 'invoices' ? [name] : [0, 1, 2].map((k) => `s${k}.${name}`)));
+    t.deepEqual(api.json.queues.map((q: { name: string }) => q.name).sort(), expected.sort());
+    const s1 = api.json.queues.find((q: { name: string }) => q.name === 's1.orders');
+    t.regex(s1.description, new RegExp(`\\{${sharded.rt.config.queuePrefix}-s1\\}`), 'says which Redis keys the shard has');
+  } finally {
+    await app.close();
+    await sharded.cleanup();
+  }
 });

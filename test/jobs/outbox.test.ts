@@ -26,7 +26,7 @@ const statsOf = async (knex: Knex, tenant: Tenant) => (await knex('platform.tena
 function unreachableQueues() {
   const { config } = ctx.rt;
   return config.redisUrl
-    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', databaseUrl: ctx.rt.databaseUrl, prefix: config.queuePrefix })
+    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', redisCluster: config.redisCluster, shards: config.queueShards, databaseUrl: ctx.rt.databaseUrl, prefix: config.queuePrefix })
     : createQueueBackend({ redisUrl: undefined, databaseUrl: 'postgres://postgres@127.0.0.1:1/none', prefix: config.queuePrefix });
 }
 
@@ -74,7 +74,7 @@ test.serial('when the write rolls back, then no outbox row exists and nothing is
   );
   await ctx.rt.dispatcher.drain();
   t.is((await ctx.rt.knex('platform.outbox').where({ tenant_id: tenant.id })).length, 0);
-  const waiting = await ctx.rt.queues.queue('tenant-stats').getJobs(['waiting', 'active', 'completed', 'delayed']);
+  const waiting = await ctx.rt.queues.queue('tenant-stats', tenant.id).getJobs(['waiting', 'prioritized', 'active', 'completed', 'delayed']);
   t.false(waiting.some((j) => j.data.tenantId === tenant.id));
 });
 
@@ -87,11 +87,11 @@ test.serial('when a committed write has a follow-up, then it is enqueued right a
   const row = await ctx.rt.knex('platform.outbox').where({ id: outboxId }).first();
   t.truthy(row.enqueued_at, 'enqueued after commit, without waiting for the relay');
   const jobId = `tenant-stats-${tenant.id}-o${outboxId}`;
-  const q = ctx.rt.queues.queue('tenant-stats');
+  const q = ctx.rt.queues.queue('tenant-stats', tenant.id);
   t.truthy(await q.getJob(jobId));
   // Relay and web racing: the same row enqueued again does not create a second job.
   await q.add('refresh', { tenantId: tenant.id }, { jobId });
-  const all = await q.getJobs(['waiting', 'delayed', 'active', 'completed']);
+  const all = await q.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed']);
   t.is(all.filter((j) => j.data.tenantId === tenant.id).length, 1);
 
   workers = startWorkers(ctx.rt);
@@ -100,7 +100,7 @@ test.serial('when a committed write has a follow-up, then it is enqueued right a
 });
 
 test.serial('when a job names a tenant that no longer exists, then it fails for good instead of retrying', async (t) => {
-  const q = ctx.rt.queues.queue('tenant-stats');
+  const q = ctx.rt.queues.queue('tenant-stats', 987654321);
   const job = await q.add('refresh', { tenantId: 987654321 }, { jobId: 'tenant-stats-gone' });
   const failed = await waitFor(async () => {
     const j = await q.getJob(job.id!);

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { requestApplyCourseTemplate } from '../../src/modules/background-jobs/background-jobs.service.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { request, setupTestRuntime, spawnTs, startTestApp, waitFor, type TestContext } from '../helpers/harness.js';
 import { assertExactlyOnce, finishedOrders, orderFor, orderSetup } from '../helpers/orders.js';
 import { hasRedisServer, privateRedis, type PrivateRedis } from '../helpers/private-redis.js';
@@ -19,7 +20,8 @@ const run = hasRedisServer ? test.serial : test.serial.skip;
 
 test.serial.before(async () => {
   if (!hasRedisServer) return;
-  redis = await privateRedis();
+  // A one-node cluster in a REDIS_CLUSTER=on run, so the runtime's cluster clients have one to talk to.
+  redis = await privateRedis({ cluster: loadConfig().redisCluster });
   ctx = await setupTestRuntime({ REDIS_URL: redis.url, RECONCILE_AFTER_MS: '1500', WORKER_LOCK_MS: '2000' });
 });
 test.after.always(async () => {

@@ -35,9 +35,9 @@ async function queuedOrders(s: OrderSetup, n: number): Promise<number[]> {
   return ids;
 }
 
-/** The queue store loses everything it held for this namespace (Redis restarted without persistence). */
+/** The queue store loses everything it held for this namespace (Redis restarted without persistence), every shard. */
 async function loseQueueData(): Promise<void> {
-  for (const name of ['orders', 'course-templates'] as const) await ctx.rt.queues.queue(name).obliterate({ force: true });
+  for (const name of ['orders', 'course-templates'] as const) for (const q of ctx.rt.queues.shards(name)) await q.obliterate({ force: true });
 }
 
 test.serial('when the queue store loses the jobs of accepted orders, then the reconciler queues them again and each completes exactly once', async (t) => {
@@ -45,7 +45,7 @@ test.serial('when the queue store loses the jobs of accepted orders, then the re
   const s = await orderSetup(ctx.rt.knex, tenant, 'rclost');
   const ids = await queuedOrders(s, 5);
   await loseQueueData();
-  t.is(await ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${ids[0]}`), undefined, 'the job is gone');
+  t.is(await ctx.rt.queues.queue('orders', tenant.id).getJob(`order-${tenant.id}-${ids[0]}`), undefined, 'the job is gone');
   const workers = startWorkers(ctx.rt);
   try {
     await waitFor(async () => (await finishedOrders(ctx.rt.knex, s, ids)) === ids.length, 'orders whose jobs were lost', 30000);
@@ -62,10 +62,10 @@ test.serial('when a completed job is kept under an order\'s job id but the order
   const s = await orderSetup(ctx.rt.knex, tenant, 'rcdone');
   const [orderId] = await queuedOrders(s, 1);
   // A worker that completes the job without doing its work (a store restored from an older copy).
-  const hollow = ctx.rt.queues.worker('orders', async () => 'nothing done', { concurrency: 1, lockDuration: 5000 });
+  const hollow = ctx.rt.queues.workers('orders', async () => 'nothing done', { concurrency: 1, lockDuration: 5000 });
   const jobId = `order-${tenant.id}-${orderId}`;
-  await waitFor(async () => (await ctx.rt.queues.queue('orders').getJob(jobId))?.isCompleted(), 'the hollow job to complete', 10000);
-  await hollow.close();
+  await waitFor(async () => (await ctx.rt.queues.queue('orders', tenant.id).getJob(jobId))?.isCompleted(), 'the hollow job to complete', 10000);
+  await Promise.all(hollow.map((w) => w.close()));
   t.true(await withTenant(ctx.rt.knex, tenant, (db) => orderNeedsWork(db, orderId!)), 'the order still needs its work');
   const workers = startWorkers(ctx.rt);
   try {
@@ -122,7 +122,7 @@ test.serial('when several reconcilers sweep at once, then each stuck job is queu
   const results = await Promise.all([make().sweep(), make().sweep(), make().sweep()]);
   const total = results.reduce((sum, r) => ({ alive: sum.alive + r.alive, settled: sum.settled + r.settled, requeued: sum.requeued + r.requeued, markedFailed: sum.markedFailed + r.markedFailed }));
   t.deepEqual(total, { alive: 0, settled: 0, requeued: 4, markedFailed: 0 }, 'the settled orders were not read; each stuck one was requeued by one sweep');
-  const jobs = await Promise.all(stuck.map((id) => ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${id}-q1`)));
+  const jobs = await Promise.all(stuck.map((id) => ctx.rt.queues.queue('orders', tenant.id).getJob(`order-${tenant.id}-${id}-q1`)));
   t.true(jobs.every(Boolean), 'each requeued under a new id');
   // Right after, nothing is due: a sweep reads no row.
   t.deepEqual(await make().sweep(), { alive: 0, settled: 0, requeued: 0, markedFailed: 0 });
@@ -144,5 +144,5 @@ test.serial('when an order\'s job is still waiting in the queue, then the reconc
     orders: { pending: (d) => withTenant(ctx.rt.knex, tenant, (db) => orderNeedsWork(db, d.orderId)), markFailed: async () => undefined },
   });
   t.like(await reconciler.sweep(), { alive: 1, requeued: 0 });
-  t.is(await ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}-q1`), undefined, 'no second job');
+  t.is(await ctx.rt.queues.queue('orders', tenant.id).getJob(`order-${tenant.id}-${orderId}-q1`), undefined, 'no second job');
 });

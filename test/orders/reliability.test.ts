@@ -36,7 +36,7 @@ test.serial('when the queue store is unreachable during intake, then orders are 
   const { config } = f.ctx.rt;
   // The web process's view of the queues: nothing answers there.
   const down = config.redisUrl
-    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix })
+    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', redisCluster: config.redisCluster, shards: config.queueShards, databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix })
     : createQueueBackend({ redisUrl: undefined, databaseUrl: 'postgres://postgres@127.0.0.1:1/none', prefix: config.queuePrefix });
   const rtDown = { ...f.ctx.rt, queues: down, dispatcher: new OutboxDispatcher(f.ctx.rt.knex, down, f.ctx.rt.log, config.queuePrefix) };
   const server = await startHttpServer(createApp(rtDown), 0, '127.0.0.1');
@@ -155,11 +155,11 @@ async function stalledOrderScenario(t: ExecutionContext, label: string, when: 'w
   const { config } = f.ctx.rt;
   const env = { DATABASE_URL: f.ctx.rt.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_LOCK_MS: '1000', JOB_ATTEMPTS: '2' };
   // Lectern's workers with the same limit (the stalled-job check of any worker applies its own).
-  const twoAttempts = createQueueBackend({ redisUrl: config.redisUrl, databaseUrl: f.ctx.rt.databaseUrl, prefix: config.queuePrefix, attempts: 2 });
+  const twoAttempts = createQueueBackend({ redisUrl: config.redisUrl, redisCluster: config.redisCluster, shards: config.queueShards, databaseUrl: f.ctx.rt.directDatabaseUrl, prefix: config.queuePrefix, attempts: 2 });
   const startTwoAttemptWorkers = () => startWorkers({ ...f.ctx.rt, queues: twoAttempts });
   // Enqueued at once by the dispatcher; no worker of ours runs yet.
   const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)), { dispatcher: f.ctx.rt.dispatcher });
-  const jobFailed = async () => (await f.ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}`))?.isFailed();
+  const jobFailed = async () => (await f.ctx.rt.queues.queue('orders', tenant.id).getJob(`order-${tenant.id}-${orderId}`))?.isFailed();
   let workers: ReturnType<typeof startWorkers> | undefined;
   try {
     await holdAndDie(t, env);
@@ -219,7 +219,7 @@ test.serial('when an order job\'s worker dies holding it twice, then the job is 
   } finally {
     await workers?.close();
   }
-  const job = await f.ctx.rt.queues.queue('orders').getJob(`order-${tenant.id}-${orderId}`);
+  const job = await f.ctx.rt.queues.queue('orders', tenant.id).getJob(`order-${tenant.id}-${orderId}`);
   t.false(await job!.isFailed(), 'the job was not failed by its stalls');
   const order = await withTenant(f.ctx.rt.knex, tenant, (db) => db('opportunities').where({ id: orderId }).first('state', 'failure_code'));
   t.deepEqual(order, { state: 'completed', failure_code: null });
@@ -243,7 +243,8 @@ test.serial('when an order was queued for invoicing before orders became one job
   const { orderId } = await withTenant(f.ctx.rt.knex, tenant, (db) => placeOrder(db, { tenantId: tenant.id, userId: null, companyId: null }, orderFor(s, 0)));
   await f.ctx.rt.knex('platform.outbox').where({ tenant_id: tenant.id }).update({ enqueued_at: f.ctx.rt.knex.fn.now() });
   t.deepEqual(await withTenant(f.ctx.rt.knex, tenant, (db) => registerOrder(db, orderId)), { done: 'registered' });
-  await f.ctx.rt.queues.queue('invoices').add('create', { tenantId: tenant.id, orderId }, { jobId: `invoice-${tenant.id}-${orderId}` });
+  // Where the old queue's jobs are: under the keys every queue had before shards (shard 0).
+  await f.ctx.rt.queues.queue('invoices', tenant.id).add('create', { tenantId: tenant.id, orderId }, { jobId: `invoice-${tenant.id}-${orderId}` });
   const workers = startWorkers(f.ctx.rt);
   try {
     await waitFor(async () => (await completed(s, [orderId])) === 1, 'the old invoice job');

@@ -15,8 +15,9 @@ test.serial.before(async () => {
   b = await ctx.freshTenant('leakb');
   await withTenant(ctx.rt.knex, a, (db) => db('contacts').insert({ first_name: 'Alice', last_name: 'OfA' }));
   await withTenant(ctx.rt.knex, b, (db) => db('contacts').insert([{ first_name: 'Bob', last_name: 'OfB' }, { first_name: 'Bea', last_name: 'OfB' }]));
-  // A pool of exactly one connection: every transaction below reuses the same session.
-  one = createKnex(ctx.rt.databaseUrl, { poolMax: 1, applicationName: 'leak-test' });
+  // A pool of exactly one connection: every transaction below reuses the same session. Straight
+  // to PostgreSQL: behind a pooler (the pooled CI run) one client connection is no one session.
+  one = createKnex(ctx.rt.directDatabaseUrl, { poolMax: 1, applicationName: 'leak-test' });
 });
 test.after.always(async () => {
   await one?.destroy();

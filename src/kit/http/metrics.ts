@@ -4,6 +4,11 @@ import type { AppContext, AppMiddleware } from './context.js';
 import { withTimeout } from '../../platform/util/net.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+/**
+ * Every job Lectern adds has a priority (fairness.ts), and BullMQ counts a waiting job with a
+ * priority as `prioritized`: `waiting` reports both, so it keeps meaning "queued, not started".
+ */
+const COUNTED_STATES = [...QUEUE_STATES, 'prioritized'] as const;
 
 export interface Metrics {
   registry: Registry;
@@ -29,8 +34,10 @@ export function createMetrics(queues: QueueBackend): Metrics {
     async collect() {
       for (const name of QUEUE_NAMES) {
         try {
-          const counts = await withTimeout(queues.queue(name).getJobCounts(...QUEUE_STATES), 1000, 'queue counts');
-          for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+          // A queue's jobs summed over its shards: the series stay one per queue and state.
+          const shards = await withTimeout(Promise.all(queues.shards(name).map((q) => q.getJobCounts(...COUNTED_STATES))), 1000, 'queue counts');
+          const sum = (state: (typeof COUNTED_STATES)[number]) => shards.reduce((n, counts) => n + (counts[state] ?? 0), 0);
+          for (const state of QUEUE_STATES) this.set({ queue: name, state }, sum(state) + (state === 'waiting' ? sum('prioritized') : 0));
         } catch {
           // Queue store unreachable: leave the series out rather than report zeros.
           for (const state of QUEUE_STATES) this.remove({ queue: name, state });

@@ -15,10 +15,11 @@ export const CHANGES_CHANNEL = 'lectern_changes';
 /**
  * Listens for {@link CHANGES_CHANNEL} on a connection of its own (not a pooled one: a LISTEN
  * lasts as long as its session, and a pooler in transaction mode would hand the session to
- * others). Caches built on it serve a hit only while it is {@link live}, and only entries made in
- * the current {@link epoch}: when the connection drops, notifications may have been missed, so
- * everything cached before is forgotten (the epoch moves on) and nothing is served from cache
- * until it listens again (it reconnects every second).
+ * others; its URL is DATABASE_DIRECT_URL when DATABASE_URL goes through one). Caches built on it
+ * serve a hit only while it is {@link live}, and only entries made in the current {@link epoch}:
+ * when the connection drops, notifications may have been missed, so everything cached before is
+ * forgotten (the epoch moves on) and nothing is served from cache until it listens again (it
+ * reconnects every second) and has heard itself once.
  */
 export class ChangeListener {
   private client: pg.Client | undefined;
@@ -26,6 +27,9 @@ export class ChangeListener {
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
   private readonly handlers: ((payload: string) => void)[] = [];
+  /** Drops since it last listened (0: live, or never dropped), and when the last one was logged. */
+  private failures = 0;
+  private loggedAt = 0;
   /** Moves on each time the connection is lost: entries of an earlier epoch are never served. */
   epoch = 0;
 
@@ -73,19 +77,32 @@ export class ChangeListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      // Caches go on only once a notification has come back: a connection that accepts LISTEN
+      // but delivers nothing (a pooler in transaction mode) never turns them on.
+      const heard = await this.echo((marker) => client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, marker]), this.heartbeatMs);
       // Stopped (or given up) while connecting: this connection is nobody's.
       if (this.client !== client) {
         await client.end().catch(() => undefined);
         return;
       }
+      if (!heard) return this.drop(client, this.silence());
       // Anything cached before this moment may have missed a change: start a new epoch.
       this.epoch++;
       this.listening = true;
+      if (this.failures > 0) this.log.info({ after: this.failures }, 'change listener hears the database again: users and tokens are cached again');
+      this.failures = 0;
       this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs);
       this.heartbeat.unref();
     } catch (err) {
       this.drop(client, err as Error);
     }
+  }
+
+  private silence(): Error {
+    return new Error(
+      `no notification came back within ${this.heartbeatMs} ms: its connection delivers none ` +
+        '(behind a pooler in transaction mode such as PgBouncer, LISTEN needs DATABASE_DIRECT_URL to reach PostgreSQL directly)',
+    );
   }
 
   /** Gives up on `client` (lost, or silent): caches go off and a new connection is tried shortly. */
@@ -97,9 +114,24 @@ export class ChangeListener {
     client.removeAllListeners('notification');
     void client.end().catch(() => undefined);
     if (this.stopped) return;
-    if (err) this.log.warn({ err: { message: err.message } }, 'change listener lost its connection: caches off until it is back');
+    if (err) this.logDrop(err);
     this.retry = setTimeout(() => void this.connect(), this.retryMs);
     this.retry.unref();
+  }
+
+  /**
+   * A connection that keeps failing (PostgreSQL away, a pooler that swallows notifications) is
+   * tried again every second: the first failure is logged at once, the next ones once a minute.
+   */
+  private logDrop(err: Error): void {
+    this.failures++;
+    const now = Date.now();
+    if (this.failures > 1 && now - this.loggedAt < 60_000) return;
+    this.loggedAt = now;
+    this.log.warn(
+      { err: { message: err.message }, failures: this.failures },
+      'change listener is not hearing the database: users and tokens are not cached (every request reads them) until it does',
+    );
   }
 
   private heartbeat: NodeJS.Timeout | undefined;
@@ -114,7 +146,7 @@ export class ChangeListener {
     if (!client || !this.listening) return;
     // A beat that fails to send is the connection's error, which drops it on its own.
     void this.echo((marker) => client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, marker]), this.heartbeatMs).then(
-      (heard) => heard || this.drop(client, new Error(`no heartbeat in ${this.heartbeatMs} ms`)),
+      (heard) => heard || this.drop(client, this.silence()),
       () => undefined,
     );
   }

@@ -17,13 +17,30 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, (v: string) => v.replace(' '
 export interface KnexOptions {
   poolMax: number;
   applicationName: string;
-  /** The process's queue namespace (QUEUE_PREFIX): outbox rows it writes belong to it. */
+  /** The process's queue namespace (QUEUE_PREFIX): outbox rows written through this pool belong to it ({@link queueNamespaceOf}). */
   queueNamespace?: string;
   /** Where knex's own warnings go (the migrator prints to stdout otherwise). */
   log?: Logger | undefined;
 }
 
-/** One pool per process. Never set `searchPath` here: tenancy is per transaction (see withTenant). */
+/**
+ * The queue namespace of each pool, by its client's config: the one object that the root knex,
+ * its transactions, their savepoints and our own leases (transaction.ts) all share. A pool names
+ * no session setting for it: behind a pooler in transaction mode (PgBouncer) a session setting
+ * stays on whichever server connection it was sent on, for other clients to write with.
+ */
+const queueNamespaces = new WeakMap<object, string>();
+
+/** The queue namespace of the pool `db` runs on (QUEUE_PREFIX), if it was given one. */
+export function queueNamespaceOf(db: Db): string | undefined {
+  const config: unknown = (db.client as { config?: unknown } | undefined)?.config;
+  return config && typeof config === 'object' ? queueNamespaces.get(config) : undefined;
+}
+
+/**
+ * One pool per process. Never set `searchPath` here, nor any other session setting: tenancy is
+ * per transaction (see withTenant), and a session is not ours behind a pooler in transaction mode.
+ */
 export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
   const knex = knexFactory({
     client: 'pg',
@@ -31,14 +48,10 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
     pool: {
       min: 0,
       max: opts.poolMax,
-      // A session setting, the same for the whole process (never a tenant's): see migrations/platform/005.
-      ...(opts.queueNamespace
-        ? {
-            afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
-              conn.query(`select set_config('lectern.queue_namespace', $1, false)`, [opts.queueNamespace], (err) => done(err, conn));
-            },
-          }
-        : {}),
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+        unnamedStatementsOnly(conn);
+        done(null, conn);
+      },
     },
     acquireConnectionTimeout: 10000,
     log: {
@@ -48,6 +61,7 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
       debug: (m: unknown) => opts.log?.debug({ knex: m }, 'knex debug'),
     },
   });
+  if (opts.queueNamespace) queueNamespaces.set(knex.client.config as object, opts.queueNamespace);
   // Statements outside a request transaction get the same refusal of too many bound values.
   const client = knex.client as { query(conn: unknown, obj: { bindings?: unknown[] }): Promise<unknown> };
   const query = client.query.bind(client);
@@ -56,6 +70,28 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
     return tooMany ? Promise.reject(tooMany) : query(conn, obj);
   };
   return knex;
+}
+
+/**
+ * Sends every statement of `conn` unnamed. node-postgres prepares a statement given a `name`
+ * once per connection and then only binds it; behind a pooler in transaction mode (PgBouncer
+ * before 1.21) the next transaction may run on another server connection, where that name is
+ * unknown ("prepared statement ... does not exist") or already taken ("... already exists").
+ * Our own statements are never named; rate-limiter-flexible names its own (the password guard's
+ * store runs on this pool). Parsing them anew costs microseconds.
+ */
+function unnamedStatementsOnly(conn: pg.Client): void {
+  const query = conn.query.bind(conn) as (...args: unknown[]) => unknown;
+  const unnamed = (...args: unknown[]) => {
+    const [config, ...rest] = args;
+    // A submittable (a pg Query, our reads' OpenedQuery) goes as it is: it names nothing.
+    if (config && typeof config === 'object' && 'name' in config && typeof (config as { submit?: unknown }).submit !== 'function') {
+      const { name: _name, ...plain } = config as Record<string, unknown>;
+      return query(plain, ...rest);
+    }
+    return query(...args);
+  };
+  conn.query = unnamed as typeof conn.query;
 }
 
 /** Cheap liveness probe used by /readyz. */

@@ -1,5 +1,5 @@
 import type { ModelObject } from 'objection';
-import type { Db, Knex } from '../db/knex.js';
+import { queueNamespaceOf, type Db, type Knex } from '../db/knex.js';
 import { BaseModel } from '../db/model.js';
 import { PLATFORM_SCHEMA } from '../tenancy/tenant.js';
 import type { JobPayloads, QueueName } from './queues.js';
@@ -23,7 +23,7 @@ export class OutboxEntry extends BaseModel {
   declare enqueued_at: Date | null;
   declare attempts: number;
   declare last_error: string | null;
-  /** QUEUE_PREFIX of the process that wrote it (a session setting, see migrations/platform/005). */
+  /** QUEUE_PREFIX of the process that wrote it (written by {@link insertOutboxRow}; see migrations/platform/005). */
   declare queue_namespace: string;
   declare settled_at: Date | null;
   declare checked_at: Date;
@@ -36,15 +36,27 @@ const TABLE = OutboxEntry.tableName;
 
 /**
  * Writes an outbox row in `db`'s transaction; returns its id. Runs with every write that queues
- * a job (orders): one insert, as it always was.
+ * a job (orders): one insert, as it always was. The row belongs to the queue namespace of the
+ * pool `db` runs on.
  */
 export async function insertOutboxRow(
   db: Db,
   row: { tenant_id: number; queue: QueueName; job_name: string; job_id: string | null; payload: unknown },
 ): Promise<number> {
+  // Named in the row, not left to the column's default (a session setting, which a pooler in
+  // transaction mode shares between processes). A pool with none keeps the default ('lectern').
+  const namespace = queueNamespaceOf(db);
   const [inserted] = await db(TABLE)
     // A job without an id of its own (a statistics refresh) is not followed by the reconciler.
-    .insert({ tenant_id: row.tenant_id, queue: row.queue, job_name: row.job_name, job_id: row.job_id, payload: JSON.stringify(row.payload), ...(row.job_id ? {} : { settled_at: db.fn.now() }) })
+    .insert({
+      tenant_id: row.tenant_id,
+      queue: row.queue,
+      job_name: row.job_name,
+      job_id: row.job_id,
+      payload: JSON.stringify(row.payload),
+      ...(namespace ? { queue_namespace: namespace } : {}),
+      ...(row.job_id ? {} : { settled_at: db.fn.now() }),
+    })
     .returning<{ id: number }[]>('id');
   if (!inserted) throw new Error('outbox insert returned no id');
   return inserted.id;
@@ -94,8 +106,8 @@ export async function settleByJobIds(db: Db, jobIds: string[]): Promise<void> {
   await db(TABLE).whereIn('job_id', jobIds).whereNull('settled_at').update({ settled_at: db.fn.now() });
 }
 
-/** An open row as the reconciler looks at it. */
-export type OpenOutboxRow = Pick<OutboxRecord, 'id' | 'queue' | 'job_name' | 'payload' | 'requeues'> & { job_id: string };
+/** An open row as the reconciler looks at it (the tenant picks the queue shard its job is in). */
+export type OpenOutboxRow = Pick<OutboxRecord, 'id' | 'tenant_id' | 'queue' | 'job_name' | 'payload' | 'requeues'> & { job_id: string };
 
 /**
  * The reconciler's batch: open, enqueued rows of `namespace` not looked at for `afterMs`, oldest
@@ -112,7 +124,7 @@ export function lockOpenRowsDue(trx: Knex.Transaction, namespace: string, afterM
     .limit(limit)
     .forUpdate()
     .skipLocked()
-    .select('id', 'queue', 'job_name', 'job_id', 'payload', 'requeues');
+    .select('id', 'tenant_id', 'queue', 'job_name', 'job_id', 'payload', 'requeues');
 }
 
 /** The reconciler settles a row (its work is done, failed for good, or gone). */

@@ -72,7 +72,8 @@ export class OutboxDispatcher {
   ) {}
 
   private async enqueue(row: OutboxRow): Promise<void> {
-    await this.queues.queue(row.queue).add(row.job_name, row.payload, { jobId: jobIdOf(row) });
+    // To the tenant's shard, with the priority its recent share of the queue earns (fairness.ts).
+    await this.queues.add(row.queue, row.tenant_id, row.job_name, row.payload, jobIdOf(row));
   }
 
   /** Enqueues the given rows now (right after commit). Failures stay in the outbox for the relay. */

@@ -1,6 +1,7 @@
 import { Queue, QueueEvents, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
-import { Redis } from 'ioredis';
 import { withTimeout } from '../util/net.js';
+import { TenantShare } from './fairness.js';
+import { createRedisClient, pingAll, type RedisClient } from './redis-client.js';
 
 /**
  * The queues shared by web (producer) and workers (consumers), and the typed payload of each
@@ -38,9 +39,36 @@ export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
 /** `token` is the worker's lock on the job (for `job.moveToDelayed`). */
 export type Processor<Q extends QueueName> = (job: Job<JobPayloads[Q]>, token?: string) => Promise<unknown>;
 
+/**
+ * Queues that are not sharded. Nothing adds to `invoices` any more: its jobs from before the
+ * upgrade sit under the keys of shard 0 (the keys every queue had before shards), so one worker
+ * there drains it, rather than one per shard holding a connection each for nothing.
+ */
+const UNSHARDED: ReadonlySet<QueueName> = new Set<QueueName>(['invoices']);
+
+/**
+ * The Redis key prefix of a shard: one hash tag per shard, so every key of a shard's queues
+ * lives in one Redis Cluster slot (BullMQ's scripts touch several keys of a queue at once), and
+ * different shards hash to different slots, spread over the cluster's masters. Shard 0 keeps the
+ * prefix every queue had before shards (`{lectern}`), so jobs queued before the upgrade are
+ * still drained. QUEUE_PREFIX cannot contain `-`, so no deployment's prefix is another's shard.
+ */
+export function shardPrefix(namespace: string, shard: number): string {
+  return shard === 0 ? `{${namespace}}` : `{${namespace}-s${shard}}`;
+}
+
+/** SCAN MATCH patterns of every key of a queue namespace, all shards. */
+export function namespaceKeyPatterns(namespace: string): string[] {
+  return [`{${namespace}}:*`, `{${namespace}-s*}:*`];
+}
+
 export interface QueueBackendOptions {
   /** Redis for production; without it BullMQ runs on its PostgreSQL backend in `databaseUrl`. */
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER: `redisUrl` is a seed node of a Redis Cluster. */
+  redisCluster?: boolean;
+  /** QUEUE_SHARDS: how many shards each queue has on Redis (the PostgreSQL backend has one). */
+  shards?: number;
   databaseUrl: string;
   /** Namespaces every queue: a Redis key prefix, or a PostgreSQL schema. */
   prefix: string;
@@ -54,14 +82,32 @@ export interface QueueBackendOptions {
 
 export interface QueueBackend {
   readonly kind: 'redis' | 'postgres';
-  /** The producer handle of a queue (payload types are enforced by OutboxJob). */
-  queue(name: QueueName): Queue;
-  worker<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Worker;
-  /** A listener on a queue's event stream (jobs failed by BullMQ itself, not by a processor). Closed by its owner. */
-  events(name: QueueName): QueueEvents;
-  /** Throws when the queue store does not answer (used by /readyz). */
+  /** Shards of a sharded queue: QUEUE_SHARDS on Redis, always 1 on PostgreSQL. */
+  readonly shardCount: number;
+  /** The shard of `name` holding `tenantId`'s jobs: tenantId mod shards (0 for an unsharded queue). */
+  shardOf(name: QueueName, tenantId: number): number;
+  /** The producer handle of the shard holding `tenantId`'s jobs of `name`. */
+  queue(name: QueueName, tenantId: number): Queue;
+  /** The producer handles of every shard of a queue, by shard number (for metrics, the dashboard, look-ups). */
+  shards(name: QueueName): Queue[];
+  /**
+   * Adds a job of `tenantId` to its shard, with the priority its tenant's recent share of the
+   * queue earns it (fairness.ts). The way Lectern adds jobs: BullMQ serves a job added without a
+   * priority before all others. A job id already there is left as it is (the first add wins).
+   */
+  add<Q extends QueueName>(name: Q, tenantId: number, jobName: string, data: JobPayloads[Q], jobId: string): Promise<Job>;
+  /**
+   * The job with this id: looked for in `tenantId`'s shard, then in the others (a job queued
+   * before QUEUE_SHARDS changed sits in the shard of the count it was queued under).
+   */
+  findJob(name: QueueName, tenantId: number, jobId: string): Promise<Job | undefined>;
+  /** One worker per shard of the queue, each with its own blocking connection. */
+  workers<Q extends QueueName>(name: Q, processor: Processor<Q>, opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>): Worker[];
+  /** A listener per shard (same order as `shards`) on the queue's event stream (jobs failed by BullMQ itself, not by a processor). Closed by their owner. */
+  events(name: QueueName): QueueEvents[];
+  /** Throws when the queue store does not answer (used by /readyz); on a cluster, every master. */
   ping(): Promise<void>;
-  /** Closes the producer side (queues). Workers are closed by their owner. */
+  /** Closes the producer side (queues) and the connections the backend made. Workers and listeners are closed by their owner first. */
   close(): Promise<void>;
 }
 
@@ -76,78 +122,112 @@ function workerTiming(opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>,
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq's backend-generic classes are typed per backend; the two branches below hide that behind QueueBackend. */
 export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
-  const queues = new Map<QueueName, Queue>();
+  const handles = new Map<string, Queue>();
   const attempts = opts.attempts ?? DEFAULT_ATTEMPTS;
   const jobOptions: DefaultJobOptions = { ...DEFAULT_JOB_OPTIONS, attempts };
+  const share = new TenantShare();
   if (opts.redisUrl) {
     const redisUrl = opts.redisUrl;
-    // Hash-tagged so every key of a queue lands in one Redis Cluster slot.
-    const prefix = `{${opts.prefix}}`;
-    // Producers give up after one reconnect attempt when Redis is down (the outbox keeps the
-    // job for the relay); consumers (workers) wait for Redis indefinitely, as BullMQ requires.
-    const producer = { url: redisUrl, maxRetriesPerRequest: 1, connectTimeout: 2000 };
-    let pinger: Redis | undefined;
+    const cluster = opts.redisCluster ?? false;
+    const shardCount = opts.shards ?? 1;
+    const shardsOf = (name: QueueName) => (UNSHARDED.has(name) ? 1 : shardCount);
+    // Connections are shared, made on first use: producers (every queue handle of the process)
+    // share one that gives up after one reconnect attempt when Redis is down (the outbox keeps
+    // the job for the relay); workers share one for their ordinary commands, which waits for
+    // Redis indefinitely as BullMQ requires. BullMQ gives each worker and each event listener a
+    // copy of it for its blocking reads, its own. On a cluster each is a cluster client, holding
+    // a socket to each master it has talked to.
+    let producer: RedisClient | undefined;
+    let consumer: RedisClient | undefined;
+    const producerClient = () => (producer ??= createRedisClient(redisUrl, cluster, 'fail-fast'));
+    const consumerClient = () => (consumer ??= createRedisClient(redisUrl, cluster, 'patient'));
+    const handle = (name: QueueName, shard: number): Queue => {
+      const key = `${name}#${shard}`;
+      let q = handles.get(key);
+      if (!q) {
+        // No version check (an INFO at creation): a handle made while Redis is away would keep
+        // that failure for good, and the workers' connections check the version anyway.
+        q = new Queue(name, { connection: producerClient(), prefix: shardPrefix(opts.prefix, shard), defaultJobOptions: jobOptions, skipWaitingForReady: true, skipVersionCheck: true });
+        q.on('error', () => undefined); // reported through the failing call instead
+        handles.set(key, q);
+      }
+      return q;
+    };
+    const shardOf = (name: QueueName, tenantId: number) => (UNSHARDED.has(name) ? 0 : tenantId % shardCount);
+    const shards = (name: QueueName) => Array.from({ length: shardsOf(name) }, (_, k) => handle(name, k));
     return {
       kind: 'redis',
-      queue(name) {
-        let q = queues.get(name);
-        if (!q) {
-          q = new Queue(name, { connection: producer, prefix, defaultJobOptions: jobOptions, skipWaitingForReady: true });
-          q.on('error', () => undefined); // reported through the failing call instead
-          queues.set(name, q);
-        }
-        return q;
+      shardCount,
+      shardOf,
+      queue: (name, tenantId) => handle(name, shardOf(name, tenantId)),
+      shards,
+      async add(name, tenantId, jobName, data, jobId) {
+        return handle(name, shardOf(name, tenantId)).add(jobName, data, { jobId, priority: share.priority(name, tenantId) });
       },
-      worker(name, processor, wopts) {
-        return new Worker(name, processor as any, {
-          connection: { url: redisUrl, maxRetriesPerRequest: null },
-          prefix,
-          ...workerTiming(wopts, attempts),
-        });
+      async findJob(name, tenantId, jobId) {
+        const own = shardOf(name, tenantId);
+        const others = Array.from({ length: shardsOf(name) }, (_, k) => k).filter((k) => k !== own);
+        for (const shard of [own, ...others]) {
+          const job = (await handle(name, shard).getJob(jobId)) as Job | undefined;
+          if (job) return job;
+        }
+        return undefined;
+      },
+      workers(name, processor, wopts) {
+        return Array.from(
+          { length: shardsOf(name) },
+          (_, k) => new Worker(name, processor as any, { connection: consumerClient(), prefix: shardPrefix(opts.prefix, k), ...workerTiming(wopts, attempts) }),
+        );
       },
       events(name) {
-        return new QueueEvents(name, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
+        return Array.from({ length: shardsOf(name) }, (_, k) => new QueueEvents(name, { connection: consumerClient(), prefix: shardPrefix(opts.prefix, k) }));
       },
       async ping() {
-        if (!pinger) {
-          pinger = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 1500 });
-          pinger.on('error', () => undefined);
-        }
-        const answer = await withTimeout(pinger.ping(), 1500, 'redis ping');
-        if (answer !== 'PONG') throw new Error('redis did not answer PONG');
+        await withTimeout(pingAll(producerClient()), 1500, 'redis ping');
       },
       async close() {
-        await Promise.allSettled([...queues.values()].map((q) => q.close()));
-        pinger?.disconnect();
+        await Promise.allSettled([...handles.values()].map((q) => q.close()));
+        producer?.disconnect();
+        consumer?.disconnect();
       },
     };
   }
 
+  // BullMQ's PostgreSQL backend (the embedded default) has no cluster to spread over: one shard.
   const pgBackend = withBackend(createPostgresBackend);
   const connection = { connectionString: opts.databaseUrl, schema: `bullmq_${opts.prefix}`, migrate: true, max: 4 };
+  const handle = (name: QueueName): Queue => {
+    let q = handles.get(name);
+    if (!q) {
+      q = new pgBackend.Queue(name, { connection, defaultJobOptions: jobOptions }) as unknown as Queue;
+      q.on('error', () => undefined);
+      handles.set(name, q);
+    }
+    return q;
+  };
   return {
     kind: 'postgres',
-    queue(name) {
-      let q = queues.get(name);
-      if (!q) {
-        q = new pgBackend.Queue(name, { connection, defaultJobOptions: jobOptions }) as unknown as Queue;
-        q.on('error', () => undefined);
-        queues.set(name, q);
-      }
-      return q;
+    shardCount: 1,
+    shardOf: () => 0,
+    queue: (name) => handle(name),
+    shards: (name) => [handle(name)],
+    // Its claim query takes waiting jobs by (priority, order added), as Redis does.
+    add: (name, tenantId, jobName, data, jobId) => handle(name).add(jobName, data, { jobId, priority: share.priority(name, tenantId) }),
+    async findJob(name, _tenantId, jobId) {
+      return ((await handle(name).getJob(jobId)) as Job | undefined) ?? undefined;
     },
-    worker(name, processor, wopts) {
-      return new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts, attempts) }) as unknown as Worker;
+    workers(name, processor, wopts) {
+      return [new pgBackend.Worker(name, processor as any, { connection, ...workerTiming(wopts, attempts) }) as unknown as Worker];
     },
     events(name) {
-      return new pgBackend.QueueEvents(name, { connection }) as unknown as QueueEvents;
+      return [new pgBackend.QueueEvents(name, { connection }) as unknown as QueueEvents];
     },
     async ping() {
       // Same database as the app: a count proves the queue tables are reachable.
-      await this.queue('tenant-stats').getJobCounts('waiting');
+      await handle('tenant-stats').getJobCounts('waiting');
     },
     async close() {
-      await Promise.allSettled([...queues.values()].map((q) => q.close()));
+      await Promise.allSettled([...handles.values()].map((q) => q.close()));
     },
   };
 }

@@ -76,8 +76,7 @@ export class Reconciler {
     const check = this.checks[row.queue] as ReconcileCheck | undefined;
     if (!check) return settle();
     // A queue store that does not answer decides nothing: the error ends the sweep, rows untouched.
-    const queue = this.queues.queue(row.queue);
-    const job = (await queue.getJob(row.job_id)) as Job<JobPayloads[QueueName]> | undefined;
+    const job = (await this.queues.findJob(row.queue, row.tenant_id, row.job_id)) as Job<JobPayloads[QueueName]> | undefined;
     const state = job ? await job.getState() : 'missing';
     if (ALIVE.has(state)) {
       await markRowChecked(trx, row.id);
@@ -93,9 +92,9 @@ export class Reconciler {
     // older copy): queued again under an id of its own.
     const requeues = row.requeues + 1;
     const jobId = `${row.job_id.replace(/-q\d+$/, '')}-q${requeues}`;
-    await queue.add(row.job_name, row.payload, { jobId });
+    await this.queues.add(row.queue, row.tenant_id, row.job_name, row.payload, jobId);
     await markRowRequeued(trx, row.id, jobId, requeues);
-    this.log.warn({ queue: row.queue, outboxId: row.id, lostJobId: row.job_id, jobId, state }, 'job queued again: the queue store no longer had it');
+    this.log.warn({ queue: row.queue, shard: this.queues.shardOf(row.queue, row.tenant_id), outboxId: row.id, lostJobId: row.job_id, jobId, state }, 'job queued again: the queue store no longer had it');
     return 'requeued';
   }
 }
