@@ -55,6 +55,9 @@ test.serial('when a token is pasted into the headers, then the Docs and completi
   await docs.getByText('Query', { exact: true }).first().click();
   await docs.getByText('courseTemplates', { exact: true }).first().waitFor();
   t.true((await docs.textContent())!.includes('locales'));
+  // The page clears the hint on its next 300 ms tick after the schema came: wait for it (a
+  // timeout fails the test), then check it is gone.
+  await page.locator('.result-window').getByText('Replace <access token>').waitFor({ state: 'detached', timeout: 5000 });
   t.false((await page.locator('.result-window').textContent())!.includes(GRAPHIQL_TOKEN_HINT));
 
   // Completion from the schema, in the query editor.
