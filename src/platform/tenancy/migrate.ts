@@ -3,6 +3,7 @@ import { platformMigrations } from '../../../migrations/platform/index.js';
 import { tenantMigrations } from '../../../migrations/tenant/index.js';
 import type { Knex } from '../db/knex.js';
 import { SchemaMigrationSource, type SchemaMigration } from '../db/migration-source.js';
+import { baselineFor } from './baseline.js';
 import { assertTenantSchema } from './slug.js';
 import { PLATFORM_SCHEMA } from './tenant.js';
 import { tenantSchemas } from './tenants.data.js';
@@ -41,11 +42,16 @@ export async function migratePlatform(knex: Knex): Promise<string[]> {
  * refuses it; pending migrations run in list order, each recorded with one new batch number.
  * Everything, the schema and history tables included, is in `trx`: a schema is never left
  * half way between two versions, and a process killed mid-way leaves no trace.
+ *
+ * A new schema (`create`) is made from the tenant baseline (see baseline.ts) where it stands for
+ * the first migrations of the list: its SQL in one statement batch, and one history row per
+ * migration it stands for, in the same batch as the migrations run after it. `baseline: false`
+ * replays every migration instead (the baseline's own test, and its generator).
  */
 export async function applyTenantMigrations(
   trx: Knex.Transaction,
   schema: string,
-  opts: { create: boolean; migrations?: readonly SchemaMigration[] },
+  opts: { create: boolean; migrations?: readonly SchemaMigration[]; baseline?: boolean },
 ): Promise<string[]> {
   assertTenantSchema(schema);
   const migrations = opts.migrations ?? tenantMigrations;
@@ -85,18 +91,29 @@ export async function applyTenantMigrations(
   const unknown = done.filter((d) => !known.has(d.name)).map((d) => d.name);
   if (unknown.length) throw new Error(`The migration directory is corrupt, the following files are missing: ${unknown.join(', ')}`);
   const names = new Set(done.map((d) => d.name));
-  const pending = migrations.filter((m) => !names.has(m.name));
+  let pending = migrations.filter((m) => !names.has(m.name));
   const batch = Math.max(0, ...done.map((d) => d.batch ?? 0)) + 1;
+  const baseline = opts.create && opts.baseline !== false && !done.length ? baselineFor(schema, migrations) : undefined;
+  if (baseline) {
+    await trx.raw(baseline.sql);
+    const migrationTime = new Date();
+    await trx(history).insert(baseline.names.map((name) => ({ name, batch, migration_time: migrationTime })));
+    pending = pending.slice(baseline.names.length);
+  }
   for (const m of pending) {
     await m.up(trx, schema);
     await trx(history).insert({ name: m.name, batch, migration_time: new Date() });
   }
   await trx(lockTable).update({ is_locked: 0 });
-  return pending.map((m) => m.name);
+  return [...(baseline?.names ?? []), ...pending.map((m) => m.name)];
 }
 
 /** Brings one tenant schema up to date in a transaction of its own; `create` is for a new tenant. */
-export function migrateTenantSchema(knex: Knex, schema: string, opts: { create: boolean; migrations?: readonly SchemaMigration[] }): Promise<string[]> {
+export function migrateTenantSchema(
+  knex: Knex,
+  schema: string,
+  opts: { create: boolean; migrations?: readonly SchemaMigration[]; baseline?: boolean },
+): Promise<string[]> {
   return knex.transaction((trx) => applyTenantMigrations(trx, schema, opts));
 }
 
