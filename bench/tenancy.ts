@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import pLimit from 'p-limit';
 import { tenantMigrations } from '../migrations/tenant/index.js';
 import type { SchemaMigration } from '../src/platform/db/migration-source.js';
@@ -50,6 +51,9 @@ export async function main(argv: string[]): Promise<void> {
       concurrency: { type: 'string', default: '16' },
       'provision-concurrency': { type: 'string', default: '4' },
       'migrate-concurrency': { type: 'string', default: '4' },
+      // Keep the bench database of an earlier run that did not finish (provisioning 10,000
+      // tenants takes hours here) and provision only the tenants it lacks.
+      reuse: { type: 'boolean', default: false },
     },
   });
   const n = Number(values.tenants);
@@ -58,12 +62,17 @@ export async function main(argv: string[]): Promise<void> {
   const concurrency = Number(values.concurrency);
   const migrateConcurrency = Number(values['migrate-concurrency']);
   const loadAtStart = load();
-  const db = await benchDatabase('tenancy');
+  const db = values.reuse ? await existingBenchDatabase('tenancy') : await benchDatabase('tenancy');
   const database = new URL(db.url).pathname.slice(1);
   const knex = createKnex(db.url, { poolMax: 8, applicationName: 'bench-tenancy' });
   await migratePlatform(knex);
   const slug = (i: number) => `bench-${i}`;
-  await createTenant(knex, { slug: slug(0), name: 'Bench 0' });
+  const existing = new Set(await knex('platform.tenants').pluck('slug'));
+  const missing = Array.from({ length: n }, (_, i) => i).filter((i) => !existing.has(slug(i)));
+  if (missing[0] === 0) await createTenant(knex, { slug: slug(0), name: 'Bench 0' });
+  const toProvision = missing.filter((i) => i > 0);
+  const before = n - 1 - toProvision.length; // tenants besides bench-0 already there (--reuse)
+  if (values.reuse) await undoBenchMigration(knex, migrateConcurrency);
 
   const port = await freePort();
   const web = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' }, port);
@@ -78,7 +87,7 @@ export async function main(argv: string[]): Promise<void> {
     const rssOne = await rssMb(pid);
     const pgOne = await webMemory();
 
-    process.stderr.write(`phase 2: provisioning ${n - 1} more tenants (load ${load().join(' ')})\n`);
+    process.stderr.write(`phase 2: provisioning ${toProvision.length} more tenants${before ? ` (${before + 1} there already)` : ''} (load ${load().join(' ')})\n`);
     const limit = pLimit(Number(values['provision-concurrency']));
     const t0 = Date.now();
     // Seconds per tenant over each tenth of the run: how provisioning moves as the catalog grows.
@@ -87,14 +96,14 @@ export async function main(argv: string[]): Promise<void> {
     let done = 0;
     let stepStart = Date.now();
     await Promise.all(
-      Array.from({ length: n - 1 }, (_, k) =>
+      toProvision.map((i) =>
         limit(async () => {
-          await createTenant(knex, { slug: slug(k + 1), name: `Bench ${k + 1}` });
-          if (++done % step === 0 || done === n - 1) {
-            const count = done % step || step;
-            steps.push({ upTo: done + 1, secondsPerTenant: round((Date.now() - stepStart) / 1000 / count, 3) });
+          await createTenant(knex, { slug: slug(i), name: `Bench ${i}` });
+          if ((before + ++done) % step === 0 || done === toProvision.length) {
+            const count = (before + done) % step || step;
+            steps.push({ upTo: before + done + 1, secondsPerTenant: round((Date.now() - stepStart) / 1000 / Math.min(count, done), 3) });
             stepStart = Date.now();
-            process.stderr.write(`  ${done + 1} tenants, ${steps.at(-1)!.secondsPerTenant} s per tenant lately (load ${load().join(' ')})\n`);
+            process.stderr.write(`  ${before + done + 1} tenants, ${steps.at(-1)!.secondsPerTenant} s per tenant lately (load ${load().join(' ')})\n`);
           }
         }),
       ),
@@ -164,7 +173,7 @@ export async function main(argv: string[]): Promise<void> {
       '',
       `Tenancy benchmark (${num(n)} tenants, concurrency ${concurrency}, ${seconds} s per phase, ${warmup} s warm-up, queues on ${process.env.REDIS_URL ? 'Redis' : 'PostgreSQL'}; load average ${loadAtStart.join(' ')} at the start, ${loadAtEnd.join(' ')} at the end)`,
       '',
-      `- provisioning: ${round(provisionSeconds, 1)} s for ${num(n - 1)} tenants = **${round(provisionSeconds / (n - 1), 3)} s per tenant** (${values['provision-concurrency']} at a time); by tenth of the run: ${steps.map((s) => `${s.secondsPerTenant}`).join(', ')} s per tenant${pgProvisioning ? `; its connections ${mb(pgProvisioning)} MB each at the end` : ''}`,
+      `- provisioning: ${round(provisionSeconds, 1)} s for ${num(toProvision.length)} tenants${before ? ` (from ${num(before + 1)} to ${num(n)}, --reuse)` : ''} = **${round(provisionSeconds / Math.max(1, toProvision.length), 3)} s per tenant** (${values['provision-concurrency']} at a time); by tenth of the run: ${steps.map((s) => `${s.secondsPerTenant}`).join(', ')} s per tenant${pgProvisioning ? `; its connections ${mb(pgProvisioning)} MB each at the end` : ''}`,
       `- migrate-all over ${num(n)} tenants with nothing pending: **${round(migrateAllSeconds)} s**`,
       `- migrate-all of a new migration (an index on each tenant's contacts) over ${num(n)} tenants: **${round(newMigrationSeconds, 1)} s** (${migrateConcurrency} at a time), ${num(applied)} migrated, ${withNew.failed.length} failed; per tenant p50 ${percentile(perTenant, 50)} ms, p99 ${percentile(perTenant, 99)} ms, max ${perTenant.at(-1) ?? 0} ms; slowest ${slowest.map((s) => `${s.slug} ${s.ms} ms`).join(', ')}; report (a JSON line per tenant): ${reportFile}`,
       `- the same again, every tenant done (what a rerun after an interrupted release costs): **${round(rerunSeconds)} s**`,
@@ -187,7 +196,9 @@ export async function main(argv: string[]): Promise<void> {
         queueBackend: process.env.REDIS_URL ? 'redis' : 'postgres',
         loadAverage: { start: loadAtStart, end: loadAtEnd },
         provisionSeconds: round(provisionSeconds),
-        provisionSecondsPerTenant: round(provisionSeconds / (n - 1), 3),
+        provisioned: toProvision.length,
+        reused: before ? before + 1 : 0,
+        provisionSecondsPerTenant: round(provisionSeconds / Math.max(1, toProvision.length), 3),
         provisionSteps: steps,
         provisioningConnectionMemory: pgProvisioning,
         migrateAllSeconds: round(migrateAllSeconds),
@@ -217,4 +228,38 @@ export async function main(argv: string[]): Promise<void> {
     await knex.destroy();
     if (db.embedded?.owned) await db.embedded.stop();
   }
+}
+
+/**
+ * `--reuse`: the bench database as an earlier run left it (DATABASE_URL's server only). A run
+ * that did not finish leaves complete tenants only: each is provisioned in one transaction.
+ */
+async function existingBenchDatabase(name: string): Promise<{ url: string; embedded?: undefined }> {
+  if (!process.env.DATABASE_URL) throw new Error('--reuse needs DATABASE_URL');
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = `/lectern_bench_${name}`;
+  const probe = new pg.Client({ connectionString: url.toString() });
+  await probe.connect().catch((err: Error) => {
+    throw new Error(`--reuse: no database lectern_bench_${name} to reuse (${err.message})`);
+  });
+  await probe.end();
+  return { url: url.toString() };
+}
+
+/** `--reuse` after a run that got as far as the new migration: take it out again, so it is new again. */
+async function undoBenchMigration(knex: Knex, concurrency: number): Promise<void> {
+  const limit = pLimit(concurrency);
+  const schemas = await knex('platform.tenants').pluck('schema_name');
+  await Promise.all(
+    schemas.map((schema: string) =>
+      limit(async () => {
+        const { rows } = await knex.raw<{ rows: { done: boolean }[] }>(`select to_regclass(?) is not null as done`, [`"${schema}".bench_contacts_created_on`]);
+        if (!rows[0]?.done) return;
+        await knex.transaction(async (trx) => {
+          await benchMigration.down(trx, schema);
+          await trx(`${schema}.knex_migrations`).where({ name: benchMigration.name }).delete();
+        });
+      }),
+    ),
+  );
 }
