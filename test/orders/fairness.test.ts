@@ -31,7 +31,7 @@ test.serial('when a noisy tenant has a backlog of orders waiting, then a quiet t
   const quietOrder = await place(quiet, 0);
   await rt.dispatcher.drain();
 
-  // The priority each job was given: 1 + the jobs its tenant added to the queue in the last minute.
+  // The priority each job was given: 1 + the jobs its tenant added to the queue in the last 10 seconds.
   const jobOf = (s: OrderSetup, orderId: number) => rt.queues.queue('orders', s.tenant.id).getJob(`order-${s.tenant.id}-${orderId}`);
   t.is((await jobOf(noisy, backlog[0]!))?.priority, 1);
   t.is((await jobOf(noisy, backlog[BACKLOG - 1]!))?.priority, BACKLOG);

@@ -6,9 +6,9 @@
  * BullMQ's open-source edition has no per-group limits (groups are BullMQ Pro), but it serves a
  * lower priority number first (1 is the highest) and, among equal numbers, in the order added.
  * So each job is given the priority `1 + jobs its tenant added to that queue in the last
- * minute`: a tenant placing an order now and then gets a small number and overtakes a flooding
+ * 10 seconds`: a tenant placing an order now and then gets a small number and overtakes a flooding
  * tenant's backlog (numbered up to its flood's size); it waits for a free worker slot, not for
- * the flood. A tenant's own jobs run in the order added while its rate grows; once the minute
+ * the flood. A tenant's own jobs run in the order added while its rate grows; once the window
  * slides on they may not (a job added after a flood ebbs gets a smaller number than the flood's
  * last ones), which is fine for jobs that do not depend on each other, as Lectern's do not.
  * Under an overload that lasts, the jobs of the busiest tenants wait longest: that is the point.
@@ -26,11 +26,19 @@
 /** BullMQ's highest priority number (2^21 - 1): a larger one is refused. */
 export const MAX_PRIORITY = 2 ** 21 - 1;
 
-const WINDOW_SECONDS = 60;
+/**
+ * How far back a tenant's adds count. The jobs a flood adds before its count passes a steady
+ * tenant's (rate x window) still go first: with a minute, a tenant placing 5 orders a second
+ * (number ~300) waited behind a flood's first 300 jobs, about a second on one worker slot
+ * (`npm run bench -- fairness --workers 1 --worker-concurrency 1`: quiet p99 903 ms). Ten
+ * seconds is still long enough to rank a flood that has already been queued for a while below
+ * every steady tenant.
+ */
+const WINDOW_SECONDS = 10;
 
-/** Jobs added per second over the last minute, for one tenant on one queue. */
+/** Jobs added per second over the last window, for one tenant on one queue. */
 interface Window {
-  /** counts[i]: jobs added in the second seconds[i] (slot i = second mod 60). */
+  /** counts[i]: jobs added in the second seconds[i] (slot i = second mod the window). */
   counts: number[];
   seconds: number[];
   total: number;
@@ -55,7 +63,7 @@ export class TenantShare {
     w.seconds[slot] = second;
     w.counts[slot] = (w.counts[slot] ?? 0) + 1;
     w.total++;
-    // Forget tenants gone quiet, so the map holds the tenants of the last minute only.
+    // Forget tenants gone quiet, so the map holds the tenants of the last window only.
     if (++this.adds % 10_000 === 0) this.forgetIdle(second);
     return Math.min(MAX_PRIORITY, 1 + before);
   }
