@@ -71,7 +71,7 @@ test('when the worker process gets SIGTERM, then it closes its workers and exits
   const stoppedAt = Date.now();
   worker.child.kill('SIGTERM');
   const result = await worker.done;
-  t.is(result.code, 0);
+  t.is(result.code, 0, `exited by ${result.signal ?? 'code'}; its last output: ${result.stdout.slice(-1500)}${result.stderr.slice(-1500)}`);
   t.regex(result.stdout, /shutting down/);
   t.true(Date.now() - stoppedAt < 30000);
 });
