@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { Cluster, Redis } from 'ioredis';
 import { createKnex, type Knex } from '../src/platform/db/knex.js';
+import { namespaceKeyPatterns } from '../src/platform/queues/queues.js';
+import { createRedisClient, deleteKeys } from '../src/platform/queues/redis-client.js';
 import type { Tenant } from '../src/platform/tenancy/tenant.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
@@ -227,21 +228,11 @@ function quantiles(values: number[]): { p50ms: number; p99ms: number; maxms: num
   return { p50ms: round(at(0.5)), p99ms: round(at(0.99)), maxms: round(ms[ms.length - 1] ?? 0) };
 }
 
-/** Deletes the run's queue keys (every shard's hash tag starts with the prefix), on every master of a cluster. */
+/** Deletes the run's queue keys, every shard, on every master of a cluster. */
 async function clearQueues(redisUrl: string, cluster: boolean, prefix: string): Promise<void> {
-  const seed = new URL(redisUrl);
-  const client = cluster ? new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }]) : new Redis(redisUrl);
+  const client = createRedisClient(redisUrl, cluster, 'patient');
   try {
-    const nodes = client instanceof Cluster ? client.nodes('master') : [client];
-    for (const node of nodes) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        // One key at a time on a cluster: keys of different slots cannot go in one DEL.
-        for (const key of keys) await node.del(key);
-      } while (cursor !== '0');
-    }
+    await deleteKeys(client, namespaceKeyPatterns(prefix));
   } finally {
     client.disconnect();
   }
