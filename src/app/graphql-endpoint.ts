@@ -73,7 +73,8 @@ export const GRAPHIQL_TOKEN_HINT = 'Replace <access token> in the Request Header
  *   (Docs and completion then work), and the hint is cleared once it is there.
  */
 export function graphiqlPage(): string {
-  const html = renderGraphiQL({ endpoint: GRAPHQL_PATH, headers: JSON.stringify({ Authorization: GRAPHIQL_PLACEHOLDER }, null, 2), defaultQuery: '{ hello }' });
+  const initialHeaders = JSON.stringify({ Authorization: GRAPHIQL_PLACEHOLDER }, null, 2);
+  const html = renderGraphiQL({ endpoint: GRAPHQL_PATH, headers: initialHeaders, defaultQuery: '{ hello }' });
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
   const guard = `<script>
 (function () {
@@ -102,16 +103,17 @@ export function graphiqlPage(): string {
 </script>`;
   const refetch = `<script>
 (function () {
-  var hint = ${json(GRAPHIQL_TOKEN_HINT)}, seen, refetched = false;
+  // Compared with the headers the page starts with, not with the first ones a tick sees: on a
+  // slow machine a token may be pasted before the first tick after GraphiQL mounts.
+  var hint = ${json(GRAPHIQL_TOKEN_HINT)}, seen = ${json(initialHeaders)}, refetched = false;
   setInterval(function () {
     var g = window.g; // GraphiQL sets it when it mounts
     if (!g || !g.state || typeof g.fetchSchema !== 'function') return;
     if (refetched && g.state.schema && typeof g.state.response === 'string' && g.state.response.indexOf(hint) >= 0) g.setState({ response: '' });
     var headers = g.state.headers;
     if (headers === seen) return;
-    var first = seen === undefined;
     seen = headers;
-    if (first || g.state.schema !== undefined) return;
+    if (g.state.schema !== undefined) return;
     try { JSON.parse(headers || '{}'); } catch (e) { return; } // still being typed
     refetched = true;
     g.fetchSchema();
