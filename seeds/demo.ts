@@ -1,13 +1,13 @@
 import type { Db, Knex } from '../src/platform/db/knex.js';
 import { insertCategories } from '../src/modules/categories/categories.data.js';
 import { upsertCategoryTranslation } from '../src/modules/categories/category-translations.service.js';
-import { appendScoreMapping, insertCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
+import { appendScoreMapping, insertCourseTemplate, lockCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATIONS } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
 import { insertDelegates } from '../src/modules/delegates/delegates.data.js';
 import { insertDocument } from '../src/modules/documents/documents.data.js';
 import { insertEvent, type EventRow, type NewEvent } from '../src/modules/events/events.data.js';
-import { appendObjectives, insertLearningPath } from '../src/modules/learning-paths/learning-paths.data.js';
+import { appendObjectives, insertLearningPath, lockLearningPath } from '../src/modules/learning-paths/learning-paths.data.js';
 import { LEARNING_PATH_TRANSLATIONS } from '../src/modules/learning-paths/learning-paths.rules.js';
 import { enableLocale } from '../src/modules/locales/locales.service.js';
 import { insertLocation, type LocationRow } from '../src/modules/locations/locations.data.js';
@@ -313,7 +313,8 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     setPrice(db, owner, id, { price_level_id: normal, currency_code: price.currency, amount: price.amount });
   const picture = (file: string, name: string) => insertDocument(db, { name, url: image(file), folder: 'Catalogue images', description: `Image of ${name}` });
   const translate = async (entity: TranslatableEntity, id: number, texts: Record<string, string>) => {
-    const { problems } = await upsertTranslation(db, entity, id, { id: FRENCH }, { texts }, async () => []);
+    const lockOwner = entity === LEARNING_PATH_TRANSLATIONS ? lockLearningPath : lockCourseTemplate;
+    const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
   };
   // The categories' French names (First Aid has no introduction to translate: null falls back to none).

@@ -4,7 +4,7 @@ import { pingDb } from '../platform/db/knex.js';
 import { withTimeout } from '../platform/util/net.js';
 import type { Runtime } from './runtime.js';
 import type { AppMiddleware, AppState } from '../kit/http/context.js';
-import { platformAdminAuth } from '../modules/users/basic-auth.js';
+import { platformAdminAuth } from '../modules/admins/admin-auth.js';
 import { UnauthorizedError } from '../platform/errors.js';
 import { slugFromHost } from '../platform/tenancy/registry.js';
 import type { Metrics } from '../kit/http/metrics.js';

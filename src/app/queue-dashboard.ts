@@ -2,7 +2,7 @@ import compose from 'koa-compose';
 import { QUEUE_NAMES } from '../platform/queues/queues.js';
 import type { Runtime } from './runtime.js';
 import { slugFromHost } from '../platform/tenancy/registry.js';
-import { platformAdminAuth } from '../modules/users/basic-auth.js';
+import { platformAdminAuth } from '../modules/admins/admin-auth.js';
 import type { AppMiddleware } from '../kit/http/context.js';
 
 export const DASHBOARD_PATH = '/admin/queues';

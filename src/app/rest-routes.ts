@@ -15,12 +15,16 @@ import { contacts } from '../modules/crm/contacts.rest.js';
 import { marketingActivities } from '../modules/crm/marketing-activities.rest.js';
 import { categories } from '../modules/categories/categories.rest.js';
 import { customTemplates } from '../modules/course-templates/custom-templates.rest.js';
-import { addCustomTemplateMapping, delegates, delegateScores, nameDelegatePlace, saveDelegateScores } from '../modules/delegates/delegates.rest.js';
+import { addCustomTemplateMapping, delegatesResource, delegateScores, nameDelegatePlace, saveDelegateScores } from '../modules/delegates/delegates.rest.js';
 import { eventTemplates } from '../modules/course-templates/event-templates.rest.js';
-import { publicEvents } from '../modules/events/public-events.rest.js';
+import { publicEventsResource } from '../modules/events/public-events.rest.js';
 import type { Runtime } from './runtime.js';
 import type { Resource } from '../kit/rest/resource.js';
 import type { LegacyUsageRecorder } from '../kit/rest/usage.js';
+
+// Resources that embed another module's records get that module's resource here: a module's face never imports another's.
+const publicEvents = publicEventsResource({ eventTemplates });
+const delegates = delegatesResource({ events: publicEvents, contacts });
 
 /** Every REST resource, in the order the OpenAPI document lists them. */
 export const RESOURCES: readonly Resource[] = [
@@ -77,7 +81,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
     }
   }
 
-  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegatePlace(db, idParam(ctx), ctx.request.body)));
+  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegatePlace(delegates, db, idParam(ctx), ctx.request.body)));
   router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => delegateScores(db, idParam(ctx))));
   router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => saveDelegateScores(db, idParam(ctx), ctx.request.body)));
   // Orders finish in the worker: the answer says the order is taken, `orders:show` says how it went.

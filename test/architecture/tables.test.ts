@@ -5,10 +5,12 @@ import ts from 'typescript';
 
 /**
  * Each table has one home: the data-access file of the module that owns it (`*.data.ts`), the
- * only file whose code names the table, in a query (`db('events')`, `Event.query(db)` through
- * `tableName = 'events'`, raw SQL `from events`) or in a face's configuration (`table: 'events'`).
- * Everything else reaches a table through that file's functions and models. Migrations create the
- * tables and are not counted; comments are not code and are not read.
+ * only file whose code names the table, in a query (`db('events')`, raw SQL `from events`) or in a
+ * face's configuration (`table: 'events'`). The owner's model class stands for its table: inside
+ * the owning module its faces may use it (a REST resource's `table: Delegate.tableName`, a list's
+ * model), but another module that uses it (`Event.query(db).patch(...)`, `Event.tableName`) names
+ * the table, exactly as `db('events')` would. Everything else reaches a table through the owner's
+ * functions. Migrations create the tables and are not counted; comments are not code and are not read.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -64,23 +66,75 @@ function tablesNamedBy(node: ts.StringLiteralLike | ts.TemplateLiteralLikeNode, 
   return named;
 }
 
+/** Faces, as `.dependency-cruiser.cjs` names them. */
+const FACE = /[.](rest|graphql|weblink|processor|routes|auth)[.]ts$|-auth[.]ts$/;
+
+/** The module a file belongs to (`src/modules/<module>/...`), or the file itself outside modules. */
+const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? file;
+
+const codeFiles = [...files(path.join(root, 'src')), ...files(path.join(root, 'workers')), ...files(path.join(root, 'seeds'))].map((f) => path.relative(root, f));
+const sources = new Map(codeFiles.map((file) => [file, ts.createSourceFile(file, readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true)]));
+
+/** Model classes by name: the table each stands for and the data file that declares it (`class Event ... { static tableName = 'events' }`). */
+function modelClassesIn(source: ts.SourceFile): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const statement of source.statements) {
+    if (!ts.isClassDeclaration(statement) || !statement.name) continue;
+    for (const member of statement.members) {
+      if (!ts.isPropertyDeclaration(member) || !ts.isIdentifier(member.name) || member.name.text !== 'tableName' || !member.initializer) continue;
+      const init = member.initializer;
+      const text = ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) ? init.text : ts.isTemplateExpression(init) ? init.templateSpans.at(-1)!.literal.text : '';
+      const table = /^\.?([a-z_]+)$/.exec(text)?.[1];
+      if (table) found.set(statement.name.text, table);
+    }
+  }
+  return found;
+}
+const models = new Map<string, { table: string; file: string }>();
+for (const [file, source] of sources) for (const [name, table] of modelClassesIn(source)) models.set(name, { table, file });
+
+/**
+ * The tables a file names through another module's model classes: every use (a query, `.tableName`,
+ * a relation's `modelClass`) of a class it imports from another module, under whatever local name.
+ */
+function tablesNamedThroughModels(file: string, source: ts.SourceFile, modelsByName: ReadonlyMap<string, { table: string; file: string }>): string[] {
+  const local = new Map<string, string>();
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !statement.importClause?.namedBindings || !ts.isNamedImports(statement.importClause.namedBindings)) continue;
+    // A face exports GraphQL types, some named as a model is (`Event`): only domain files export models.
+    if (FACE.test((statement.moduleSpecifier as ts.StringLiteral).text.replace(/[.]js$/, '.ts'))) continue;
+    if (statement.importClause.isTypeOnly) continue; // a row type reads nothing
+    for (const element of statement.importClause.namedBindings.elements) {
+      if (element.isTypeOnly) continue;
+      const model = modelsByName.get((element.propertyName ?? element.name).text);
+      if (model && moduleOf(model.file) !== moduleOf(file)) local.set(element.name.text, model.table);
+    }
+  }
+  const named = new Set<string>();
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node) && local.has(node.text) && !ts.isImportSpecifier(node.parent)) named.add(local.get(node.text)!);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return [...named];
+}
+
 const owners = new Map<string, Set<string>>();
-for (const file of [...files(path.join(root, 'src')), ...files(path.join(root, 'workers')), ...files(path.join(root, 'seeds'))]) {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+const name = (table: string, file: string) => {
+  const set = owners.get(table) ?? new Set<string>();
+  set.add(file);
+  owners.set(table, set);
+};
+for (const [file, source] of sources) {
   const visit = (node: ts.Node) => {
     let text: string | undefined;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text;
     else if (ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) text = node.text;
-    if (text !== undefined) {
-      for (const table of tablesNamedBy(node as ts.StringLiteralLike, text)) {
-        const set = owners.get(table) ?? new Set<string>();
-        set.add(path.relative(root, file));
-        owners.set(table, set);
-      }
-    }
+    if (text !== undefined) for (const table of tablesNamedBy(node as ts.StringLiteralLike, text)) name(table, file);
     ts.forEachChild(node, visit);
   };
   visit(source);
+  for (const table of tablesNamedThroughModels(file, source, models)) name(table, file);
 }
 
 test('the migrations create the tables this test knows about', (t) => {
@@ -141,4 +195,20 @@ test('the scan finds table names in code (it would see a stray query)', (t) => {
   };
   visit(probe);
   t.deepEqual(found.sort(), ['events', 'users']);
+});
+
+test("using another module's model class names its table, whatever it is called locally (it would see Event.query(db).patch in crm.data.ts)", (t) => {
+  const probe = ts.createSourceFile(
+    'src/modules/crm/crm.data.ts',
+    "import { Event as E, eventsByIds } from '../events/index.js';\nimport { Event } from '../events/index.graphql.js';\nimport { Contact } from './contacts.data.js';\nexport const close = (db) => E.query(db).patch({ is_cancelled: true });\nexport const contacts = (db) => Contact.query(db);",
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const known = new Map([
+    ['Event', { table: 'events', file: 'src/modules/events/events.data.ts' }],
+    ['Contact', { table: 'contacts', file: 'src/modules/crm/crm.data.ts' }],
+  ]);
+  // The module's own model is its own business; the other module's, under an alias, names `events`.
+  t.deepEqual(tablesNamedThroughModels('src/modules/crm/crm.data.ts', probe, known), ['events']);
+  t.is(models.get('Event')?.table, 'events', 'the scan finds the model classes of the code');
 });

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { EVENT_LIST_SQL } from '../../src/modules/events/events.data.js';
 import { eventCancelledAt, eventSoldOut, eventStatus, placesLeft } from '../../src/modules/events/events.rules.js';
-import { placesBooked } from '../../src/modules/delegates/delegates.data.js';
+import { placesBooked } from '../../src/modules/events/events.data.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { setupTestRuntime, type TestContext } from '../helpers/harness.js';

@@ -1,8 +1,7 @@
 import type { Knex } from '../../platform/db/knex.js';
 import { ConflictError } from '../../platform/errors.js';
 import { parseOrThrow } from '../../platform/util/validation.js';
-import { hashPassword } from '../users/password.js';
-import { credentialsInput } from '../users/users.service.js';
+import { hashPassword, credentialsInput } from '../users/index.js';
 import { adminEmailTaken, insertAdmin } from './admins.data.js';
 
 /** Creates a platform administrator (ops: queue dashboard). Not a user of any tenant. */

@@ -6,8 +6,8 @@ import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
-import { Event, eventById } from '../events/events.graphql.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
+import { Event, eventById } from '../events/index.graphql.js';
 import { backgroundJobsByIds } from './background-jobs.data.js';
 import { applyCourseTemplate, BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.service.js';
 

@@ -1,8 +1,7 @@
 import type { Db } from '../../platform/db/knex.js';
 import type { Problem } from '../../platform/problems.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
-import { eventsOfTemplate, templateEventIds } from '../events/events.data.js';
-import { readInheritance, reinheritEvents } from '../events/events.service.js';
+import { eventsOfTemplate, templateEventIds, readInheritance, reinheritEvents } from '../events/index.js';
 import { backgroundJobState, insertApplyJob, lockBackgroundJob, markFailed, recordBatch, type BackgroundJobRow } from './background-jobs.data.js';
 
 export { BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.data.js';

@@ -16,17 +16,17 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { MAX_PAGE, PageInfo } from '../../kit/graphql/lists.js';
-import { categoriesByIds } from '../categories/categories.data.js';
-import { valuesOf, valueTableOf } from '../custom-fields/custom-fields.data.js';
-import { customFieldValuesOf, type CustomFieldValueView } from '../custom-fields/custom-fields.graphql.js';
-import { documentsByIds } from '../documents/documents.data.js';
-import { bookedOf } from '../events/events.graphql.js';
-import { objectivesOf, type LearningPathObjectiveRow } from '../learning-paths/learning-paths.data.js';
-import type { LocaleRow } from '../locales/locales.data.js';
-import { localeById } from '../locales/locales.graphql.js';
-import { locationRowsByIds, type LocationRow } from '../locations/locations.data.js';
-import { mostUsedCurrency, priceOwnerId, pricesOf, type PriceOwner } from '../pricing/pricing.data.js';
-import { taxTypesByIds, type TaxTypeRow } from '../tax-types/tax-types.data.js';
+import { categoriesByIds } from '../categories/index.js';
+import { valuesOf, valueTableOf } from '../custom-fields/index.js';
+import { customFieldValuesOf, type CustomFieldValueView } from '../custom-fields/index.graphql.js';
+import { documentsByIds } from '../documents/index.js';
+import { bookedOf } from '../events/index.graphql.js';
+import { objectivesOf, type LearningPathObjectiveRow } from '../learning-paths/index.js';
+import type { LocaleRow } from '../locales/index.js';
+import { localeById } from '../locales/index.graphql.js';
+import { locationRowsByIds, type LocationRow } from '../locations/index.js';
+import { mostUsedCurrency, priceOwnerId, pricesOf, type PriceOwner, financialUnitOf, type FinancialUnit } from '../pricing/index.js';
+import { taxTypesByIds, type TaxTypeRow } from '../tax-types/index.js';
 import {
   categoriesInLocale,
   listedEventsByIds,
@@ -40,7 +40,7 @@ import {
   type CatalogueText,
   type FieldValueOwner,
 } from './catalogue.data.js';
-import { financialUnitOf, instantOf, type FinancialUnit, type Instant } from './catalogue.format.js';
+import { instantOf, type Instant } from './catalogue.format.js';
 
 /**
  * The WebLink catalogue's types, named and shaped as the production service's website plugins and

@@ -1,10 +1,8 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
-import { Category, type CategoryCard } from '../categories/categories.data.js';
-import { CategoryTranslation } from '../categories/category-translations.data.js';
-import { Location } from '../locations/locations.data.js';
-import type { EventRow } from '../events/events.data.js';
-import { translationsOfOwners, translationTableOf } from '../translations/translations.data.js';
-import type { TranslatableKind } from '../translations/translations.rules.js';
+import { Category, type CategoryCard, CategoryTranslation } from '../categories/index.js';
+import { Location } from '../locations/index.js';
+import type { EventRow } from '../events/index.js';
+import { translationsOfOwners, translationTableOf, type TranslatableKind } from '../translations/index.js';
 
 /**
  * The public catalogue (WebLink's read model, as real websites call it): published course
@@ -16,6 +14,7 @@ import type { TranslatableKind } from '../translations/translations.rules.js';
  * functions, a batch per kind.
  *
  * @uses course_templates, learning_paths, events, learning_path_objectives, delegates, course_template_field_values, learning_path_field_values, custom_field_definitions: the catalogue page is one statement: published templates and active paths as one list, filtered by their events (places left counted as placesBooked counts them) and custom field values
+ * @uses categories, category_translations, locations: the WebLink category and location lists are read in the content locale with the category's translation joined, one statement a page, through their owners' models
  */
 
 /** Where a kind of record keeps its translations, and which of its columns they overlay. */

@@ -1,34 +1,8 @@
 /**
- * How the catalogue writes money and times for websites: a currency as its ISO code, English
- * name and symbol (from the runtime's Intl data), and an event's local date-time (stored without
- * a zone, in the event's time zone) as ISO 8601 with that zone's offset then.
+ * How the catalogue writes times for websites: an event's local date-time (stored without a zone,
+ * in the event's time zone) as ISO 8601 with that zone's offset then. (Currencies: pricing's
+ * `financialUnitOf`.)
  */
-
-export interface FinancialUnit {
-  code: string;
-  name: string;
-  symbol: string;
-}
-
-const units = new Map<string, FinancialUnit>();
-
-/** The currency `code` (ISO 4217) as websites show it: `GBP` is `£`, "British Pound". */
-export function financialUnitOf(code: string): FinancialUnit {
-  let unit = units.get(code);
-  if (!unit) {
-    let symbol = code;
-    let name = code;
-    try {
-      symbol = new Intl.NumberFormat('en', { style: 'currency', currency: code }).formatToParts(0).find((p) => p.type === 'currency')?.value ?? code;
-      name = new Intl.DisplayNames(['en'], { type: 'currency' }).of(code) ?? code;
-    } catch {
-      // Not a currency Intl knows: its code stands for it.
-    }
-    unit = { code, name, symbol };
-    units.set(code, unit);
-  }
-  return unit;
-}
 
 /** Minutes `zone` is ahead of UTC at the instant `utcMs`. */
 function offsetMinutes(utcMs: number, zone: string): number {

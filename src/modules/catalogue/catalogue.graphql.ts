@@ -7,9 +7,9 @@ import { fromGlobalId } from '../../kit/graphql/ids.js';
 import { FilterOperation, listQuery, MAX_FILTERS, type FilterValue, type Page } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
-import { learningPathsByIds } from '../learning-paths/learning-paths.data.js';
-import { LearningPath } from '../learning-paths/learning-paths.graphql.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
+import { learningPathsByIds } from '../learning-paths/index.js';
+import { LearningPath } from '../learning-paths/index.graphql.js';
 import { CORE_CATALOGUE, isOneOf, ofKinds, type CoreCatalogueKind, type CoreCatalogueRow } from './catalogue.data.js';
 import { searchAndFieldFilters } from './catalogue.weblink.js';
 

@@ -4,8 +4,8 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
 import { FilterOperation, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
-import type { LocationRow } from '../locations/locations.data.js';
-import { supportedLocales } from '../locales/locales.data.js';
+import type { LocationRow } from '../locations/index.js';
+import { supportedLocales } from '../locales/index.js';
 import {
   CATALOGUE_LISTS,
   courseNames,

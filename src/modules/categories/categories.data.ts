@@ -30,6 +30,9 @@ export class Category extends BaseModel {
   }
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`category 7 does not exist`): all the access to the table it gives. */
+export const CATEGORY_ROWS = { table: Category.tableName, label: 'category' } as const;
+
 /** A sub category as a parent's record lists it. */
 export type SubCategory = Pick<Category, 'id' | 'name' | 'introduction' | 'parent_id'>;
 

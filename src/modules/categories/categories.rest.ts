@@ -1,5 +1,5 @@
 import { defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { Category, isSelfOrAncestorOf, subCategoriesOf } from './categories.data.js';
+import { Category, isSelfOrAncestorOf, subCategoriesOf, CATEGORY_ROWS } from './categories.data.js';
 import { categoryParentProblems } from './categories.rules.js';
 
 /** An event topic (contract: "Category", module events). */
@@ -16,9 +16,8 @@ export const categories = defineResource({
     priority: { type: 'integer', column: 'priority', required: true, nullable: false, readable: false },
     introduction: { type: 'string', column: 'introduction', maxLength: 10000 },
     // Write-only too, so records keep the contract's shape: makes this a sub category of another.
-    parent_id: { type: 'integer', column: 'parent_id', readable: false, references: { table: Category.tableName, label: 'category' } },
-    sub_categories: { type: 'array', description: 'categories whose parent is this one: id, name, introduction' },
-  },
+    parent_id: { type: 'integer', column: 'parent_id', readable: false, references: CATEGORY_ROWS },
+    sub_categories: { type: 'array', description: 'categories whose parent is this one: id, name, introduction' } },
   async check(db, values, existing): Promise<Record<string, string>> {
     const parentId = values.parent_id;
     if (!existing || parentId === undefined || parentId === null) return {};
@@ -30,5 +29,4 @@ export const categories = defineResource({
     rows.forEach((row, i) => {
       records[i]!.sub_categories = children.filter((c) => c.parent_id === row.id).map(({ id, name, introduction }) => ({ id, name, introduction }));
     });
-  },
-});
+  } });

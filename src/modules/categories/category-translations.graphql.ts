@@ -7,7 +7,7 @@ import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import type { Problem } from '../../platform/problems.js';
-import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/locales.graphql.js';
+import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/index.graphql.js';
 import { categoryTranslationsByIds, translationsOfCategories, type CategoryTranslationRow } from './category-translations.data.js';
 import { categoryTranslatedFields } from './category-translations.rules.js';
 import { deleteCategoryTranslation, upsertCategoryTranslation } from './category-translations.service.js';

@@ -1,5 +1,5 @@
 import { problem, type Problem } from '../../platform/problems.js';
-import { textProblem, type TranslatableField } from '../translations/translations.rules.js';
+import { textProblem, type TranslatableField } from '../translations/index.js';
 
 /**
  * The rules of translations of categories, pure: the rules of course template translations

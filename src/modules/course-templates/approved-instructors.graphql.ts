@@ -3,8 +3,8 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { wholeConnection, type Page } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
-import { Contact } from '../crm/contacts.graphql.js';
-import { contactsByIds, type ContactCard } from '../crm/crm.data.js';
+import { Contact } from '../crm/index.graphql.js';
+import { contactsByIds, type ContactCard } from '../crm/index.js';
 import { instructorsOf } from './course-templates.data.js';
 
 /**

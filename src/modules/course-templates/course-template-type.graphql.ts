@@ -8,13 +8,13 @@ import { listQuery, type ListField } from '../../kit/graphql/lists.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { learningCategoriesField } from '../categories/categories.graphql.js';
-import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import { imageField, imageGalleryField } from '../documents/documents.graphql.js';
-import { Locale, localeById } from '../locales/locales.graphql.js';
-import { whereHasPrice } from '../pricing/pricing.data.js';
-import { currencyCodeOf, pricesField } from '../pricing/pricing.graphql.js';
-import { translationFace } from '../translations/translations.graphql.js';
+import { learningCategoriesField } from '../categories/index.graphql.js';
+import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
+import { imageField, imageGalleryField } from '../documents/index.graphql.js';
+import { Locale, localeById } from '../locales/index.graphql.js';
+import { whereHasPrice } from '../pricing/index.js';
+import { currencyCodeOf, pricesField } from '../pricing/index.graphql.js';
+import { translationFace } from '../translations/index.graphql.js';
 import { accountAssociationsField } from './account-associations.graphql.js';
 import { approvedInstructorsField } from './approved-instructors.graphql.js';
 import {
@@ -22,6 +22,7 @@ import {
   CourseTemplateDeliveryLocale,
   courseTemplatesByIds,
   deliveryLocalesOf,
+  lockCourseTemplate,
   whereCodeOrTitle,
   whereValidForPortal,
   whereWithoutEvents,
@@ -43,6 +44,7 @@ export const translations = translationFace({
   entity: COURSE_TEMPLATE_TRANSLATIONS,
   ownerType: 'CourseTemplate',
   ownersByIds: courseTemplatesByIds,
+  lockOwner: lockCourseTemplate,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A course template's content in one locale: a sparse overlay on the template's own (primary-locale) content.",

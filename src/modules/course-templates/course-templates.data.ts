@@ -50,6 +50,9 @@ export class CourseTemplate extends BaseModel {
   }
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`event template 7 does not exist`): all the access to the table it gives. */
+export const COURSE_TEMPLATE_ROWS = { table: CourseTemplate.tableName, label: 'event template' } as const;
+
 /** A locale a course template can be delivered in (none: no restriction on its events). */
 export class CourseTemplateDeliveryLocale extends BaseModel {
   static override tableName = 'course_template_delivery_locales';

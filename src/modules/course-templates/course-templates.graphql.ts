@@ -1,16 +1,15 @@
-import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
 import { fieldErrors, LifecycleState, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import type { Problem } from '../../platform/problems.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
-import { allDefinitions, CustomFieldValueInput } from '../custom-fields/custom-fields.graphql.js';
-import { supportedLocale } from '../locales/locales.graphql.js';
-import type { LocaleRow } from '../locales/locales.service.js';
-import { applyToEventsMutation } from '../background-jobs/background-jobs.graphql.js';
-import { addPriceFor, Decimal, forgetPrices, Price, type PriceArgs, type PricesPayload } from '../pricing/pricing.graphql.js';
-import { changePriceAmount } from '../pricing/pricing.service.js';
+import { allDefinitions, CustomFieldValueInput } from '../custom-fields/index.graphql.js';
+import { supportedLocale } from '../locales/index.graphql.js';
+import type { LocaleRow } from '../locales/index.js';
+import { addPriceFor, Decimal, forgetPrices, Price, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
+import { changePriceAmount } from '../pricing/index.js';
 import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
 import { forgetInstructors } from './approved-instructors.graphql.js';
@@ -107,7 +106,12 @@ const CourseTemplatePricesPayload = new GraphQLObjectType({
 
 type AddPriceArgs = PriceArgs & { courseTemplateId: string };
 
-export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLContext>({
+/**
+ * `mutation { courseTemplate { ... } }`. `more` are mutations of the group that other modules own
+ * (`applyToEvents`, background jobs'): the app wires them in, so this module knows none of them.
+ */
+export const courseTemplateMutations = (more: GraphQLFieldConfigMap<unknown, GraphQLContext>) =>
+  new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CourseTemplateMutations',
   fields: () => ({
     create: {
@@ -157,6 +161,6 @@ export const CourseTemplateMutations = new GraphQLObjectType<unknown, GraphQLCon
     },
     upsertTranslation: translations.upsert,
     deleteTranslation: translations.remove,
-    applyToEvents: applyToEventsMutation,
+    ...more,
   }),
 });

@@ -1,6 +1,6 @@
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { lineProblems, oneOfProblems, problem, type Problem } from '../../platform/problems.js';
-import { textProblem, type TranslatableField } from '../translations/translations.rules.js';
+import { textProblem, type TranslatableField } from '../translations/index.js';
 
 /**
  * What a course template (REST "event template", GraphQL CourseTemplate) may hold: one rule for

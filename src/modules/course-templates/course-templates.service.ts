@@ -1,12 +1,10 @@
 import type { Db } from '../../platform/db/knex.js';
 import type { Problem } from '../../platform/problems.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
-import { writeBaseValues, type DefinitionRow } from '../custom-fields/custom-fields.data.js';
-import { checkBaseValues, COURSE_TEMPLATE_VALUES, type ValueInput } from '../custom-fields/custom-fields.rules.js';
-import type { LocaleRow } from '../locales/locales.service.js';
-import { translationLocaleIds } from '../translations/translations.data.js';
-import type { TranslatableEntity } from '../translations/translations.rules.js';
-import { contactsByIds } from '../crm/crm.data.js';
+import { writeBaseValues, type DefinitionRow, checkBaseValues, COURSE_TEMPLATE_VALUES, type ValueInput } from '../custom-fields/index.js';
+import type { LocaleRow } from '../locales/index.js';
+import { translationLocaleIds, type TranslatableEntity } from '../translations/index.js';
+import { contactsByIds } from '../crm/index.js';
 import {
   deliveryLocaleIds,
   insertCourseTemplate,

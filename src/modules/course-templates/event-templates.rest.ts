@@ -1,5 +1,5 @@
 import { defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { Category } from '../categories/categories.data.js';
+import { CATEGORY_ROWS } from '../categories/index.js';
 import { CourseTemplate } from './course-templates.data.js';
 import { CODE_MAX_LENGTH, COURSE_TEMPLATE_TEXTS, courseTemplateProblems, type CourseTemplateFields } from './course-templates.rules.js';
 
@@ -27,9 +27,8 @@ export const eventTemplates = defineResource({
     introduction: { type: 'string', column: 'course_text2', maxLength: COURSE_TEMPLATE_TEXTS.courseText2.maxLength, richText: true },
     related_courses_text: { type: 'string', column: 'related_courses_text', maxLength: COURSE_TEMPLATE_TEXTS.relatedCoursesText.maxLength, richText: true },
     lms_summary: { type: 'string', column: 'lms_summary', maxLength: COURSE_TEMPLATE_TEXTS.lmsSummary.maxLength, richText: true },
-    category_id: { type: 'integer', column: 'category_id', references: { table: Category.tableName, label: 'category' } },
-    lifecycle_state: { type: 'string', column: 'lifecycle_state', nullable: false },
-  },
+    category_id: { type: 'integer', column: 'category_id', references: CATEGORY_ROWS },
+    lifecycle_state: { type: 'string', column: 'lifecycle_state', nullable: false } },
   async check(_db, values, existing): Promise<Record<string, string>> {
     const given = (column: string) => values[column] as string | null | undefined;
     const fields: CourseTemplateFields = {
@@ -39,8 +38,6 @@ export const eventTemplates = defineResource({
       courseText2: given('course_text2'),
       relatedCoursesText: given('related_courses_text'),
       lmsSummary: given('lms_summary'),
-      lifecycleState: given('lifecycle_state'),
-    };
+      lifecycleState: given('lifecycle_state') };
     return restFieldErrors(courseTemplateProblems(fields, existing ? 'update' : 'create'), REST_NAMES);
-  },
-});
+  } });

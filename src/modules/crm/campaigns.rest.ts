@@ -1,6 +1,6 @@
 import type { Fields } from '../../kit/rest/fields.js';
 import { afterWrite, defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { Campaign, Company } from './crm.data.js';
+import { Campaign, COMPANY_ROWS } from './crm.data.js';
 import { campaignProblems } from './crm.rules.js';
 
 /** The campaign record (also embedded in marketing activities). */
@@ -8,7 +8,7 @@ export const CAMPAIGN_FIELDS: Fields = {
   id: { type: 'integer', column: 'id', nullable: false },
   name: { type: 'string', column: 'name', required: true, nullable: false, maxLength: 255 },
   description: { type: 'string', column: 'description', maxLength: 10000 },
-  company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
+  company_id: { type: 'integer', column: 'company_id', references: COMPANY_ROWS },
   currency: { type: 'string', column: 'currency', maxLength: 3 },
   tag_id: { type: 'integer', column: 'tag_id' },
   tag: { type: 'string', column: 'tag' },
@@ -22,8 +22,7 @@ export const CAMPAIGN_FIELDS: Fields = {
   actual_conversions: { type: 'integer', column: 'actual_conversions', nullable: false },
   actual_submissions: { type: 'integer', column: 'actual_submissions', nullable: false },
   is_finished: { type: 'boolean', column: 'is_finished', nullable: false },
-  contributions: { type: 'array', column: 'contributions', nullable: false },
-};
+  contributions: { type: 'array', column: 'contributions', nullable: false } };
 
 export const campaigns = defineResource({
   name: 'Campaign',
@@ -36,7 +35,5 @@ export const campaigns = defineResource({
     restFieldErrors(
       campaignProblems({
         start_date: afterWrite(values, existing, 'start_date') as string | null | undefined,
-        end_date: afterWrite(values, existing, 'end_date') as string | null | undefined,
-      }),
-    ),
-});
+        end_date: afterWrite(values, existing, 'end_date') as string | null | undefined }),
+    ) });

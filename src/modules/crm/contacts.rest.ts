@@ -1,6 +1,6 @@
 import type { FieldDef, Fields } from '../../kit/rest/fields.js';
 import { afterWrite, defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { Company, Contact, MarketingActivity } from './crm.data.js';
+import { Contact, COMPANY_ROWS, MARKETING_ACTIVITY_ROWS } from './crm.data.js';
 import { contactProblems } from './crm.rules.js';
 
 const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { type: 'string', column: name, maxLength }];
@@ -9,7 +9,7 @@ const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { typ
 export const CONTACT_FIELDS: Fields = {
   id: { type: 'integer', column: 'id', nullable: false },
   ...Object.fromEntries(['first_name', 'middle_name', 'last_name', 'salutation', 'job_title', 'department', 'organisation'].map((n) => text(n))),
-  company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
+  company_id: { type: 'integer', column: 'company_id', references: COMPANY_ROWS },
   account_id: { type: 'integer', column: 'account_id' },
   ...Object.fromEntries(['email', 'tel', 'mobile', 'fax'].map((n) => text(n))),
   ...Object.fromEntries(
@@ -21,7 +21,7 @@ export const CONTACT_FIELDS: Fields = {
   created_by_id: { type: 'integer', column: 'created_by_id', writable: false },
   import_ref: { type: 'string', column: 'import_ref' },
   external_id: { type: 'string', column: 'external_id' },
-  marketing_activity_id: { type: 'integer', column: 'marketing_activity_id', references: { table: MarketingActivity.tableName, label: 'marketing activity' } },
+  marketing_activity_id: { type: 'integer', column: 'marketing_activity_id', references: MARKETING_ACTIVITY_ROWS },
   source1: { type: 'string', column: 'source1' },
   source2: { type: 'string', column: 'source2' },
   lms_bio: { type: 'string', column: 'lms_bio', maxLength: 10000 },
@@ -34,8 +34,7 @@ export const CONTACT_FIELDS: Fields = {
   is_admin: { type: 'integer', column: 'is_admin', nullable: false },
   is_tutor: { type: 'boolean', column: 'is_tutor', nullable: false },
   is_staff: { type: 'boolean', column: 'is_staff', nullable: false },
-  is_deleted: { type: 'boolean', column: 'is_deleted', nullable: false },
-};
+  is_deleted: { type: 'boolean', column: 'is_deleted', nullable: false } };
 
 export const contacts = defineResource({
   name: 'Contact',
@@ -47,5 +46,4 @@ export const contacts = defineResource({
   async check(_db, values, existing): Promise<Record<string, string>> {
     const name = (c: 'first_name' | 'last_name' | 'email') => afterWrite(values, existing, c) as string | null | undefined;
     return restFieldErrors(contactProblems({ first_name: name('first_name'), last_name: name('last_name'), email: name('email') }));
-  },
-});
+  } });

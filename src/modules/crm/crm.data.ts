@@ -27,6 +27,9 @@ export class Company extends BaseModel {
   declare created_on: string;
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`company 7 does not exist`): all the access to the table it gives. */
+export const COMPANY_ROWS = { table: Company.tableName, label: 'company' } as const;
+
 export class Contact extends BaseModel {
   static override tableName = 'contacts';
 
@@ -81,6 +84,9 @@ export class Contact extends BaseModel {
   }
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`contact 7 does not exist`): all the access to the table it gives. */
+export const CONTACT_ROWS = { table: Contact.tableName, label: 'contact' } as const;
+
 export class Campaign extends BaseModel {
   static override tableName = 'campaigns';
 
@@ -104,6 +110,9 @@ export class Campaign extends BaseModel {
   declare contributions: unknown[];
   declare created_on: string;
 }
+
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`campaign 7 does not exist`): all the access to the table it gives. */
+export const CAMPAIGN_ROWS = { table: Campaign.tableName, label: 'campaign' } as const;
 
 export class MarketingActivity extends BaseModel {
   static override tableName = 'marketing_activities';
@@ -140,6 +149,9 @@ export class MarketingActivity extends BaseModel {
     };
   }
 }
+
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`marketing activity 7 does not exist`): all the access to the table it gives. */
+export const MARKETING_ACTIVITY_ROWS = { table: MarketingActivity.tableName, label: 'marketing activity' } as const;
 
 /** A contact as GraphQL shows it (who placed an order, who an invoice is for). */
 export type ContactCard = Pick<Contact, 'id' | 'first_name' | 'last_name' | 'email' | 'organisation' | 'company_id'>;

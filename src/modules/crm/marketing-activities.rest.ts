@@ -1,7 +1,7 @@
 import { embedOne } from '../../kit/rest/embed.js';
 import { defineResource } from '../../kit/rest/resource.js';
 import { campaigns } from './campaigns.rest.js';
-import { Campaign, Company, MarketingActivity } from './crm.data.js';
+import { MarketingActivity, CAMPAIGN_ROWS, COMPANY_ROWS } from './crm.data.js';
 
 /** A promotion in a campaign (contract: "Marketing activity", module crm). */
 export const marketingActivities = defineResource({
@@ -14,13 +14,13 @@ export const marketingActivities = defineResource({
     id: { type: 'integer', column: 'id', nullable: false },
     name: { type: 'string', column: 'name', required: true, nullable: false, maxLength: 255 },
     description: { type: 'string', column: 'description', required: true, nullable: false, maxLength: 10000 },
-    campaign_id: { type: 'integer', column: 'campaign_id', required: true, nullable: false, references: { table: Campaign.tableName, label: 'campaign' } },
+    campaign_id: { type: 'integer', column: 'campaign_id', required: true, nullable: false, references: CAMPAIGN_ROWS },
     campaign: { type: 'object', description: 'the campaign record, read-only' },
     type_id: { type: 'integer', column: 'type_id' },
     type: { type: 'string', column: 'type' },
     purpose_id: { type: 'integer', column: 'purpose_id' },
     purpose: { type: 'string', column: 'purpose' },
-    company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
+    company_id: { type: 'integer', column: 'company_id', references: COMPANY_ROWS },
     currency: { type: 'string', column: 'currency', maxLength: 3 },
     cost: { type: 'number', column: 'cost', min: 0 },
     date: { type: 'date', column: 'date' },
@@ -33,7 +33,5 @@ export const marketingActivities = defineResource({
     target_sales: { type: 'number', column: 'target_sales', min: 0 },
     is_finished: { type: 'boolean', column: 'is_finished', nullable: false },
     region_categories: { type: 'array', column: 'region_categories', nullable: false },
-    courses: { type: 'array', column: 'courses', nullable: false },
-  },
-  enrich: (db, rows, records) => embedOne(db, rows, records, 'campaign_id', 'campaign', campaigns),
-});
+    courses: { type: 'array', column: 'courses', nullable: false } },
+  enrich: (db, rows, records) => embedOne(db, rows, records, 'campaign_id', 'campaign', campaigns) });

@@ -2,13 +2,14 @@ import type { Db } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import type { ModelObject } from 'objection';
 import { BaseModel } from '../../platform/db/model.js';
-import { Event } from '../events/events.data.js';
+import { Event } from '../events/index.js';
 
 /**
  * Delegates (a contact's place on an event, or places bought without names) and their scores:
  * the only file that names the `delegates` and `delegate_scores` tables. Every function takes the
- * tenant's transaction first. A delegate's event is reached through the `event` relation to the
- * events module's model (one statement, no table of theirs named here).
+ * tenant's transaction first.
+ *
+ * @uses events: a delegate's event (its template, for score mappings) is joined through the `event` relation to the events module's model, one statement
  */
 
 export class Delegate extends BaseModel {
@@ -99,15 +100,4 @@ export async function upsertScores(db: Db, writes: Pick<DelegateScore, 'delegate
     .insert(writes)
     .onConflict(['delegate_id', 'mapping_id'])
     .merge({ value: db.raw('excluded.value'), updated_on: utcNow(db) });
-}
-
-/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
-export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
-  if (!eventIds.length) return new Map();
-  const rows = await db(Delegate.tableName)
-    .whereIn('event_id', eventIds)
-    .whereNull('cancelled_date')
-    .groupBy('event_id')
-    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
-  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
 }

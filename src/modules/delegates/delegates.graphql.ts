@@ -2,8 +2,8 @@ import DataLoader from 'dataloader';
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { refField } from '../../kit/graphql/permissions.js';
-import { contactField } from '../crm/contacts.graphql.js';
-import { Event, eventById } from '../events/events.graphql.js';
+import { contactField } from '../crm/index.graphql.js';
+import { Event, eventById } from '../events/index.graphql.js';
 import { delegatesOfRegistrations, type DelegateRow } from './delegates.data.js';
 
 /**

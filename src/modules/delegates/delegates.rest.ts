@@ -1,11 +1,9 @@
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import type { Db } from '../../platform/db/knex.js';
 import { recordsById } from '../../kit/rest/embed.js';
-import { defineResource, restFieldErrors, type RestRecord } from '../../kit/rest/resource.js';
-import { Contact } from '../crm/crm.data.js';
-import { contacts } from '../crm/contacts.rest.js';
-import { Event } from '../events/events.data.js';
-import { publicEvents } from '../events/public-events.rest.js';
+import { defineResource, restFieldErrors, type Resource, type RestRecord } from '../../kit/rest/resource.js';
+import { CONTACT_ROWS } from '../crm/index.js';
+import { EVENT_ROWS } from '../events/index.js';
 import { Delegate } from './delegates.data.js';
 import { isId } from './delegates.rules.js';
 import { addMapping, getScores, nameDelegate, setScores, type ScoreEntry } from './delegates.service.js';
@@ -14,7 +12,14 @@ import { addMapping, getScores, nameDelegate, setScores, type ScoreEntry } from 
  * A contact's place on an event. Unnamed rows (no contact_id) hold `num_places` bought without
  * names; naming one moves a place to a new named row (see delegates.service.ts).
  */
-export const delegates = defineResource({
+/** The resources a delegate embeds (its event, its contacts): other modules' faces, wired by the app. */
+export interface DelegateEmbeds {
+  events: Resource;
+  contacts: Resource;
+}
+
+export const delegatesResource = (embeds: DelegateEmbeds): Resource =>
+  defineResource({
   name: 'Delegate',
   path: 'event/delegates',
   table: Delegate.tableName,
@@ -22,10 +27,10 @@ export const delegates = defineResource({
   operations: ['list', 'get', 'create', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },
-    event_id: { type: 'integer', column: 'event_id', required: true, nullable: false, references: { table: Event.tableName, label: 'event' } },
-    contact_id: { type: 'integer', column: 'contact_id', required: true, references: { table: Contact.tableName, label: 'contact' } },
+    event_id: { type: 'integer', column: 'event_id', required: true, nullable: false, references: EVENT_ROWS },
+    contact_id: { type: 'integer', column: 'contact_id', required: true, references: CONTACT_ROWS },
     registration_id: { type: 'integer', column: 'registration_id', writable: false },
-    comms_contact_id: { type: 'integer', column: 'comms_contact_id', references: { table: Contact.tableName, label: 'contact' } },
+    comms_contact_id: { type: 'integer', column: 'comms_contact_id', references: CONTACT_ROWS },
     comms_contact: { type: 'object' },
     notes: { type: 'string', column: 'notes', maxLength: 10000 },
     overall_attendance: { type: 'number', column: 'overall_attendance', writable: false },
@@ -34,12 +39,11 @@ export const delegates = defineResource({
     num_delegates: { type: 'integer', nullable: false },
     num_places: { type: 'integer', column: 'num_places', writable: false, description: 'present on unnamed delegate rows only' },
     event: { type: 'object' },
-    contact: { type: 'object' },
-  },
+    contact: { type: 'object' } },
   async enrich(db, rows, records) {
     // Sequential on purpose: a transaction is one connection, which runs one query at a time.
-    const events = await recordsById(db, publicEvents, rows.map((r) => r.event_id));
-    const people = await recordsById(db, contacts, rows.flatMap((r) => [r.contact_id, r.comms_contact_id]));
+    const events = await recordsById(db, embeds.events, rows.map((r) => r.event_id));
+    const people = await recordsById(db, embeds.contacts, rows.flatMap((r) => [r.contact_id, r.comms_contact_id]));
     rows.forEach((row, i) => {
       const rec = records[i]!;
       const unnamed = row.contact_id === null;
@@ -49,8 +53,7 @@ export const delegates = defineResource({
       rec.event = events.get(row.event_id as number) ?? null;
       rec.contact = people.get(row.contact_id as number) ?? null;
     });
-  },
-});
+  } });
 
 /** Fields of the embedded event that the naming response leaves out (contract). */
 const NOT_IN_NAMING_EVENT = [
@@ -62,7 +65,7 @@ const NOT_IN_NAMING_EVENT = [
  * `POST event/delegates/:id/name {"contact_id"}`: names one place of an unnamed row. The new
  * named delegate, with a reduced event and its contact's user_id.
  */
-export async function nameDelegatePlace(db: Db, delegateId: number, body: unknown): Promise<RestRecord> {
+export async function nameDelegatePlace(delegates: Resource, db: Db, delegateId: number, body: unknown): Promise<RestRecord> {
   const contactId = (body as { contact_id?: unknown } | null)?.contact_id;
   if (contactId === undefined || contactId === null) throw new BadRequestError('contact_id is required', { fields: { contact_id: 'is required' } }, 'contact_id_required');
   const { delegate, userId } = await nameDelegate(db, delegateId, isId(contactId) ? contactId : String(contactId));

@@ -1,6 +1,6 @@
 import { problem, type Problem } from '../../platform/problems.js';
 import { hasNul } from '../../platform/util/dates.js';
-import { MAPPING_TYPES, type MappingRow } from '../course-templates/score-mappings.js';
+import { MAPPING_TYPES, type MappingRow } from '../course-templates/index.js';
 
 /**
  * The rules of delegates' scores, as pure functions returning problems (a REST face turns them

@@ -1,10 +1,9 @@
 import type { Db } from '../../platform/db/knex.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import type { Problem } from '../../platform/problems.js';
-import { appendScoreMapping, findCourseTemplate } from '../course-templates/course-templates.data.js';
-import { mappingRecord, mappingsOf, type MappingRow } from '../course-templates/score-mappings.js';
-import { contactExists } from '../crm/crm.data.js';
-import { userIdOfContact } from '../users/users.data.js';
+import { appendScoreMapping, findCourseTemplate, mappingRecord, mappingsOf, type MappingRow } from '../course-templates/index.js';
+import { contactExists } from '../crm/index.js';
+import { userIdOfContact } from '../users/index.js';
 import {
   decrementPlaces,
   deleteDelegate,

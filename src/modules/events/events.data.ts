@@ -10,7 +10,7 @@ import { MAX_SEARCH_WORDS } from './events.rules.js';
  * Every function takes the transaction first.
  *
  * @uses course_templates, locations: the Core events list filters, orders and searches on its template's title and code and its location's name, in the one statement of a page
- * @uses delegates: places booked (and so places left, sold out) are counted in the list's statement when a filter asks for them, as placesBooked counts them
+ * @uses delegates: places booked (and so places left, sold out): placesBooked counts them, and the list's statement when a filter asks for them; capacity is the event's concern, the rows are the delegates'
  * @uses opportunity_lines: deleting events first reads, in one statement, which of them delegates or order lines still hold (as the foreign keys would refuse)
  *
  * It also reads PostgreSQL's catalogue view pg_timezone_names (no tenant's table): the zones an
@@ -88,6 +88,9 @@ export class Event extends BaseModel {
   declare created_on: string;
   declare updated_on: string;
 }
+
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`event 7 does not exist`): all the access to the table it gives. */
+export const EVENT_ROWS = { table: Event.tableName, label: 'event' } as const;
 
 /** An event's row, every column. */
 export type EventRow = ModelObject<Event>;
@@ -317,3 +320,14 @@ export const eventTextConditions = {
     );
   },
 };
+
+/** Places taken on each event: named delegates count 1, unnamed rows their num_places. */
+export async function placesBooked(db: Db, eventIds: number[]): Promise<Map<number, number>> {
+  if (!eventIds.length) return new Map();
+  const rows = await db('delegates')
+    .whereIn('event_id', eventIds)
+    .whereNull('cancelled_date')
+    .groupBy('event_id')
+    .select('event_id', db.raw('sum(coalesce(num_places, 1))::int as booked'));
+  return new Map(rows.map((r: { event_id: number; booked: number }) => [r.event_id, r.booked]));
+}

@@ -11,19 +11,18 @@ import { listQuery, nestedList, type ListField } from '../../kit/graphql/lists.j
 import type { Knex } from '../../platform/db/knex.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById, extendCourseTemplate, LearningModeEnum } from '../course-templates/course-template-type.graphql.js';
-import type { CourseTemplateRow } from '../course-templates/course-templates.data.js';
-import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
-import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
-import { Location, locationById } from '../locations/locations.graphql.js';
-import { TaxType, taxTypeById } from '../tax-types/tax-types.graphql.js';
-import { addPriceFor, Decimal, Price, pricesField, type PriceArgs, type PricesPayload } from '../pricing/pricing.graphql.js';
+import { CourseTemplate, courseTemplateById, extendCourseTemplate, LearningModeEnum } from '../course-templates/index.graphql.js';
+import type { CourseTemplateRow } from '../course-templates/index.js';
+import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
+import { type ValueInput, valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } from '../custom-fields/index.js';
+import { Locale, localeById, supportedLocale } from '../locales/index.graphql.js';
+import { Location, locationById } from '../locations/index.graphql.js';
+import { TaxType, taxTypeById } from '../tax-types/index.graphql.js';
+import { addPriceFor, Decimal, Price, pricesField, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
 import { createClassroomEvent, createDeliveredEvent, deleteEvents, duplicateEvent, updateEvent, type ClassroomInput, type DeliveredInput, type EventRow, type EventUpdateInput as UpdateInput } from './events.service.js';
 import { LocalDateTime } from './local-date-time.graphql.js';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
-import { placesBooked } from '../delegates/delegates.data.js';
+import { placesBooked } from './events.data.js';
 import { Event as EventModel, EVENT_LIST_SQL, eventsByIds, eventTextConditions } from './events.data.js';
 import {
   DAYS_OF_WEEK,

@@ -3,7 +3,7 @@ import { lineProblems, oneOfProblems, problem, type Problem } from '../../platfo
 import { isCalendarDate, isDateTime } from '../../platform/util/dates.js';
 import { isSingleLine } from '../../platform/util/text.js';
 import { canonicalTimeZone, type KnownZones } from '../../platform/util/time-zones.js';
-import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
+import { CODE_MAX_LENGTH } from '../course-templates/index.js';
 
 /**
  * What an event may hold, and what it takes from its course template (contract rules 6 and 7),

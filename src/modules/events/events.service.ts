@@ -1,10 +1,9 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
-import { deliveryLocaleIds, inheritedTemplate } from '../course-templates/course-templates.data.js';
-import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues, writeBaseValues, type DefinitionRow } from '../custom-fields/custom-fields.data.js';
-import { checkBaseValues, EVENT_VALUES, type ResolvedValue, type ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { supportedLocaleIds } from '../locales/locales.data.js';
-import { translatedTitles } from '../translations/translations.data.js';
+import { deliveryLocaleIds, inheritedTemplate } from '../course-templates/index.js';
+import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues, writeBaseValues, type DefinitionRow, checkBaseValues, EVENT_VALUES, type ResolvedValue, type ValueInput } from '../custom-fields/index.js';
+import { supportedLocaleIds } from '../locales/index.js';
+import { translatedTitles } from '../translations/index.js';
 import { databaseTimeZones, deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
 import {
   cascadedLocale,

@@ -1,13 +1,11 @@
 import { recordsById } from '../../kit/rest/embed.js';
-import { afterWrite, checkDateOrder, defineResource, restFieldErrors, type RestRecord, type Row } from '../../kit/rest/resource.js';
-import { CourseTemplate, courseTemplateTitle } from '../course-templates/course-templates.data.js';
-import { CODE_MAX_LENGTH } from '../course-templates/course-templates.rules.js';
-import { Company, Contact, contactNames } from '../crm/crm.data.js';
-import { TaxType } from '../tax-types/tax-types.data.js';
-import { eventTemplates } from '../course-templates/event-templates.rest.js';
+import { afterWrite, checkDateOrder, defineResource, restFieldErrors, type Resource, type RestRecord, type Row } from '../../kit/rest/resource.js';
+import { courseTemplateTitle, CODE_MAX_LENGTH, COURSE_TEMPLATE_ROWS } from '../course-templates/index.js';
+import { contactNames, COMPANY_ROWS, CONTACT_ROWS } from '../crm/index.js';
+import { TAX_TYPE_ROWS } from '../tax-types/index.js';
 import { utcNow } from '../../platform/db/sql.js';
-import { placesBooked } from '../delegates/delegates.data.js';
-import { namedPricesOf, type NamedPriceRow } from '../pricing/pricing.data.js';
+import { placesBooked } from './events.data.js';
+import { namedPricesOf, type NamedPriceRow } from '../pricing/index.js';
 import { Event } from './events.data.js';
 import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventSoldOut, eventTextProblems } from './events.rules.js';
 
@@ -18,14 +16,15 @@ const priceEntry = (p: NamedPriceRow) => ({
   price: Number(p.amount),
   currency_code: p.currency_code,
   price_level: { id: p.price_level_id, name: p.price_level_name },
-  region: p.region_id === null ? null : { id: p.region_id, code: p.region_code, name: p.region_name },
-});
+  region: p.region_id === null ? null : { id: p.region_id, code: p.region_code, name: p.region_name } });
 
 /**
  * An event (REST "public event", GraphQL Event), with every field of the contract's embedded
  * event. `course` is the event template; computed fields come from its delegates.
  */
-export const publicEvents = defineResource({
+/** `embeds.eventTemplates`: the event template resource an event embeds (course templates' face, wired by the app). */
+export const publicEventsResource = (embeds: { eventTemplates: Resource }): Resource =>
+  defineResource({
   name: 'Event',
   path: 'event/public_events',
   aliases: ['event/public_event'],
@@ -34,13 +33,13 @@ export const publicEvents = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     id: { type: 'integer', column: 'id', nullable: false },
-    event_template_id: { type: 'integer', column: 'course_template_id', references: { table: CourseTemplate.tableName, label: 'event template' } },
+    event_template_id: { type: 'integer', column: 'course_template_id', references: COURSE_TEMPLATE_ROWS },
     course_id: { type: 'integer', column: 'course_template_id', writable: false },
     course: { type: 'object', description: 'the event template: id, code, title' },
     code: { type: 'string', column: 'code', maxLength: CODE_MAX_LENGTH },
     title: { type: 'string', column: 'title', nullable: false, maxLength: EVENT_TITLE_MAX_LENGTH, description: 'defaults to the template title' },
     type: { type: 'string', column: 'type', nullable: false, enum: EVENT_TYPES },
-    company_id: { type: 'integer', column: 'company_id', references: { table: Company.tableName, label: 'company' } },
+    company_id: { type: 'integer', column: 'company_id', references: COMPANY_ROWS },
     region_id: { type: 'integer', column: 'region_id' },
     region: { type: 'object' },
     account_id: { type: 'integer', column: 'account_id' },
@@ -51,11 +50,11 @@ export const publicEvents = defineResource({
     location: { type: 'string', column: 'location' },
     tag_id: { type: 'integer', column: 'tag_id' },
     tag: { type: 'object' },
-    tax_type_id: { type: 'integer', column: 'tax_type_id', references: { table: TaxType.tableName, label: 'tax type' } },
+    tax_type_id: { type: 'integer', column: 'tax_type_id', references: TAX_TYPE_ROWS },
     tax_type: { type: 'object' },
-    personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: { table: Contact.tableName, label: 'contact' } },
+    personnel_administrator_id: { type: 'integer', column: 'personnel_administrator_id', references: CONTACT_ROWS },
     personnel_administrator: { type: 'object' },
-    personnel_tutor_id: { type: 'integer', column: 'personnel_tutor_id', references: { table: Contact.tableName, label: 'contact' } },
+    personnel_tutor_id: { type: 'integer', column: 'personnel_tutor_id', references: CONTACT_ROWS },
     personnel_tutor: { type: 'object' },
     personnel: { type: 'array' },
     prices: { type: 'array' },
@@ -81,8 +80,7 @@ export const publicEvents = defineResource({
     is_online: { type: 'boolean', column: 'is_online', nullable: false },
     is_cancelled: { type: 'boolean', column: 'is_cancelled', nullable: false },
     is_provisional: { type: 'boolean', column: 'is_provisional', nullable: false },
-    is_lms: { type: 'boolean', column: 'is_lms', nullable: false },
-  },
+    is_lms: { type: 'boolean', column: 'is_lms', nullable: false } },
   async check(db, values, existing) {
     const errors: Record<string, string> = {};
     // The same title and code as GraphQL's createClassroom accepts (one line each, the title not blank), as the caller gave them.
@@ -104,7 +102,7 @@ export const publicEvents = defineResource({
   },
   async enrich(db, rows, records) {
     // Sequential on purpose: a transaction is one connection, which runs one query at a time.
-    const templates = await recordsById(db, eventTemplates, rows.map((r) => r.course_template_id));
+    const templates = await recordsById(db, embeds.eventTemplates, rows.map((r) => r.course_template_id));
     const booked = await placesBooked(db, rows.map((r) => r.id as number));
     const people = await contactNames(db, rows.flatMap((r) => [r.personnel_administrator_id, r.personnel_tutor_id]).filter((v): v is number => typeof v === 'number'));
     const personById = new Map(people.map((p: { id: number }) => [p.id, p]));
@@ -133,5 +131,4 @@ export const publicEvents = defineResource({
       // Closed by hand (GraphQL event.update isSoldOut), or full.
       rec.is_sold_out = eventSoldOut({ is_sold_out: row.is_sold_out === true, delegates_max: (row.delegates_max as number | null | undefined) ?? null }, n);
     });
-  },
-});
+  } });

@@ -4,8 +4,8 @@ import { toGlobalId } from '../../kit/graphql/ids.js';
 import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { refField } from '../../kit/graphql/permissions.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/course-template-type.graphql.js';
-import { Event, eventById } from '../events/events.graphql.js';
+import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
+import { Event, eventById } from '../events/index.graphql.js';
 import { objectivesOf, type LearningPathObjectiveRow, type LearningPathRow } from './learning-paths.data.js';
 import { MAX_OBJECTIVES } from './learning-paths.rules.js';
 

@@ -6,16 +6,16 @@ import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { learningCategoriesField } from '../categories/categories.graphql.js';
-import { accountAssociationsField } from '../course-templates/account-associations.graphql.js';
-import { imageField, imageGalleryField } from '../documents/documents.graphql.js';
-import { pricesField } from '../pricing/pricing.graphql.js';
-import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
-import { Locale, localeById, supportedLocale } from '../locales/locales.graphql.js';
-import { translationFace } from '../translations/translations.graphql.js';
+import { learningCategoriesField } from '../categories/index.graphql.js';
+import { accountAssociationsField } from '../course-templates/index.graphql.js';
+import { imageField, imageGalleryField } from '../documents/index.graphql.js';
+import { pricesField } from '../pricing/index.graphql.js';
+import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
+import { Locale, localeById, supportedLocale } from '../locales/index.graphql.js';
+import { translationFace } from '../translations/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
-import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { LearningPathRecord, learningPathsByIds, type LearningPathRow } from './learning-paths.data.js';
+import type { ValueInput } from '../custom-fields/index.js';
+import { LearningPathRecord, learningPathsByIds, lockLearningPath, type LearningPathRow } from './learning-paths.data.js';
 import { LEARNING_PATH_STATES, LEARNING_PATH_TRANSLATIONS, MAX_OBJECTIVES, type LearningPathSettings } from './learning-paths.rules.js';
 import { forgetObjectives, learningObjectivesField } from './learning-objectives.graphql.js';
 import { writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
@@ -35,6 +35,7 @@ const translations = translationFace({
   entity: LEARNING_PATH_TRANSLATIONS,
   ownerType: 'LearningPath',
   ownersByIds: learningPathsByIds,
+  lockOwner: lockLearningPath,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A learning path's name and description in one locale, stored as given.",

@@ -1,6 +1,6 @@
 import { lineProblems, oneOfProblems, problem, type Problem } from '../../platform/problems.js';
-import { LEARNING_PATH_VALUES } from '../custom-fields/custom-fields.rules.js';
-import { textProblem, type TranslatableEntity } from '../translations/translations.rules.js';
+import { LEARNING_PATH_VALUES } from '../custom-fields/index.js';
+import { textProblem, type TranslatableEntity } from '../translations/index.js';
 
 /**
  * The rules of learning paths, pure. A learning path has a name, a description, a primary locale

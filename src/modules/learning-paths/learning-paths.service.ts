@@ -1,11 +1,10 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
-import { writeBaseValues, type DefinitionRow } from '../custom-fields/custom-fields.data.js';
-import { checkBaseValues, LEARNING_PATH_VALUES, type ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { courseTemplatesByIds } from '../course-templates/course-templates.data.js';
-import { eventsByIds } from '../events/events.data.js';
-import type { LocaleRow } from '../locales/locales.data.js';
-import { translationLocaleIds } from '../translations/translations.data.js';
+import { writeBaseValues, type DefinitionRow, checkBaseValues, LEARNING_PATH_VALUES, type ValueInput } from '../custom-fields/index.js';
+import { courseTemplatesByIds } from '../course-templates/index.js';
+import { eventsByIds } from '../events/index.js';
+import type { LocaleRow } from '../locales/index.js';
+import { translationLocaleIds } from '../translations/index.js';
 import { insertLearningPath, lockLearningPath, replaceObjectives, updateLearningPath, type LearningPathColumns, type LearningPathRow } from './learning-paths.data.js';
 import {
   learningPathColumns,

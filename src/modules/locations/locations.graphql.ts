@@ -8,7 +8,7 @@ import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import type { Problem } from '../../platform/problems.js';
-import { Region, regionById } from '../pricing/pricing.graphql.js';
+import { Region, regionById } from '../pricing/index.graphql.js';
 import { Location as LocationModel, locationRowsByIds } from './locations.data.js';
 import type { LocationInput } from './locations.rules.js';
 import { changeLocation, createLocation, type LocationRow } from './locations.service.js';

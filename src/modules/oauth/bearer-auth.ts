@@ -1,5 +1,6 @@
 import type { Knex } from '../../platform/db/knex.js';
 import { hashSecret } from './secrets.js';
+import { bearerToken } from '../../kit/http/authorization.js';
 import type { TenantRegistry } from '../../platform/tenancy/registry.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { accessTokenCheck, type AccessTokenCheck } from './oauth.data.js';
@@ -26,13 +27,6 @@ function refuse(message: string, tokenSent: boolean): BearerResult {
   // RFC 6750 §3: no error code when no token was sent; invalid_token when one was.
   const challenge = tokenSent ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"` : `Bearer realm="${REALM}"`;
   return { ok: false, status: 401, challenge, message };
-}
-
-/** The token of an `Authorization: Bearer <token>` header (the scheme in any case, as the contract writes `bearer`). */
-export function bearerToken(header: string | undefined): string | undefined | null {
-  if (!header) return undefined;
-  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? m[1]! : null;
 }
 
 /**

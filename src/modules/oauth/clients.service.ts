@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { parseOrThrow } from '../../platform/util/validation.js';
-import { activeUsersWithRole, findActiveUser } from '../users/users.data.js';
+import { activeUsersWithRole, findActiveUser } from '../users/index.js';
 import { authorizedApplicationRows, clientRowId, insertClient as insertClientRow, listClientRows, revokeClientAndTokens, revokeUserTokens, type ClientSummaryRow } from './oauth.data.js';
 import { hashSecret, newSecret } from './secrets.js';
 

@@ -4,7 +4,7 @@ import { tenantOf, type AppContext, type AppState } from '../../kit/http/context
 import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../../kit/http/pages.js';
 import { claimForm, endSession, oneTimeFormId, sessionOf, signInSession } from '../../kit/http/session.js';
 import { hasPermission } from '../../platform/permissions.js';
-import type { SignIn } from '../users/sign-in.service.js';
+import { type SignIn, activeUserWithPermissions } from '../users/index.js';
 import {
   createServiceClient,
   listAuthorizedApplications,
@@ -14,7 +14,6 @@ import {
   serviceUserChoices,
 } from './clients.service.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
-import { activeUserWithPermissions } from '../users/users.data.js';
 import { AppError, ValidationError } from '../../platform/errors.js';
 
 /**

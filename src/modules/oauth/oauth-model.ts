@@ -3,7 +3,7 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Knex } from '../../platform/db/knex.js';
 import type { TenantRegistry } from '../../platform/tenancy/registry.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
-import { activeUserWithPermissions } from '../users/users.data.js';
+import { activeUserWithPermissions } from '../users/index.js';
 import {
   activeClient,
   codeWithClient,

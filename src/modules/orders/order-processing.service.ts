@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
-import { placesBooked } from '../delegates/delegates.data.js';
-import { lockEventsForCapacity } from '../events/events.data.js';
+import { placesBooked, lockEventsForCapacity } from '../events/index.js';
 import { centsToDecimal } from './money.js';
 import {
   insertInvoice,

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { NotFoundError } from '../../platform/errors.js';
-import { delegatesOfRegistrations } from '../delegates/delegates.data.js';
+import { delegatesOfRegistrations } from '../delegates/index.js';
 import {
   invoicesOfOpportunities,
   linesOfInvoices,

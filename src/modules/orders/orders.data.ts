@@ -2,7 +2,7 @@ import type { Db, Knex } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import type { ModelObject } from 'objection';
 import { BaseModel } from '../../platform/db/model.js';
-import { Delegate } from '../delegates/delegates.data.js';
+import { Delegate } from '../delegates/index.js';
 import type { Discarded, EventLine, InvoiceLineDraft, InvoiceSourceLine, InvoiceStatus, NewDelegate, OpportunityState, References } from './orders.rules.js';
 
 /**

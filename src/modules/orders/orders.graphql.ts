@@ -9,9 +9,9 @@ import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { contactField } from '../crm/contacts.graphql.js';
-import { Delegate, delegatesOfRegistration } from '../delegates/delegates.graphql.js';
-import { Event, eventById } from '../events/events.graphql.js';
+import { contactField } from '../crm/index.graphql.js';
+import { Delegate, delegatesOfRegistration } from '../delegates/index.graphql.js';
+import { Event, eventById } from '../events/index.graphql.js';
 import {
   Invoice as InvoiceModel,
   invoicesByIds,

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../platform/tenancy/tenant.js';
-import { bearerToken } from '../oauth/bearer-auth.js';
+import { bearerToken } from '../../kit/http/authorization.js';
 import { verifyPortalToken } from './portal-tokens.js';
 import type { PortalDirectory, ResolvedPortal } from './portals.service.js';
 

@@ -6,7 +6,7 @@ import { sessionOf } from '../../kit/http/session.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { hasPermission } from '../../platform/permissions.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
-import { activeUserWithPermissions } from '../users/users.data.js';
+import { activeUserWithPermissions } from '../users/index.js';
 import { addPortal, listPortals, removePortal } from './portals.service.js';
 
 /**

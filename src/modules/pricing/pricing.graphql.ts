@@ -18,9 +18,9 @@ import { addPrice } from './pricing.service.js';
 import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
-import { financialUnitOf, type FinancialUnit as Unit } from '../catalogue/catalogue.format.js';
-import { taxTypeById } from '../tax-types/tax-types.graphql.js';
-import type { TaxTypeRow } from '../tax-types/tax-types.data.js';
+import { financialUnitOf, type FinancialUnit as Unit } from './financial-units.js';
+import { taxTypeById } from '../tax-types/index.graphql.js';
+import type { TaxTypeRow } from '../tax-types/index.js';
 import { priceLevelsByIds, priceOwnerId, pricesOf, regionsByIds, type PriceLevelRow, type PriceOwner, type PriceRow, type RegionCard } from './pricing.data.js';
 
 /**

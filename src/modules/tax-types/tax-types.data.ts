@@ -13,6 +13,9 @@ export class TaxType extends BaseModel {
   declare created_on: string;
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`tax type 7 does not exist`): all the access to the table it gives. */
+export const TAX_TYPE_ROWS = { table: TaxType.tableName, label: 'tax type' } as const;
+
 export type TaxTypeRow = Pick<TaxType, 'id' | 'name' | 'rate' | 'created_on'>;
 
 export async function insertTaxType(db: Db, columns: { name: string; rate: number }): Promise<TaxTypeRow> {

@@ -2,8 +2,6 @@ import type { ModelObject } from 'objection';
 import type { Db } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
-import { lockCourseTemplate } from '../course-templates/course-templates.data.js';
-import { lockLearningPath } from '../learning-paths/learning-paths.data.js';
 import type { TranslatableKind } from './translations.rules.js';
 
 /**
@@ -59,15 +57,6 @@ export interface TranslationOwner {
   id: number;
   /** The primary locale; a record without one has no translations. */
   locale_id: number | null;
-}
-
-/**
- * The record a translation is written for, read locked: what a translation write checks (its
- * primary locale) is what a concurrent update of the record would change.
- */
-export async function lockTranslationOwner(db: Db, kind: TranslatableKind, id: number): Promise<TranslationOwner | undefined> {
-  if (kind === 'learning_path') return lockLearningPath(db, id);
-  return lockCourseTemplate(db, id);
 }
 
 /** Creates or replaces the translation of one record in one locale with `columns` (every translatable column). */

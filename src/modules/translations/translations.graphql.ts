@@ -16,15 +16,14 @@ import { requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
-import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/custom-fields.graphql.js';
+import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
-import { valuesOf, valueTableOf, type FieldValueRow } from '../custom-fields/custom-fields.data.js';
-import type { ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/locales.graphql.js';
+import { valuesOf, valueTableOf, type FieldValueRow, type ValueInput } from '../custom-fields/index.js';
+import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/index.graphql.js';
 import { translationsByIds, translationsOfOwners, translationTableOf, type TranslationRow } from './translations.data.js';
 import type { Db } from '../../platform/db/knex.js';
 import { translatedFields, type TranslatableEntity } from './translations.rules.js';
-import { deleteTranslation, upsertTranslation } from './translations.service.js';
+import { deleteTranslation, upsertTranslation, type LockTranslationOwner } from './translations.service.js';
 
 /**
  * The GraphQL face of a translatable record: its Translation type (a Node), the owner's
@@ -37,6 +36,8 @@ export interface TranslationFaceSpec {
   ownerType: string;
   /** The owners by id, from their module's data file (`courseTemplatesByIds`): each one's primary locale, batched per request. */
   ownersByIds: (db: Db, ids: readonly number[]) => Promise<{ id: number; locale_id: number | null }[]>;
+  /** One owner read locked, for a translation write (`lockCourseTemplate`). */
+  lockOwner: LockTranslationOwner;
   viewPermission: string;
   editPermission: string;
   description: string;
@@ -154,6 +155,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
       const { translation, problems } = await upsertTranslation(
         ctx.db,
         entity,
+        spec.lockOwner,
         ownerId,
         await supportedLocale(ctx, input.localeId),
         { texts, customFieldValues: input.customFieldValues as ValueInput[] | null | undefined },
@@ -173,7 +175,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
       requirePermission(ctx, spec.editPermission);
       const ownerId = legacyIdOf(ownerType, input[entity.idLabel]);
       // A translation that exists can be deleted even after its locale stopped being supported.
-      const { problems } = await deleteTranslation(ctx.db, entity, ownerId, await catalogueLocale(ctx, input.localeId));
+      const { problems } = await deleteTranslation(ctx.db, entity, spec.lockOwner, ownerId, await catalogueLocale(ctx, input.localeId));
       if (!refusedTarget(problems)) forget(ctx, ownerId!);
       return { translation: null, errors: withGivenIds(problems, input) };
     },

@@ -1,6 +1,6 @@
 import { problem, type Problem } from '../../platform/problems.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
-import type { ValueOwner } from '../custom-fields/custom-fields.rules.js';
+import type { ValueOwner } from '../custom-fields/index.js';
 
 /**
  * The rules of translations of a record (course template, learning path), pure. By the contract:

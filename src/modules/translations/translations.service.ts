@@ -1,8 +1,7 @@
 import type { Db } from '../../platform/db/knex.js';
 import type { Problem } from '../../platform/problems.js';
-import { deleteTranslatedValues, replaceTranslatedValues, valuesOf, type DefinitionRow } from '../custom-fields/custom-fields.data.js';
-import { checkTranslatedValues, type ValueInput } from '../custom-fields/custom-fields.rules.js';
-import { deleteTranslationRow, lockTranslationOwner, upsertTranslationRow, type TranslationOwner, type TranslationRow } from './translations.data.js';
+import { deleteTranslatedValues, replaceTranslatedValues, valuesOf, type DefinitionRow, checkTranslatedValues, type ValueInput } from '../custom-fields/index.js';
+import { deleteTranslationRow, upsertTranslationRow, type TranslationOwner, type TranslationRow } from './translations.data.js';
 import { translationColumns, translationTargetProblems, type TranslatableEntity } from './translations.rules.js';
 
 /**
@@ -14,6 +13,13 @@ import { translationColumns, translationTargetProblems, type TranslatableEntity 
  */
 
 /** One locale's translation as a caller gives it: every translatable field (absent or null: not translated), and its custom field values. */
+/**
+ * Reads the translated record locked (its owner module's `lockCourseTemplate`, `lockLearningPath`):
+ * what a translation write checks (its primary locale) is what a concurrent update of the record
+ * would change. Passed in, so translations know no owner module (the owners import translations).
+ */
+export type LockTranslationOwner = (db: Db, id: number) => Promise<TranslationOwner | undefined>;
+
 export interface TranslationInput {
   texts: Readonly<Record<string, string | null | undefined>>;
   /** Translations of translatable text custom fields that have a base value; replaces the locale's set. */
@@ -25,8 +31,8 @@ export interface TranslationInput {
  * A new translation needs a supported locale; one that exists can be deleted even after its locale
  * stopped being supported: the caller passes the locale it found accordingly.
  */
-async function target(db: Db, entity: TranslatableEntity, ownerId: number | undefined, locale: { id: number } | undefined) {
-  const owner = ownerId === undefined ? undefined : await lockTranslationOwner(db, entity.values.appliesTo, ownerId);
+async function target(db: Db, entity: TranslatableEntity, lockOwner: LockTranslationOwner, ownerId: number | undefined, locale: { id: number } | undefined) {
+  const owner = ownerId === undefined ? undefined : await lockOwner(db, ownerId);
   const problems = translationTargetProblems(entity, { ownerId: ownerId ?? null, localeId: locale?.id ?? null }, { owner, locale });
   return { owner: owner as TranslationOwner, locale: locale!, problems };
 }
@@ -40,12 +46,13 @@ async function target(db: Db, entity: TranslatableEntity, ownerId: number | unde
 export async function upsertTranslation(
   db: Db,
   entity: TranslatableEntity,
+  lockOwner: LockTranslationOwner,
   ownerId: number | undefined,
   locale: { id: number } | undefined,
   input: TranslationInput,
   definitions: () => Promise<Iterable<DefinitionRow>>,
 ): Promise<{ translation: TranslationRow | null; problems: Problem[] }> {
-  const t = await target(db, entity, ownerId, locale);
+  const t = await target(db, entity, lockOwner, ownerId, locale);
   if (t.problems.length) return { translation: null, problems: t.problems };
   const kind = entity.values.appliesTo;
   const ownerValues = await valuesOf(db, kind, [t.owner.id]);
@@ -63,8 +70,8 @@ export async function upsertTranslation(
  * Deletes the overlay of `locale` (a locale of the catalogue, supported or not) on the record,
  * and its translated custom field values. Deleting one that is not there is not an error.
  */
-export async function deleteTranslation(db: Db, entity: TranslatableEntity, ownerId: number | undefined, locale: { id: number } | undefined): Promise<{ problems: Problem[] }> {
-  const t = await target(db, entity, ownerId, locale);
+export async function deleteTranslation(db: Db, entity: TranslatableEntity, lockOwner: LockTranslationOwner, ownerId: number | undefined, locale: { id: number } | undefined): Promise<{ problems: Problem[] }> {
+  const t = await target(db, entity, lockOwner, ownerId, locale);
   if (t.problems.length) return { problems: t.problems };
   await deleteTranslationRow(db, entity.values.appliesTo, t.owner.id, t.locale.id);
   await deleteTranslatedValues(db, entity.values.appliesTo, t.owner.id, t.locale.id);

@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from '../../platform/db/knex.js';
-import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 import { AppError, UnauthorizedError } from '../../platform/errors.js';
 import type { PasswordGuard } from './password-guard.js';
 import { activeUserWithPermissions, type ActiveUser } from './users.data.js';
 import type { ListenedCache } from '../../platform/db/change-listener.js';
-import { adminByEmail } from '../admins/admins.data.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import { tenantOf, type AppContext, type AppMiddleware } from '../../kit/http/context.js';
 import { bindLog } from '../../kit/http/request-id.js';
@@ -116,29 +114,4 @@ export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, ac
   if (check.reason === 'invalid') return false;
   ctx.set('Retry-After', String(check.retryAfterS));
   throw new AppError(429, 'too_many_attempts', `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`);
-}
-
-/**
- * HTTP Basic authentication of a platform administrator (`platform.admins`, created with
- * `npm run cli -- admins:create`), for the ops pages such as the queue dashboard; through the
- * same password guard as every other password check.
- */
-export function platformAdminAuth(knex: Knex, passwords: PasswordGuard, cacheTtlMs = 5 * 60_000): AppMiddleware {
-  const verified = new VerifiedCredentials(cacheTtlMs);
-  return async (ctx, next) => {
-    const creds = parseBasic(ctx.get('authorization'));
-    const refuse = () => {
-      ctx.set('WWW-Authenticate', 'Basic realm="Lectern platform admin", charset="UTF-8"');
-      return new UnauthorizedError('Platform administrator credentials are required', 'invalid_credentials');
-    };
-    if (!creds) throw refuse();
-    const admin = await adminByEmail(knex, creds.email);
-    const key = verified.keyOf(PLATFORM_SCHEMA, creds.email, creds.password);
-    if (!admin || !verified.has(key, admin.password_hash)) {
-      if (!(await guardedCheck(ctx, passwords, `platform:${creds.email}`, admin?.password_hash, creds.password)) || !admin) throw refuse();
-      verified.remember(key, admin.password_hash);
-    }
-    bindLog(ctx, { adminId: admin.id });
-    await next();
-  };
 }
