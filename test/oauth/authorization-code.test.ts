@@ -135,6 +135,43 @@ test.serial('when the request is wrong after the redirect URI is trusted, then t
   }
 });
 
+test.serial('when the state holds a control character, then the client gets invalid_request without a state and no code, as for a non-ASCII state', async (t) => {
+  const browser = new Browser(f.port);
+  // A bad state is not echoed (it is no state the client can have sent on purpose), as the library does too.
+  for (const state of ['bad\u0001state', 'bad\u007fstate', 'bad\nstate', 'bad\u0000state', 'caf\u00e9']) {
+    const params = { response_type: 'code', client_id: f.integration.clientId, redirect_uri: CALLBACK, state, instance: f.instanceOf(f.tenant) };
+    const res = await browser.get(`${f.issuer}/oauth/authorize?${new URLSearchParams(params)}`);
+    t.is(res.status, 302, JSON.stringify(state));
+    const to = new URL(res.location!);
+    t.is(`${to.origin}${to.pathname}`, CALLBACK, `${JSON.stringify(state)} went to ${res.location}`);
+    t.is(to.searchParams.get('error'), 'invalid_request');
+    t.is(to.searchParams.get('error_description'), 'state must be printable ASCII');
+    t.is(to.searchParams.get('state'), null);
+    t.is(to.searchParams.get('code'), null);
+    t.is(to.searchParams.get('iss'), f.issuer);
+  }
+});
+
+test.serial('when another parameter holds a control character after the redirect URI is trusted, then it is refused with its state, never taken as absent', async (t) => {
+  const browser = new Browser(f.port);
+  const base = { response_type: 'code', client_id: f.integration.clientId, redirect_uri: CALLBACK, state: 'q'.repeat(32), instance: f.instanceOf(f.tenant) };
+  const cases: [Record<string, string>, string][] = [
+    // Taken as absent, this was the default scope and a code issued.
+    [{ ...base, scope: 'inst\u0001ance' }, 'invalid_scope'],
+    // Taken as absent, this was a code issued without PKCE to a client that asked for it.
+    [{ ...base, code_challenge: `${'a'.repeat(42)}\u0001` }, 'invalid_request'],
+    [{ ...base, response_type: 'co\u0001de' }, 'unsupported_response_type'],
+  ];
+  for (const [params, error] of cases) {
+    const res = await browser.get(`${f.issuer}/oauth/authorize?${new URLSearchParams(params)}`);
+    t.is(res.status, 302);
+    const to = new URL(res.location!);
+    t.is(`${to.origin}${to.pathname}`, CALLBACK, `${JSON.stringify(params)} went to ${res.location}`);
+    t.is(to.searchParams.get('error'), error, JSON.stringify(params));
+    t.is(to.searchParams.get('state'), base.state);
+  }
+});
+
 test.serial('without an instance hint the user is asked for the instance; an unknown one is said so on the page', async (t) => {
   const browser = new Browser(f.port);
   const url = `${f.issuer}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: f.integration.clientId, redirect_uri: CALLBACK, state: 'i'.repeat(32) })}`;

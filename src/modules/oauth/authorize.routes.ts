@@ -34,14 +34,15 @@ const CODE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const VSCHAR = /^[\x20-\x7E]+$/;
 
 /**
- * A request parameter that must appear at most once (RFC 6749 §3.1): null when repeated. A value
- * with a control character is no value any parameter here takes (RFC 6749 Appendix A): it is
- * left out, so it is refused like a missing one, never looked up.
+ * A request parameter that must appear at most once (RFC 6749 §3.1): null when repeated,
+ * undefined when absent or empty. A value with a control character is returned as sent: each
+ * check below refuses it as the malformed value it is (leaving it out would take it as absent,
+ * and a code would be issued without the state, scope or PKCE the client asked for).
  */
 function single(ctx: AppContext, name: string): string | undefined | null {
   const v = ctx.query[name];
   if (Array.isArray(v)) return null;
-  return v === undefined || v === '' || hasControlCharacter(v) ? undefined : v;
+  return v === undefined || v === '' ? undefined : v;
 }
 
 /** The instance a user named, as a full address (`https://acme.lectern.example.com`), a host, or a bare slug. */
@@ -79,7 +80,8 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
   router.get('/authorize', async (ctx) => {
     const clientId = single(ctx, 'client_id');
     const redirectUri = single(ctx, 'redirect_uri');
-    const client = typeof clientId === 'string' ? await clientOf(clientId) : false;
+    // A client id with a control character names no client: never looked up (a NUL would reach the database).
+    const client = typeof clientId === 'string' && !hasControlCharacter(clientId) ? await clientOf(clientId) : false;
     if (!client || !client.grants.includes('authorization_code')) {
       return stop(ctx, 'Unknown application', 'This sign-in link names no application registered with Lectern (client_id is missing, unknown or revoked). Tell the application\'s developers.');
     }
@@ -87,6 +89,9 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
       return stop(ctx, 'Wrong return address', 'This sign-in link asks to return to an address the application did not register (redirect_uri must match exactly). Tell the application\'s developers.');
     }
     const state = single(ctx, 'state');
+    // A state outside VSCHAR (a control character, non-ASCII) is refused and not echoed, as the
+    // library does: it is no value the client can have meant, and reflecting raw bytes (CR, LF,
+    // NUL) into its callback helps nobody; the error says what was wrong.
     const back = { redirectUri, state: typeof state === 'string' && VSCHAR.test(state) ? state : undefined };
     const names = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'instance'];
     const repeated = names.find((n) => single(ctx, n) === null);
