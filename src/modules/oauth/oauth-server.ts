@@ -1,5 +1,6 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { platformBaseUrl, type Config } from '../../platform/config.js';
+import { ClientAuthGuard } from './client-auth-guard.js';
 import { ACCESS_TOKEN_LIFETIME_S, CODE_LIFETIME_S, createOAuthModel, REFRESH_TOKEN_LIFETIME_S, SCOPE, type ModelDeps, type OAuthClient } from './oauth-model.js';
 
 /**
@@ -12,6 +13,8 @@ export interface OAuthServers {
   issuer: string;
   /** An active client by its id (no secret check): for the authorization pages. */
   findClient(clientId: string): Promise<OAuthClient | false>;
+  /** Slows failed client authentication at the token endpoint. */
+  clientAuth: ClientAuthGuard;
 }
 
 export function createOAuthServers(deps: ModelDeps, config: Config): OAuthServers {
@@ -19,6 +22,7 @@ export function createOAuthServers(deps: ModelDeps, config: Config): OAuthServer
   return {
     issuer: platformBaseUrl(config),
     findClient: (clientId) => byId.getClient(clientId, null),
+    clientAuth: new ClientAuthGuard(deps.knex, { namespace: config.queuePrefix, isClient: async (clientId) => Boolean(await byId.getClient(clientId, null)) }),
     authorize: new OAuth2Server({
       model: byId,
       // The contract only recommends `state`; PKCE (S256) protects clients that send none.

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppContext, AppState } from '../../kit/http/context.js';
+import type { ClientAuthOutcome } from './client-auth-guard.js';
 import { ACCESS_TOKEN_LIFETIME_S } from './oauth-model.js';
 import { authorizationServerMetadata, type OAuthServers } from './oauth-server.js';
 
@@ -10,7 +11,13 @@ import { authorizationServerMetadata, type OAuthServers } from './oauth-server.j
  * string (some clients send them there with an empty body). Clients authenticate with
  * `client_id`/`client_secret` in the body or with HTTP Basic, whose id and secret are
  * form-urlencoded first (RFC 6749 §2.3.1) and decoded here before the library sees them.
+ * Client authentication that keeps failing from one address is made to wait (ClientAuthGuard):
+ * 429 `too_many_attempts` with Retry-After, no challenge.
  */
+
+// RFC 6749 Appendix A: what a client id or secret can be; the library refuses anything else as
+// invalid_request without checking it, so such a request is nothing to count.
+const VSCHAR = /^[\x20-\x7E]+$/;
 
 /** RFC 6749 §2.3.1: Basic credentials are `urlencode(id):urlencode(secret)`; decoded here. */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
@@ -72,8 +79,32 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
     }
     const request = new OAuth2Server.Request({ method: ctx.method, headers, query, body: params });
     const response = new OAuth2Server.Response();
+    // The library's answer: undefined when it issued a token (in `response`), else what it threw.
+    const issue = async (): Promise<{ outcome: ClientAuthOutcome; value: unknown }> => {
+      try {
+        await servers.token.token(request, response);
+        return { outcome: 'authenticated', value: undefined };
+      } catch (err) {
+        return { outcome: (err as { name?: string }).name === 'invalid_client' ? 'refused' : 'other', value: err };
+      }
+    };
+    const clientId = basic ? basic.id : params.client_id;
+    const secret = basic ? basic.secret : params.client_secret;
+    // Only a secret presented is a guess: without one (or with one the library will not check) nothing is counted.
+    const guarded = typeof clientId === 'string' && typeof secret === 'string' && VSCHAR.test(clientId) && VSCHAR.test(secret);
+    let failure: unknown;
     try {
-      await servers.token.token(request, response);
+      const result = guarded ? await servers.clientAuth.attempt(clientId, ctx.ip, issue) : { throttled: false as const, value: (await issue()).value };
+      if (result.throttled) {
+        ctx.set('Retry-After', String(result.retryAfterS));
+        // Not invalid_client: the secret may be right, and a client told it is wrong would be misled.
+        return oauthError(ctx, 429, 'too_many_attempts', `Client authentication failed too often from this address; try again in ${result.retryAfterS} s`);
+      }
+      failure = result.value;
+    } catch (err) {
+      failure = err;
+    }
+    if (failure === undefined) {
       const issued = response.body as Record<string, unknown>;
       ctx.status = 200;
       ctx.set('Cache-Control', 'no-store');
@@ -86,16 +117,16 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
         ...(issued.refresh_token ? { refresh_token: issued.refresh_token } : {}),
         scope: issued.scope,
       };
-    } catch (err) {
-      const e = err as { name?: string; code?: number; message?: string };
-      if (response.get('www-authenticate')) ctx.set('WWW-Authenticate', response.get('www-authenticate') as string);
-      if (!(err instanceof OAuth2Server.OAuthError) || e.name === 'server_error' || (e.code ?? 500) >= 500) {
-        // The library puts the underlying error's message in error_description: keep it in the log.
-        ctx.state.log.error({ err }, 'token request failed');
-        return oauthError(ctx, 500, 'server_error', `Internal server error (reference ${ctx.state.requestId})`);
-      }
-      oauthError(ctx, e.code ?? 400, e.name ?? 'invalid_request', e.message ?? 'Invalid request');
+      return;
     }
+    const e = failure as { name?: string; code?: number; message?: string };
+    if (response.get('www-authenticate')) ctx.set('WWW-Authenticate', response.get('www-authenticate') as string);
+    if (!(failure instanceof OAuth2Server.OAuthError) || e.name === 'server_error' || (e.code ?? 500) >= 500) {
+      // The library puts the underlying error's message in error_description: keep it in the log.
+      ctx.state.log.error({ err: failure }, 'token request failed');
+      return oauthError(ctx, 500, 'server_error', `Internal server error (reference ${ctx.state.requestId})`);
+    }
+    oauthError(ctx, e.code ?? 400, e.name ?? 'invalid_request', e.message ?? 'Invalid request');
   });
   return router;
 }
