@@ -144,3 +144,44 @@ test.serial('when the PHP SDK reads a page of learning paths with their objectiv
     events: { edges: [{ node: { id: toGlobalId('Event', ids.drill!), title: 'Fire drill', status: 'Active' } }] },
   });
 });
+
+/** What a request wrote that outlives it: the paths named `name`, background jobs, outbox rows and queued jobs of the tenant. */
+async function written(name: string) {
+  await f.ctx.rt.dispatcher.drain();
+  const [paths, jobs] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => [
+    Number((await db('learning_paths').where({ name }).count('* as n').first())!.n),
+    Number((await db('background_jobs').count('* as n').first())!.n),
+  ]);
+  const outbox = Number((await f.ctx.rt.knex('platform.outbox').where({ tenant_id: f.tenant.id }).count('* as n').first())!.n);
+  const queued = (await f.ctx.rt.queues.queue('course-templates', f.tenant.id).getJobs(['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'])).filter((j) => j.data.tenantId === f.tenant.id).length;
+  return { paths, jobs, outbox, queued };
+}
+
+test.serial('when a mutation\'s answer goes past the record budget, then nothing the request wrote is kept (nor its outbox rows sent), and the answer says so', async (t) => {
+  const name = 'Too large to answer';
+  const input = { name, learningObjectives: Array.from({ length: 100 }, () => ({ courseTemplateId: toGlobalId('CourseTemplate', ids.popular!) })) };
+  // 100 objectives, each with its template's 100 events twice: 20,100 records. The re-apply job
+  // before it writes a background job and an outbox row, in the same request.
+  const selection = (events: string) => `learningPath { id learningObjectives { edges { node { ... on CourseObjective { courseTemplate { ${events} } } } } } }`;
+  const mutation = (events: string) => `mutation ($input: LearningPathCreateInput!, $template: ID!) {
+    courseTemplate { applyToEvents(courseTemplateId: $template) { backgroundJob { id } errors { message } } }
+    learningPaths { create(input: $input) { ${selection(events)} errors { message } } } }`;
+  const twice = 'a: events(first: 100) { edges { node { id } } } b: events(first: 100) { edges { node { id } } }';
+  const variables = { input, template: toGlobalId('CourseTemplate', ids.fire!) };
+
+  const res = await f.gql(f.admin, mutation(twice), variables);
+  t.deepEqual(await written(name), { paths: 0, jobs: 0, outbox: 0, queued: 0 });
+  t.is(res.status, 200, res.text.slice(0, 300));
+  t.is(res.json.data, null);
+  const errors = res.json.errors as { message: string; extensions: { code: string } }[];
+  t.deepEqual(errors.map((e) => e.extensions.code), ['ANSWER_TOO_LARGE', 'MUTATION_ROLLED_BACK']);
+  t.regex(errors[1]!.message, /Nothing was written/);
+  t.regex(errors[1]!.message, /fewer nested records/);
+  t.is(pool().numUsed(), 0);
+
+  // Sent again with an answer within the budget, it is written once, with its id answered.
+  const again = await f.data(f.admin, mutation('a: events(first: 100) { edges { node { id } } }'), variables);
+  t.regex(again.learningPaths.create.learningPath.id, /\S/);
+  t.is(again.learningPaths.create.learningPath.learningObjectives.edges.length, 100);
+  t.like(await written(name), { paths: 1, jobs: 1, outbox: 1, queued: 1 });
+});

@@ -66,12 +66,25 @@ export interface GraphQLContext {
    * is that error alone, not the records answered before it.
    */
   overBudget(): GraphQLError | null;
+  /**
+   * Whether `err` is what a mutation threw in its turn ({@link inTurn}) without having sent any
+   * statement that may write: a refusal that wrote nothing, so what the request's other
+   * mutations wrote can be kept (any other error in a mutation request rolls it all back).
+   */
+  refusedBeforeWriting(err: unknown): boolean;
 }
 
+/** Statements that only read; anything else (insert, update, delete, a savepoint, a CTE) counts as a write. */
+const READS = /^\s*\(?\s*select\b/i;
+
 /** The per-request parts of a {@link GraphQLContext}: its loaders, its turn of writes and its budgets. */
-export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues' | 'spendRecords' | 'recordsLeft' | 'overBudget'> {
+export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues' | 'spendRecords' | 'recordsLeft' | 'overBudget' | 'refusedBeforeWriting'> {
   const made = new Map<string, unknown>();
   let last: Promise<unknown> = Promise.resolve();
+  // Statements that may write, counted from the first mutation on (queries never take turns).
+  let writes = 0;
+  let counting = false;
+  const refusals = new WeakSet<object>();
   let filterValues = 0;
   let records = 0;
   let tooLarge: GraphQLError | null = null;
@@ -86,6 +99,7 @@ export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget'
     },
     recordsLeft: () => Math.max(0, MAX_RECORDS_PER_REQUEST - records),
     overBudget: () => tooLarge,
+    refusedBeforeWriting: (err) => typeof err === 'object' && err !== null && refusals.has(err),
     spendFilterValues(values) {
       filterValues += values;
       if (filterValues > MAX_FILTER_VALUES_PER_REQUEST) {
@@ -100,7 +114,22 @@ export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget'
       made.delete(key);
     },
     inTurn<T>(work: () => Promise<T>): Promise<T> {
-      const turn = last.then(work, work);
+      if (!counting) {
+        counting = true;
+        db.on('query', (q: { sql?: string }) => {
+          if (!READS.test(q.sql ?? '')) writes++;
+        });
+      }
+      const mutate = async () => {
+        const before = writes;
+        try {
+          return await work();
+        } catch (err) {
+          if (writes === before && typeof err === 'object' && err !== null) refusals.add(err);
+          throw err;
+        }
+      };
+      const turn = last.then(mutate, mutate);
       last = turn.catch(() => undefined);
       return turn;
     },

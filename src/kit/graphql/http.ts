@@ -14,6 +14,7 @@ import { requestTransaction } from '../http/tenant-transaction.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { GraphQLContext } from './context.js';
 import { pageVariables, withPages } from './cost.js';
+import { rollbackCause, rolledBackError, type RollbackCause } from './mutation-answer.js';
 import { createQueryCache, type QueryCache } from './query-cache.js';
 
 /**
@@ -21,7 +22,8 @@ import { createQueryCache, type QueryCache } from './query-cache.js';
  * API at `/weblink/graphql`), on graphql-helix, kept behind this one module: requests read as
  * real integrations send them ({@link requestParameters}), media types, the query limits, a
  * transaction per request in the tenant's schema, errors as clients may see them, and a server
- * failure rolling the request back.
+ * failure (or a mutation's answer that reports a failure: mutation-answer.ts) rolling the
+ * request back.
  */
 
 /** Bounds on what one request may ask, with errors that say which limit it passed. */
@@ -138,6 +140,16 @@ function requestParameters(method: string, body: unknown, url: Readonly<Record<s
   };
 }
 
+/**
+ * A mutation request whose answer must not be committed (mutation-answer.ts): thrown out of its
+ * transaction so that it rolls back (its outbox rows with it, never sent), carrying the answer.
+ */
+class RolledBack extends Error {
+  constructor(readonly payload: ExecutionResult) {
+    super('The mutation request was rolled back');
+  }
+}
+
 /** A resolver failed for a reason not the client's: the request's transaction is rolled back. */
 class ServerFailure extends Error {
   constructor(readonly failure: unknown) {
@@ -225,6 +237,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
   }
 
   async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, params: GraphQLParameters, opts: AnswerOptions) {
+    const readOnly = opts.readOnly ?? readsOnly(params);
     await requestTransaction(
       rt,
       tenant,
@@ -237,6 +250,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         }
         const request: HelixRequest = { body: ctx.request.body, headers: ctx.headers, method: ctx.method, query: ctx.query };
         let failure: unknown;
+        let rollBack: RollbackCause | undefined;
         const result = await processRequest<GraphQLContext>({
           ...params,
           request,
@@ -246,7 +260,11 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           validate: (s, document, rules) => cache.validate(s, document, rules, params.variables),
           execute: cache.execute,
           contextFactory: () => made.context,
-          formatPayload: ({ payload }) => maskErrors(payload as ExecutionResult, (err) => (failure ??= err)),
+          formatPayload: ({ payload }) => {
+            // Decided on the errors as resolvers threw them, before they are masked.
+            if (!readOnly) rollBack = rollbackCause(payload as ExecutionResult, made.context);
+            return maskErrors(payload as ExecutionResult, (err) => (failure ??= err));
+          },
         });
         // helix answers 500 when execution itself threw (its message would be in the body).
         if (failure === undefined && result.type === 'RESPONSE' && result.status >= 500) failure = new Error(`GraphQL execution failed: ${JSON.stringify(result.payload)}`);
@@ -256,6 +274,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         // Past the request's record budget the answer is the one error, not what was read before it.
         const tooLarge = made.context.overBudget();
         if (tooLarge) result.payload = { data: null, errors: [tooLarge] };
+        if (rollBack) throw new RolledBack({ data: null, errors: [...(result.payload.errors ?? []), rolledBackError(rollBack)] });
         // A well-formed request whose document did not parse, validate or coerce: a GraphQL
         // error, which application/json clients get with 200 (GraphQL over HTTP §6.4.1).
         const graphqlError = result.status === 400 && typeof params.query === 'string' && params.query !== '';
@@ -264,7 +283,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         ctx.body = result.payload;
       },
       // A query needs no explicit transaction (one round trip per statement); a mutation has one.
-      { readOnly: opts.readOnly ?? readsOnly(params) },
+      { readOnly },
     );
   }
 
@@ -290,6 +309,13 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
       try {
         await run(ctx, media, tenant, makeContext, read.params, opts);
       } catch (err) {
+        if (err instanceof RolledBack) {
+          // Errors of execution, not of the request: 200 with either media type, as a budget refusal answers.
+          ctx.status = 200;
+          ctx.type = media === 'json' ? 'application/json' : RESPONSE_TYPE;
+          ctx.body = err.payload;
+          return;
+        }
         const { status, code, message, details, requestId } = answerFor(ctx, err instanceof ServerFailure ? err.failure : err);
         graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), { ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) });
       }
