@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   if (migrated.failed.length) throw new Error(`migrations failed for tenants: ${migrated.failed.join(', ')}`);
   const seeded = config.seedDemo ? await seedDemo(rt.knex) : undefined;
   const workers = startWorkers(rt);
-  const http = await startHttpServer(createApp(rt), config.port, config.host);
+  const http = await startHttpServer(createApp(rt), config.port, config.host, config);
 
   const demoReachable = config.seedDemo && (seeded || (await rt.registry.bySlug(DEMO.slug)));
   const lines = [
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
 
   onShutdownSignal(rt.log, async () => {
-    await http.close(config.shutdownTimeoutMs);
+    await http.close(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
     await workers.close();
     await rt.close();
   });

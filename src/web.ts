@@ -8,10 +8,10 @@ import { createRuntime } from './app/runtime.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const rt = await createRuntime(config, 'web');
-  const http = await startHttpServer(createApp(rt), config.port, config.host);
+  const http = await startHttpServer(createApp(rt), config.port, config.host, config);
   rt.log.info({ port: http.port, queueBackend: rt.queues.kind }, 'web listening');
   onShutdownSignal(rt.log, async () => {
-    await http.close(config.shutdownTimeoutMs);
+    await http.close(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
     await rt.close();
   });
 }

@@ -69,6 +69,9 @@ const schema = z.object({
     .regex(/^\d+(b|kb|mb)$/i, 'must look like 512kb or 1mb')
     .default('1mb'),
   SHUTDOWN_TIMEOUT_MS: intIn(1000, 120000).default(25000),
+  SHUTDOWN_IDLE_GRACE_MS: intIn(0, 10000).default(1500),
+  HEADERS_TIMEOUT_MS: intIn(1000, 60000).default(10000),
+  REQUEST_TIMEOUT_MS: intIn(1000, 300000).default(30000),
   OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
   TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
   IDENTITY_CACHE_TTL_MS: intIn(0, 3600000).default(300000),
@@ -163,6 +166,11 @@ export interface Config {
   passwordFailuresPerAddress: number;
   bodyLimit: string;
   shutdownTimeoutMs: number;
+  /** How long, on SIGTERM, idle keep-alive connections stay open for a request already on its way. */
+  shutdownIdleGraceMs: number;
+  /** The longest a client may take to send a request's headers, and the whole request. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   outboxSweepMs: number;
   tenantCacheTtlMs: number;
   /**
@@ -239,6 +247,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordFailuresPerAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
     bodyLimit: e.BODY_LIMIT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    // Within the drain allowance; and a request's time includes its headers' (Node refuses a
+    // headers limit above the request's). Capped rather than refused: setting one alone is fine.
+    shutdownIdleGraceMs: Math.min(e.SHUTDOWN_IDLE_GRACE_MS, e.SHUTDOWN_TIMEOUT_MS),
+    headersTimeoutMs: Math.min(e.HEADERS_TIMEOUT_MS, e.REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     tenantCacheTtlMs: e.TENANT_CACHE_TTL_MS,
     identityCacheTtlMs: e.IDENTITY_CACHE_TTL_MS,

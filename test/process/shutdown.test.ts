@@ -1,7 +1,47 @@
 import net from 'node:net';
 import test from 'ava';
 import { freePort } from '../../src/platform/util/net.js';
-import { hex, request, spawnTs, waitFor } from '../helpers/harness.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { hex, request, setupTestRuntime, spawnTs, waitFor, type TestContext } from '../helpers/harness.js';
+import { orderFor, orderSetup, type OrderSetup } from '../helpers/orders.js';
+import { basic, PASSWORD } from '../helpers/rest.js';
+
+let ctx: TestContext | undefined;
+let orders: OrderSetup;
+// A tenant that takes orders, for the test that needs a write; made once, on first use.
+async function orderTenant(): Promise<{ ctx: TestContext; orders: OrderSetup }> {
+  if (!ctx) {
+    ctx = await setupTestRuntime();
+    orders = await orderSetup(ctx.rt.knex, await ctx.freshTenant('sigterm'), 'sigterm');
+  }
+  return { ctx, orders };
+}
+test.after.always(async () => {
+  await ctx?.cleanup();
+});
+
+/** What opening a new connection gets: `connected`, or the error code. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+/** A raw keep-alive connection: everything it received, and when the server closed it. */
+async function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  const state = { received: '', error: undefined as string | undefined };
+  socket.on('data', (c: Buffer) => (state.received += c.toString()));
+  socket.on('error', (err: NodeJS.ErrnoException) => (state.error = err.code ?? err.message));
+  const closedAt = new Promise<number>((r) => socket.once('close', () => r(Date.now())));
+  return { socket, state, closedAt };
+}
 
 test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
   const port = await freePort();
@@ -22,7 +62,8 @@ test('when web gets SIGTERM, then it stops accepting, finishes the in-flight req
   const stoppedAt = Date.now();
   web.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
-  await t.throwsAsync(request(port, { path: '/healthz' }), undefined, 'new connections are refused');
+  // A connection of its own: the harness's request() may reuse a kept-alive one, which is served during the idle grace.
+  t.is(await connectOutcome(port), 'ECONNREFUSED', 'new connections are refused');
 
   socket.write(body.slice(5));
   await ended;
@@ -63,6 +104,58 @@ test('when web gets SIGTERM, then a keep-alive connection gets its in-flight ans
   t.is(result.code, 0);
   t.true(closedAt - stoppedAt < 5000, `the server closed the connection after that answer (${closedAt - stoppedAt} ms)`);
   t.true(Date.now() - stoppedAt < 10000, 'and exited without waiting for its drain allowance');
+});
+
+test('when web gets SIGTERM while a keep-alive connection is idle, then a POST written on it moments later gets its full answer with Connection: close and is committed once', async (t) => {
+  const { ctx, orders } = await orderTenant();
+  const port = await freePort();
+  const web = spawnTs('src/web.ts', [], { DATABASE_URL: ctx.rt.databaseUrl, PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: ctx.rt.config.queuePrefix, LOG_LEVEL: 'info' });
+  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+
+  const conn = await rawConnection(port);
+  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+  t.regex(conn.state.received, /connection: keep-alive/i, 'a keep-alive connection, idle now');
+  conn.state.received = '';
+
+  // The client writes its next request just after the process began shutting down, as a client
+  // that cannot know about the SIGTERM does.
+  web.child.kill('SIGTERM');
+  await waitFor(async () => /shutting down/.test(web.output().stdout), 'the process to start shutting down', 5000, 1);
+  await new Promise((r) => setTimeout(r, 5));
+  const order = orderFor(orders, 1);
+  const body = JSON.stringify(order);
+  conn.socket.write(
+    `POST /api/v2/orders HTTP/1.1\r\nHost: ${orders.tenant.slug}.localhost\r\nAuthorization: ${basic(orders.email, PASSWORD)}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  await conn.closedAt;
+  t.is(conn.state.error, undefined, 'the connection was not reset');
+  const [head = '', answer = ''] = conn.state.received.split('\r\n\r\n');
+  t.regex(head, /^HTTP\/1\.1 200 /, `the POST was answered: ${conn.state.received.slice(0, 300)}`);
+  t.regex(head, /\r\nconnection: close(\r\n|$)/i, 'telling the client not to reuse the connection');
+  t.is(Buffer.byteLength(answer), Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]), 'the whole answer');
+  t.true(Number(JSON.parse(answer).order_id) > 0);
+  const stored = await withTenant(ctx.rt.knex, orders.tenant, (db) => db('opportunities').where({ external_id: order.external_id }).count('* as n').first());
+  t.is(Number(stored?.n), 1, 'the order was stored once');
+  t.is((await web.done).code, 0);
+});
+
+test('when web gets SIGTERM, then a keep-alive connection that stays idle is closed after the idle grace, and the process exits without waiting for its drain allowance', async (t) => {
+  const port = await freePort();
+  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}`, SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_IDLE_GRACE_MS: '1000' });
+  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  const conn = await rawConnection(port);
+  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+
+  const stoppedAt = Date.now();
+  web.child.kill('SIGTERM');
+  const closedAfter = (await conn.closedAt) - stoppedAt;
+  t.true(closedAfter >= 900, `the idle connection was kept for the grace, for a request already on its way (closed after ${closedAfter} ms)`);
+  t.true(closedAfter < 5000, `then closed (after ${closedAfter} ms)`);
+  t.is((await web.done).code, 0);
+  t.true(Date.now() - stoppedAt < 8000, 'the process did not wait for SHUTDOWN_TIMEOUT_MS');
 });
 
 test('when the worker process gets SIGTERM, then it closes its workers and exits 0', async (t) => {
