@@ -11,10 +11,9 @@ import {
   MAX_SEARCH_WORDS,
   placesLeft,
   searchWords,
-  utcInstant,
-  utcStamp,
   type ChangedEvent,
 } from '../../src/modules/events/events.rules.js';
+import { utcInstant, utcStamp } from '../../src/platform/util/local-time.js';
 import { canonicalTimeZone, knownZones } from '../../src/platform/util/time-zones.js';
 
 /**

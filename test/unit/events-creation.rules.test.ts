@@ -1,5 +1,6 @@
 import test from 'ava';
-import { classroomProblems, deliveredProblems, onZoneClock, timeColumns, type DeliveredFields } from '../../src/modules/events/events.rules.js';
+import { classroomProblems, deliveredProblems, timeColumns, type DeliveredFields } from '../../src/modules/events/event-creation.rules.js';
+import { onZoneClock } from '../../src/platform/util/local-time.js';
 import { knownZones } from '../../src/platform/util/time-zones.js';
 
 /**

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { cascadedLocale, classroomProblems, eventLocale, eventTextProblems, inherit, type Inheritance } from '../../src/modules/events/events.rules.js';
+import { cascadedLocale, eventLocale, eventTextProblems, inherit, type Inheritance } from '../../src/modules/events/events.rules.js';
+import { classroomProblems } from '../../src/modules/events/event-creation.rules.js';
 
 /** The rules of events: which locale a new event is delivered in (contract rule 6) and what it takes from its template in it (rule 7). Pure, no database. */
 

@@ -37,9 +37,8 @@ import {
   MAX_SEARCH_WORDS,
   placesLeft,
   searchWords,
-  utcInstant,
-  utcStamp,
 } from './events.rules.js';
+import { utcInstant, utcStamp } from '../../platform/util/local-time.js';
 
 /**
  * Event in GraphQL (the REST API's public event): its locale and what it inherited from its

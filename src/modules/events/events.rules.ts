@@ -3,6 +3,7 @@ import { lineProblems, oneOfProblems, problem, type Problem } from '../../platfo
 import { isCalendarDate, isDateTime } from '../../platform/util/dates.js';
 import { isSingleLine } from '../../platform/util/text.js';
 import { canonicalTimeZone, type KnownZones } from '../../platform/util/time-zones.js';
+import { comparableLocal, utcStamp } from '../../platform/util/local-time.js';
 import { CODE_MAX_LENGTH } from '../course-templates/index.js';
 
 /**
@@ -17,7 +18,10 @@ export const EVENT_TYPES = ['public', 'private'] as const;
 export const EVENT_TITLE_MAX_LENGTH = 255;
 
 /** The most places an event can have (maxPlaces, minPlaces). */
-const MAX_PLACES = 100000;
+export const MAX_PLACES = 100000;
+
+/** How messages describe the form of a local date-time. */
+export const LOCAL_DATE_TIME = 'a local date-time without a zone, such as 2027-03-10T09:00';
 
 /** What a template passes on to its events, read once for any number of them. */
 export interface Inheritance {
@@ -80,247 +84,6 @@ export function eventTextProblems(input: { title?: string | null; code?: string 
   return [...lineProblems('title', input.title, EVENT_TITLE_MAX_LENGTH, true), ...lineProblems('code', input.code, CODE_MAX_LENGTH)];
 }
 
-/** A classroom event's fields as the caller gave them (its template and locale checked apart). */
-export interface ClassroomFields {
-  eventType: string;
-  /** `false`: an id that named no location (or tax type). */
-  location?: { id: number } | null | false;
-  taxType?: { id: number } | null | false;
-  /** Required: null (or left out by a face whose key is optional) is refused. */
-  timeZoneName: string | null;
-  classroomStartDateTime?: string | null;
-  classroomEndDateTime?: string | null;
-  title?: string | null;
-  code?: string | null;
-  maxPlaces?: number | null;
-  minPlaces?: number | null;
-  lifecycleState?: string | null;
-}
-
-const LOCAL_DATE_TIME = 'a local date-time without a zone, such as 2027-03-10T09:00';
-
-/** A valid local date-time spelled one way (`YYYY-MM-DDTHH:MM:SS.ffffff`), so two can be compared as text. */
-function comparableLocal(value: string): string {
-  const [date, time] = value.split('T') as [string, string];
-  const [hm, fraction = ''] = time.split('.');
-  return `${date}T${hm!.length === 5 ? `${hm}:00` : hm}.${fraction.padEnd(6, '0')}`;
-}
-
-/**
- * The problems of a classroom event's fields, and their stored form when there are none: the
- * canonical time zone, and the start and end as local date-times (`T`-separated). `templateNamed`:
- * the input named a course template (found or not); without one, the event needs a title of its own.
- * `labels`: the keys a face names the time zone and tax type with (timeZoneName, taxTypeId).
- * `zones`: the zones the database knows (the service always gives them): the stored zone is one
- * of them (see canonicalTimeZone), so the lists' SQL can read the event's times.
- */
-export function classroomProblems(
-  input: ClassroomFields,
-  templateNamed: boolean,
-  labels: { timeZoneName?: string; taxType?: string } = {},
-  zones?: KnownZones,
-): { problems: Problem[]; zone: string | undefined; start: string | null; end: string | null } {
-  const problems: Problem[] = [...oneOfProblems('eventType', input.eventType, EVENT_TYPES)];
-  const zone = input.timeZoneName == null ? undefined : canonicalTimeZone(input.timeZoneName, zones);
-  const zoneLabel = labels.timeZoneName ?? 'timeZoneName';
-  if (!zone) problems.push(problem(zoneLabel, input.timeZoneName, `${zoneLabel} must be an IANA time zone name such as Europe/London`));
-  if (input.location === false) problems.push(problem('locationId', null, 'Location not found'));
-  if (input.taxType === false) problems.push(problem(labels.taxType ?? 'taxTypeId', null, 'Tax Type not found'));
-  for (const [label, value] of [['classroomStartDateTime', input.classroomStartDateTime], ['classroomEndDateTime', input.classroomEndDateTime]] as const) {
-    if (value != null && !isDateTime(value)) problems.push(problem(label, value, `${label} must be ${LOCAL_DATE_TIME}`));
-  }
-  const start = input.classroomStartDateTime != null && isDateTime(input.classroomStartDateTime) ? input.classroomStartDateTime.replace(' ', 'T') : null;
-  const end = input.classroomEndDateTime != null && isDateTime(input.classroomEndDateTime) ? input.classroomEndDateTime.replace(' ', 'T') : null;
-  if (end && !start) problems.push(problem('classroomEndDateTime', end, 'classroomEndDateTime needs classroomStartDateTime'));
-  if (start && end && comparableLocal(end) <= comparableLocal(start)) problems.push(problem('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
-  // The required title first: it is the title's problem when there is no title to check.
-  if (input.title == null && !templateNamed) problems.push(problem('title', null, 'title is required for an event without a course template'));
-  problems.push(...eventTextProblems(input));
-  for (const [label, value] of [['maxPlaces', input.maxPlaces], ['minPlaces', input.minPlaces]] as const) {
-    if (value != null && (value < 0 || value > MAX_PLACES)) problems.push(problem(label, String(value), `${label} must be from 0 to ${MAX_PLACES}`));
-  }
-  if (input.maxPlaces != null && input.minPlaces != null && input.minPlaces > input.maxPlaces) problems.push(problem('minPlaces', String(input.minPlaces), 'minPlaces must not exceed maxPlaces'));
-  problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
-  return { problems, zone, start, end };
-}
-
-// --- Online (LMS) and blended events: event.createLMS, event.createBlended ---------------------
-
-/** How an event is delivered, as the table keeps it: in a classroom, online (lms), or both (blended). */
-export const DELIVERY_METHODS = ['classroom', 'lms', 'blended'] as const;
-export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
-
-/** A local period (`T`-separated local date-times); null ends when there is none. */
-export interface LocalPeriod {
-  start: string | null;
-  end: string | null;
-}
-
-/**
- * The fields of an online (lms) or blended event as the caller gave them. Beside a classroom
- * event's fields: the online period, as local date-times (lmsStartDateTime) or as ISO 8601
- * date-times of the older clients (timeZonedLmsStart), the older name of the time zone
- * (timeZone), and the venue the REST API also records.
- */
-export interface DeliveredFields extends Omit<ClassroomFields, 'timeZoneName'> {
-  deliveryMethod: 'lms' | 'blended';
-  timeZoneName?: string | null;
-  /** An older name of timeZoneName, sent by older clients (alone, or beside it). */
-  timeZone?: string | null;
-  lmsStartDateTime?: string | null;
-  lmsEndDateTime?: string | null;
-  /** ISO 8601: with an offset (`Z`), an instant, shown on the event's clock; without one, already on it. */
-  timeZonedLmsStart?: string | null;
-  timeZonedLmsEnd?: string | null;
-  /** `false`: an id that named no venue. */
-  venue?: { id: number } | null | false;
-}
-
-const ZONED = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-
-/**
- * A date-time as the `timeZoned*` keys take it, on `zone`'s clock (a local date-time, to the
- * second): with an offset (`2024-04-01T00:00:00Z`, `+01:00`) it is an instant, shown as the
- * clock in `zone` read then; without one it is on that clock already. Undefined when it is no
- * real date-time (or `zone` no zone).
- */
-export function onZoneClock(value: string, zone: string): string | undefined {
-  const m = ZONED.exec(value.trim());
-  if (!m || !isDateTime(m[1]!)) return undefined;
-  const local = m[1]!.replace(' ', 'T');
-  if (!m[2]) return local;
-  const offset = m[2].toUpperCase() === 'Z' ? 0 : (m[2][0] === '-' ? -1 : 1) * (Number(m[2].slice(1, 3)) * 60 + Number(m[2].replace(':', '').slice(3, 5) || 0));
-  if (Math.abs(offset) > 18 * 60) return undefined;
-  const [date, time] = local.split('T') as [string, string];
-  const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
-  const [h, mi, sec = '0'] = time.split(':');
-  const wall = new Date(0);
-  wall.setUTCFullYear(y, mo - 1, d);
-  wall.setUTCHours(Number(h), Number(mi), Math.floor(Number(sec)), 0);
-  const utcMs = wall.getTime() - offset * 60000;
-  try {
-    return new Date(utcMs + offsetMinutes(utcMs, zone) * 60000).toISOString().slice(0, 19);
-  } catch {
-    return undefined;
-  }
-}
-
-const A_KIND = { lms: 'an LMS event', blended: 'a blended event' } as const;
-
-/**
- * One end of the online period: given as a local date-time (`localKey`) or as an ISO 8601
- * date-time (`zonedKey`), not both. Answers the local date-time and the key it came by.
- */
-function onlineEnd(problems: Problem[], zone: string | undefined, localKey: string, local: string | null | undefined, zonedKey: string, zoned: string | null | undefined): { value: string | null; key: string } {
-  if (local != null && zoned != null) {
-    problems.push(problem(zonedKey, zoned, `Give ${localKey} or ${zonedKey}, not both`));
-    return { value: null, key: zonedKey };
-  }
-  if (local != null) {
-    if (isDateTime(local)) return { value: local.replace(' ', 'T'), key: localKey };
-    problems.push(problem(localKey, local, `${localKey} must be ${LOCAL_DATE_TIME}`));
-    return { value: null, key: localKey };
-  }
-  if (zoned != null) {
-    const value = zone ? onZoneClock(zoned, zone) : undefined;
-    // Without a valid zone there is nothing to read the instant on: the zone's problem says so.
-    if (value === undefined && zone) problems.push(problem(zonedKey, zoned, `${zonedKey} must be an ISO 8601 date-time such as 2025-04-01T00:00:00Z (with an offset: the instant; without one: on the event's clock)`));
-    return { value: value ?? null, key: zonedKey };
-  }
-  return { value: null, key: localKey };
-}
-
-/**
- * The problems of an online (lms) or blended event's fields, and their stored form when there
- * are none. Beside a classroom event's rules ({@link classroomProblems}):
- * - its time zone is timeZoneName, or its older name timeZone; both may be given when they name
- *   the same zone;
- * - it has an online period: a start and an end after it (required);
- * - a blended event also has a classroom part, a start and an end after it (required); an LMS
- *   event has none (classroom times are refused);
- * - a venue id must name a venue (the face checks what it can of it).
- * Problems are labelled with the keys the caller used. `zones`: as for {@link classroomProblems}.
- */
-export function deliveredProblems(
-  input: DeliveredFields,
-  templateNamed: boolean,
-  zones?: KnownZones,
-): { problems: Problem[]; zone: string | undefined; classroom: LocalPeriod; lms: LocalPeriod } {
-  const problems: Problem[] = [];
-  const named = input.timeZoneName ?? input.timeZone ?? null;
-  const zoneLabel = input.timeZoneName == null && input.timeZone != null ? 'timeZone' : 'timeZoneName';
-  const base = classroomProblems({ ...input, timeZoneName: named }, templateNamed, { timeZoneName: zoneLabel, taxType: 'taxType' }, zones);
-  problems.push(...base.problems);
-  if (input.timeZoneName != null && input.timeZone != null && canonicalTimeZone(input.timeZoneName, zones) !== canonicalTimeZone(input.timeZone, zones)) {
-    problems.push(problem('timeZone', input.timeZone, 'timeZone is the older name of timeZoneName: give one of them, or the same zone in both'));
-  }
-  if (input.venue === false) problems.push(problem('venueId', null, 'Venue not found'));
-  const kind = A_KIND[input.deliveryMethod];
-  if (input.deliveryMethod === 'lms') {
-    for (const [key, value] of [['classroomStartDateTime', input.classroomStartDateTime], ['classroomEndDateTime', input.classroomEndDateTime]] as const) {
-      if (value != null) problems.push(problem(key, value, `${kind} has no classroom part: leave ${key} out (a blended event has both)`));
-    }
-  } else {
-    for (const [key, value, given] of [['classroomStartDateTime', base.start, input.classroomStartDateTime], ['classroomEndDateTime', base.end, input.classroomEndDateTime]] as const) {
-      if (value === null && given == null) problems.push(problem(key, null, `${key} is required for ${kind}`));
-    }
-  }
-  const zone = problems.some((p) => p.field === zoneLabel || p.field === 'timeZone') ? undefined : base.zone;
-  const start = onlineEnd(problems, zone, 'lmsStartDateTime', input.lmsStartDateTime, 'timeZonedLmsStart', input.timeZonedLmsStart);
-  const end = onlineEnd(problems, zone, 'lmsEndDateTime', input.lmsEndDateTime, 'timeZonedLmsEnd', input.timeZonedLmsEnd);
-  const given = (key: string) => problems.some((p) => p.field === key);
-  if (start.value === null && !given(start.key) && !(zone === undefined && input.timeZonedLmsStart != null)) problems.push(problem('lmsStartDateTime', null, `lmsStartDateTime is required for ${kind}`));
-  if (end.value === null && !given(end.key) && !(zone === undefined && input.timeZonedLmsEnd != null)) problems.push(problem('lmsEndDateTime', null, `lmsEndDateTime is required for ${kind}`));
-  if (start.value && end.value && comparableLocal(end.value) <= comparableLocal(start.value)) problems.push(problem(end.key, end.key === 'lmsEndDateTime' ? end.value : input.timeZonedLmsEnd, `${end.key} must be after ${start.key}`));
-  return {
-    problems,
-    zone: base.zone,
-    classroom: input.deliveryMethod === 'lms' ? { start: null, end: null } : { start: base.start, end: base.end },
-    lms: { start: start.value, end: end.value },
-  };
-}
-
-/** The columns of an event's times: its zone, its classroom and online periods, and the dates (and times) of its whole period, as the REST API shows them. */
-export interface TimeColumns {
-  time_zone_name: string;
-  classroom_start: string | null;
-  classroom_end: string | null;
-  lms_start: string | null;
-  lms_end: string | null;
-  start_date: string | null;
-  start_time: string | null;
-  end_date: string | null;
-  end_time: string | null;
-}
-
-function splitLocal(value: string): { date: string; time: string } {
-  const [date, time] = value.replace(' ', 'T').split('T');
-  return { date: date!, time: time!.slice(0, 8) };
-}
-
-/**
- * An event's time columns: its start date and time are those of its period (the earlier of its
- * classroom and online starts, {@link localPeriod}), its end those of the later end; an event
- * with a start and no end ends on its start date (no end time).
- */
-export function timeColumns(zone: string, classroom: LocalPeriod, lms: LocalPeriod): TimeColumns {
-  const none = { start_date: null, end_date: null, start_time: null, end_time: null };
-  const period = localPeriod({ classroom_start: classroom.start, classroom_end: classroom.end, lms_start: lms.start, lms_end: lms.end, ...none });
-  const start = period.start ? splitLocal(period.start) : undefined;
-  const end = period.end ? splitLocal(period.end) : start;
-  return {
-    time_zone_name: zone,
-    classroom_start: classroom.start,
-    classroom_end: classroom.end,
-    lms_start: lms.start,
-    lms_end: lms.end,
-    start_date: start?.date ?? null,
-    start_time: start?.time ?? null,
-    end_date: end?.date ?? null,
-    end_time: period.end ? end!.time : null,
-  };
-}
-
 // --- Events as the Core API's integrations read and change them ---------------------------------
 
 /**
@@ -370,41 +133,6 @@ export function localPeriod(e: {
     end: pick(e.classroom_end, e.lms_end, true) ?? withTime(e.end_date, e.end_time),
   };
 }
-
-/** Minutes `zone` is ahead of UTC at the instant `utcMs`. */
-function offsetMinutes(utcMs: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(utcMs));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return Math.round((Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - utcMs) / 60000);
-}
-
-const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
-
-/**
- * The local date-time (or a date: its midnight) `local` in `zone` (UTC when none or unknown) as
- * the Core API answers instants: ISO 8601 in UTC, to the second (`2027-03-10T08:00:00Z`).
- */
-export function utcInstant(local: string | null, zone: string | null): string | null {
-  const m = local ? LOCAL.exec(local) : null;
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '00', m[5] ?? '00', m[6] ?? '00'].map(Number) as [number, number, number, number, number, number];
-  const wall = new Date(0);
-  wall.setUTCFullYear(y, mo - 1, d);
-  wall.setUTCHours(h, mi, s, 0);
-  let offset = 0;
-  try {
-    if (zone) {
-      offset = offsetMinutes(wall.getTime(), zone);
-      offset = offsetMinutes(wall.getTime() - offset * 60000, zone);
-    }
-  } catch {
-    offset = 0;
-  }
-  return new Date(wall.getTime() - offset * 60000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** A time the tables keep in UTC without a zone (`updated_on`) as an instant: `2027-03-10T08:00:00Z`. */
-export const utcStamp = (value: string | null): string | null => (value ? `${value.replace(' ', 'T').slice(0, 19)}Z` : null);
 
 /**
  * Places left on an event with `booked` places taken: null when it has no maximum, never below

@@ -5,18 +5,14 @@ import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues
 import { supportedLocaleIds } from '../locales/index.js';
 import { translatedTitles } from '../translations/index.js';
 import { databaseTimeZones, deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
+import { classroomProblems, deliveredProblems, timeColumns, type ClassroomFields, type DeliveredFields } from './event-creation.rules.js';
 import {
   cascadedLocale,
-  classroomProblems,
   deleteProblems,
-  deliveredProblems,
   MAX_DELETED_EVENTS,
   eventChanges,
   eventLocale,
   inherit,
-  timeColumns,
-  type ClassroomFields,
-  type DeliveredFields,
   type EventChanges,
   type Inheritance,
   type LocaleChoice,
