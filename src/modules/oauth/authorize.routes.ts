@@ -5,7 +5,7 @@ import type { Config } from '../../platform/config.js';
 import type { AppContext, AppState } from '../../kit/http/context.js';
 import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../../kit/http/pages.js';
 import { keepPendingAuthorization, sessionOf, signInSession, type PendingAuthorization } from '../../kit/http/session.js';
-import type { SignIn } from '../users/sign-in.service.js';
+import type { SignIn } from '../users/index.js';
 import { slugFromHost, type TenantRegistry } from '../../platform/tenancy/registry.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';

@@ -1,7 +1,6 @@
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Knex } from '../../platform/db/knex.js';
-import { LOGIN_LIMITS_STORE } from '../users/login-limits.data.js';
-import { ACCOUNT_FREE_FAILURES, MAX_WAIT_S, waitAfter } from '../users/password-guard.js';
+import { ACCOUNT_FREE_FAILURES, LOGIN_LIMITS_STORE, MAX_WAIT_S, waitAfter } from '../users/index.js';
 
 /**
  * Client authentication at the token endpoint, bounded as password guesses are (PasswordGuard):
