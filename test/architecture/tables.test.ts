@@ -160,26 +160,35 @@ function modelsOf(file: string): Set<string> {
   return new Set([...readFileSync(path.join(root, file), 'utf8').matchAll(/static (?:override )?tableName = ['"`](?:\$\{PLATFORM_SCHEMA\}\.)?([a-z_]+)['"`]/g)].map((m) => m[1]!));
 }
 
-test('each table is named only in data-access files (*.data.ts), one of which owns it and declares its model', (t) => {
+test("each table is named only in data-access files (*.data.ts) of the module whose model declares it, or under another module's @uses", (t) => {
   const wrong: string[] = [];
+  const declaring = new Map<string, string[]>();
+  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts'))) for (const table of modelsOf(file)) declaring.set(table, [...(declaring.get(table) ?? []), file]);
   for (const table of [...tables].sort()) {
     const named = [...(owners.get(table) ?? [])].sort();
     if (named.length === 0) continue; // a table no code reads (yet)
     const outside = named.filter((f) => !f.endsWith('.data.ts'));
     if (outside.length) wrong.push(`${table}: named outside a data-access file in ${outside.join(', ')}`);
-    const owning = named.filter((f) => f.endsWith('.data.ts') && !usesOf(f).has(table));
-    if (owning.length !== 1) wrong.push(`${table}: ${owning.length} owners (${owning.join(', ') || 'none'}); others name it under @uses`);
-    else if (!modelsOf(owning[0]!).has(table)) wrong.push(`${table}: its owner ${owning[0]} declares no model for it`);
+    const models = declaring.get(table) ?? [];
+    if (models.length !== 1) {
+      wrong.push(`${table}: ${models.length} data files declare its model (${models.join(', ') || 'none'})`);
+      continue;
+    }
+    const owner = moduleOf(models[0]!);
+    const strangers = named.filter((f) => f.endsWith('.data.ts') && moduleOf(f) !== owner && !usesOf(f).has(table));
+    if (strangers.length) wrong.push(`${table}: owned by ${owner}, named by ${strangers.join(', ')} without @uses`);
   }
   t.deepEqual(wrong, [], `tables without one home:\n${wrong.join('\n')}`);
 });
 
-test('a data-access file lists under @uses only tables it names and does not own', (t) => {
+test('a data-access file lists under @uses only tables it names that another module owns', (t) => {
   const stale: string[] = [];
   const dataFiles = new Set([...owners.values()].flatMap((s) => [...s]).filter((f) => f.endsWith('.data.ts')));
+  const ownerOf = new Map<string, string>();
+  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts'))) for (const table of modelsOf(file)) ownerOf.set(table, moduleOf(file));
   for (const file of dataFiles) {
     for (const table of usesOf(file)) {
-      if (!tables.has(table) || !owners.get(table)?.has(file) || modelsOf(file).has(table)) stale.push(`${file}: @uses ${table}`);
+      if (!tables.has(table) || !owners.get(table)?.has(file) || ownerOf.get(table) === moduleOf(file)) stale.push(`${file}: @uses ${table}`);
     }
   }
   t.deepEqual(stale, []);

@@ -2,15 +2,7 @@ import type { Db } from '../../platform/db/knex.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import { placesBooked, lockEventsForCapacity } from '../events/index.js';
 import { centsToDecimal } from './money.js';
-import {
-  insertInvoice,
-  insertRegistration,
-  lockOrderForInvoice,
-  lockOrderForRegistration,
-  markFailed,
-  opportunityState,
-  setOrderState,
-} from './orders.data.js';
+import { insertInvoice, insertRegistration, lockOrderForInvoice, lockOrderForRegistration, markFailed, opportunityState, setOrderState } from './order-steps.data.js';
 import { delegatesOf, draftInvoice, overbooked, placesWanted, type EventLine } from './orders.rules.js';
 
 /**

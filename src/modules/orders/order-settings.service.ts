@@ -3,7 +3,7 @@ import { ConflictError, ValidationError } from '../../platform/errors.js';
 import type { Problem } from '../../platform/problems.js';
 import { orderSettingsRow, updateSettings, type SettingsChange } from '../../platform/tenancy/settings.data.js';
 import { centsToDecimal, toCents } from './money.js';
-import { insertPaymentType, insertStockItem, listPaymentTypeRows, listStockItemRows, paymentTypeNamed } from './orders.data.js';
+import { insertPaymentType, insertStockItem, listPaymentTypeRows, listStockItemRows, paymentTypeNamed } from './order-settings.data.js';
 import { orderWorkflowProblems, paymentTypeProblems, stockItemProblems, type OrderWorkflow } from './orders.rules.js';
 
 /**

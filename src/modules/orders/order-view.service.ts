@@ -1,15 +1,7 @@
 import type { Db } from '../../platform/db/knex.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { delegatesOfRegistrations } from '../delegates/index.js';
-import {
-  invoicesOfOpportunities,
-  linesOfInvoices,
-  linesOfOpportunities,
-  listOpportunities,
-  opportunitiesByIds,
-  paymentsOfInvoices,
-  registrationsOfOpportunities,
-} from './orders.data.js';
+import { invoicesOfOpportunities, linesOfInvoices, linesOfOpportunities, listOpportunities, opportunitiesByIds, paymentsOfInvoices, registrationsOfOpportunities } from './order-views.data.js';
 
 /**
  * How an order stands, for ops (`orders:show`, `orders:list`): its state, lines, registration

@@ -12,26 +12,8 @@ import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.
 import { contactField } from '../crm/index.graphql.js';
 import { Delegate, delegatesOfRegistration } from '../delegates/index.graphql.js';
 import { Event, eventById } from '../events/index.graphql.js';
-import {
-  Invoice as InvoiceModel,
-  invoicesByIds,
-  invoicesOfOpportunities,
-  linesOfInvoices,
-  linesOfOpportunities,
-  Opportunity as OpportunityModel,
-  opportunitiesByIds,
-  paymentsOfInvoices,
-  paymentTypesByIds,
-  registrationsOfOpportunities,
-  stockItemsByIds,
-  type InvoiceLineRow,
-  type InvoiceRow,
-  type OpportunityLineRow,
-  type OpportunityRow,
-  type PaymentRow,
-  type RegistrationRow,
-  type StockItemRow,
-} from './orders.data.js';
+import { Invoice as InvoiceModel, Opportunity as OpportunityModel, type InvoiceLineRow, type InvoiceRow, type OpportunityLineRow, type OpportunityRow, type PaymentRow, type RegistrationRow, type StockItemRow } from './orders.data.js';
+import { invoicesByIds, invoicesOfOpportunities, linesOfInvoices, linesOfOpportunities, opportunitiesByIds, paymentsOfInvoices, paymentTypesByIds, registrationsOfOpportunities, stockItemsByIds } from './order-views.data.js';
 import { INVOICE_STATUSES, OPPORTUNITY_STATES } from './orders.rules.js';
 import { releaseOrder } from './orders.service.js';
 

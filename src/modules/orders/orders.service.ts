@@ -3,18 +3,8 @@ import { AppError, ConflictError, NotFoundError } from '../../platform/errors.js
 import { addToOutbox } from '../../platform/queues/outbox.js';
 import { centsToDecimal, toCents } from './money.js';
 import { orderHash, parseOrder } from './order-input.js';
-import {
-  hasRegistration,
-  insertEventLines,
-  insertOpportunity,
-  insertStockLines,
-  lockOpportunity,
-  lookUpReferences,
-  markReleased,
-  markRetried,
-  opportunityByIdempotencyKey,
-  type OpportunityKeyRow,
-} from './orders.data.js';
+import { hasRegistration, lockOpportunity, markReleased, markRetried } from './order-steps.data.js';
+import { insertEventLines, insertOpportunity, insertStockLines, lookUpReferences, opportunityByIdempotencyKey, type OpportunityKeyRow } from './order-intake.data.js';
 import { contactsNamed, resolveItems } from './orders.rules.js';
 
 /** Who places an order: the REST API user, and the tenant (for job payloads). */
