@@ -1,19 +1,19 @@
 import type { Db, Knex } from '../src/platform/db/knex.js';
 import { insertCategories } from '../src/modules/categories/categories.data.js';
 import { upsertCategoryTranslation } from '../src/modules/categories/category-translations.service.js';
-import { appendScoreMapping, insertCourseTemplate, lockCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
-import { COURSE_TEMPLATE_TRANSLATIONS } from '../src/modules/course-templates/course-templates.service.js';
+import { appendScoreMapping, insertCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
+import { COURSE_TEMPLATE_TRANSLATED } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
 import { insertDelegates } from '../src/modules/delegates/delegates.data.js';
 import { insertDocument } from '../src/modules/documents/documents.data.js';
 import { insertEvent, type EventRow, type NewEvent } from '../src/modules/events/events.data.js';
-import { appendObjectives, insertLearningPath, lockLearningPath } from '../src/modules/learning-paths/learning-paths.data.js';
-import { LEARNING_PATH_TRANSLATIONS } from '../src/modules/learning-paths/learning-paths.rules.js';
+import { appendObjectives, insertLearningPath } from '../src/modules/learning-paths/learning-paths.data.js';
+import { LEARNING_PATH_TRANSLATED } from '../src/modules/learning-paths/learning-paths.service.js';
 import { enableLocale } from '../src/modules/locales/locales.service.js';
 import { insertLocation, type LocationRow } from '../src/modules/locations/locations.data.js';
 import { addPortal } from '../src/modules/portals/portals.service.js';
 import { priceLevelNamed, setPrice, type PriceOwner } from '../src/modules/pricing/pricing.data.js';
-import type { TranslatableEntity } from '../src/modules/translations/translations.rules.js';
+import type { TranslatedKind } from '../src/modules/translations/translations.service.js';
 import { upsertTranslation } from '../src/modules/translations/translations.service.js';
 import { ConflictError } from '../src/platform/errors.js';
 import { insertTaxType } from '../src/modules/tax-types/tax-types.data.js';
@@ -312,8 +312,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
   const priced = (owner: PriceOwner, id: number, price: { amount: string; currency: string }) =>
     setPrice(db, owner, id, { price_level_id: normal, currency_code: price.currency, amount: price.amount });
   const picture = (file: string, name: string) => insertDocument(db, { name, url: image(file), folder: 'Catalogue images', description: `Image of ${name}` });
-  const translate = async (entity: TranslatableEntity, id: number, texts: Record<string, string>) => {
-    const lockOwner = entity === LEARNING_PATH_TRANSLATIONS ? lockLearningPath : lockCourseTemplate;
+  const translate = async ({ entity, lockOwner }: TranslatedKind, id: number, texts: Record<string, string>) => {
     const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
   };
@@ -343,7 +342,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     const course = EXISTING[code];
     const doc = await picture(course.image, event.title);
     const template = await updateCourseTemplateRow(db, id, { teaser_description: course.teaser, image_document_id: doc.id, ...(course.french ? { locale_id: ENGLISH } : {}) });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
+    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATED, id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
     await priced('course_template', id, course.price);
     await priced('event', event.id, { amount: event.price!, currency: event.currency_code! });
     const existing = { id: event.id, code: event.code!, venue: 'existing' as const, deliveryMethod: event.delivery_method, start: startOf(event), amount: event.price! };
@@ -362,7 +361,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       category_id: basics.categories[course.category],
       locale_id: ENGLISH,
     });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATIONS, template.id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
+    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATED, template.id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
     await priced('course_template', template.id, course.price);
     courses.push({ id: template.id, code: course.code, title: course.title, frenchTitle: course.french?.title ?? null, price: course.price, events: await schedule({ id: template.id, code: course.code, title: course.title }, course) });
   }
@@ -408,7 +407,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       image_document_id: doc.id,
     });
     await appendObjectives(db, path.id, p.objectives);
-    await translate(LEARNING_PATH_TRANSLATIONS, path.id, { name: p.frenchName, description: p.frenchDescription });
+    await translate(LEARNING_PATH_TRANSLATED, path.id, { name: p.frenchName, description: p.frenchDescription });
     await priced('learning_path', path.id, p.price);
     learningPaths.push({ id: path.id, code: p.code, name: p.name, frenchName: p.frenchName, isBundle: p.isBundle, price: p.price });
   }

@@ -22,14 +22,13 @@ import {
   CourseTemplateDeliveryLocale,
   courseTemplatesByIds,
   deliveryLocalesOf,
-  lockCourseTemplate,
   whereCodeOrTitle,
   whereValidForPortal,
   whereWithoutEvents,
   type CourseTemplateRow,
 } from './course-templates.data.js';
 import { EVENT_LEARNING_MODES } from './course-templates.rules.js';
-import { COURSE_TEMPLATE_TRANSLATIONS } from './course-templates.service.js';
+import { COURSE_TEMPLATE_TRANSLATED } from './course-templates.service.js';
 
 /**
  * The CourseTemplate type in GraphQL (the REST API's event template): its fields, locales and
@@ -41,10 +40,9 @@ export const VIEW = 'COURSE_TEMPLATE_VIEW';
 export const EDIT = 'COURSE_TEMPLATE_EDIT';
 
 export const translations = translationFace({
-  entity: COURSE_TEMPLATE_TRANSLATIONS,
+  translated: COURSE_TEMPLATE_TRANSLATED,
   ownerType: 'CourseTemplate',
   ownersByIds: courseTemplatesByIds,
-  lockOwner: lockCourseTemplate,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A course template's content in one locale: a sparse overlay on the template's own (primary-locale) content.",

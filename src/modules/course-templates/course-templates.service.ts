@@ -3,7 +3,7 @@ import type { Problem } from '../../platform/problems.js';
 import { sanitizeRichText } from '../../platform/util/rich-text.js';
 import { writeBaseValues, type DefinitionRow, checkBaseValues, COURSE_TEMPLATE_VALUES, type ValueInput } from '../custom-fields/index.js';
 import type { LocaleRow } from '../locales/index.js';
-import { translationLocaleIds, type TranslatableEntity } from '../translations/index.js';
+import { translationLocaleIds, type TranslatableEntity, type TranslatedKind } from '../translations/index.js';
 import { contactsByIds } from '../crm/index.js';
 import {
   deliveryLocaleIds,
@@ -32,6 +32,9 @@ export const COURSE_TEMPLATE_TRANSLATIONS: TranslatableEntity = {
   fields: COURSE_TEMPLATE_TEXTS,
   values: COURSE_TEMPLATE_VALUES,
 };
+
+/** What a translation write needs of a course template: its rules, and its row read locked. */
+export const COURSE_TEMPLATE_TRANSLATED: TranslatedKind = { entity: COURSE_TEMPLATE_TRANSLATIONS, lockOwner: lockCourseTemplate };
 
 export interface CourseTemplateInput extends CourseTemplateFields {
   /** Resolved by the caller from ids: undefined = not given; null = cleared; a row, or `false` when the id named no supported locale. */

@@ -15,10 +15,10 @@ import { Locale, localeById, supportedLocale } from '../locales/index.graphql.js
 import { translationFace } from '../translations/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
 import type { ValueInput } from '../custom-fields/index.js';
-import { LearningPathRecord, learningPathsByIds, lockLearningPath, type LearningPathRow } from './learning-paths.data.js';
-import { LEARNING_PATH_STATES, LEARNING_PATH_TRANSLATIONS, MAX_OBJECTIVES, type LearningPathSettings } from './learning-paths.rules.js';
+import { LearningPathRecord, learningPathsByIds, type LearningPathRow } from './learning-paths.data.js';
+import { LEARNING_PATH_STATES, MAX_OBJECTIVES, type LearningPathSettings } from './learning-paths.rules.js';
 import { forgetObjectives, learningObjectivesField } from './learning-objectives.graphql.js';
-import { writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
+import { LEARNING_PATH_TRANSLATED, writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
 
 /**
  * LearningPath in GraphQL: name, description, code, lifecycle state, bundle flag, primary locale,
@@ -32,10 +32,9 @@ const VIEW = 'LEARNING_PATH_VIEW';
 const EDIT = 'LEARNING_PATH_EDIT';
 
 const translations = translationFace({
-  entity: LEARNING_PATH_TRANSLATIONS,
+  translated: LEARNING_PATH_TRANSLATED,
   ownerType: 'LearningPath',
   ownersByIds: learningPathsByIds,
-  lockOwner: lockLearningPath,
   viewPermission: VIEW,
   editPermission: EDIT,
   description: "A learning path's name and description in one locale, stored as given.",

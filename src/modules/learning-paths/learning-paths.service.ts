@@ -4,11 +4,12 @@ import { writeBaseValues, type DefinitionRow, checkBaseValues, LEARNING_PATH_VAL
 import { courseTemplatesByIds } from '../course-templates/index.js';
 import { eventsByIds } from '../events/index.js';
 import type { LocaleRow } from '../locales/index.js';
-import { translationLocaleIds } from '../translations/index.js';
+import { translationLocaleIds, type TranslatedKind } from '../translations/index.js';
 import { insertLearningPath, lockLearningPath, replaceObjectives, updateLearningPath, type LearningPathColumns, type LearningPathRow } from './learning-paths.data.js';
 import {
   learningPathColumns,
   learningPathSettings,
+  LEARNING_PATH_TRANSLATIONS,
   objectiveTargets,
   primaryLocaleProblems,
   type LearningPathSettings,
@@ -16,6 +17,9 @@ import {
   type ObjectiveInput,
   type ObjectiveTarget,
 } from './learning-paths.rules.js';
+
+/** What a translation write needs of a learning path: its rules, and its row read locked. */
+export const LEARNING_PATH_TRANSLATED: TranslatedKind = { entity: LEARNING_PATH_TRANSLATIONS, lockOwner: lockLearningPath };
 
 /**
  * Learning paths: a name, a description, a primary locale and translations, a code, a lifecycle

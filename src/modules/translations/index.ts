@@ -4,3 +4,4 @@
  */
 export { translatedTitles, translationLocaleIds, translationsOfOwners, translationTableOf } from './translations.data.js';
 export { textProblem, type TranslatableEntity, type TranslatableField, type TranslatableKind } from './translations.rules.js';
+export type { TranslatedKind } from './translations.service.js';

@@ -22,8 +22,8 @@ import { valuesOf, valueTableOf, type FieldValueRow, type ValueInput } from '../
 import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/index.graphql.js';
 import { translationsByIds, translationsOfOwners, translationTableOf, type TranslationRow } from './translations.data.js';
 import type { Db } from '../../platform/db/knex.js';
-import { translatedFields, type TranslatableEntity } from './translations.rules.js';
-import { deleteTranslation, upsertTranslation, type LockTranslationOwner } from './translations.service.js';
+import { translatedFields } from './translations.rules.js';
+import { deleteTranslation, upsertTranslation, type TranslatedKind } from './translations.service.js';
 
 /**
  * The GraphQL face of a translatable record: its Translation type (a Node), the owner's
@@ -31,13 +31,12 @@ import { deleteTranslation, upsertTranslation, type LockTranslationOwner } from 
  * made once per kind of record from its {@link TranslatableEntity}.
  */
 export interface TranslationFaceSpec {
-  entity: TranslatableEntity;
+  /** Its rules and its lock, from the owner's service (`COURSE_TEMPLATE_TRANSLATED`). */
+  translated: TranslatedKind;
   /** `CourseTemplate`. */
   ownerType: string;
   /** The owners by id, from their module's data file (`courseTemplatesByIds`): each one's primary locale, batched per request. */
   ownersByIds: (db: Db, ids: readonly number[]) => Promise<{ id: number; locale_id: number | null }[]>;
-  /** One owner read locked, for a translation write (`lockCourseTemplate`). */
-  lockOwner: LockTranslationOwner;
   viewPermission: string;
   editPermission: string;
   description: string;
@@ -63,7 +62,8 @@ type UpsertArgs = DeleteArgs;
 const columnOf = (row: TranslationRow, column: string): unknown => (row as Record<string, unknown>)[column];
 
 export function translationFace(spec: TranslationFaceSpec): TranslationFace {
-  const { entity, ownerType } = spec;
+  const { ownerType } = spec;
+  const { entity, lockOwner } = spec.translated;
   const typeName = `${ownerType}Translation`;
   const key = (k: string) => `${ownerType}.${k}`;
   const kind = entity.values.appliesTo;
@@ -155,7 +155,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
       const { translation, problems } = await upsertTranslation(
         ctx.db,
         entity,
-        spec.lockOwner,
+        lockOwner,
         ownerId,
         await supportedLocale(ctx, input.localeId),
         { texts, customFieldValues: input.customFieldValues as ValueInput[] | null | undefined },
@@ -175,7 +175,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
       requirePermission(ctx, spec.editPermission);
       const ownerId = legacyIdOf(ownerType, input[entity.idLabel]);
       // A translation that exists can be deleted even after its locale stopped being supported.
-      const { problems } = await deleteTranslation(ctx.db, entity, spec.lockOwner, ownerId, await catalogueLocale(ctx, input.localeId));
+      const { problems } = await deleteTranslation(ctx.db, entity, lockOwner, ownerId, await catalogueLocale(ctx, input.localeId));
       if (!refusedTarget(problems)) forget(ctx, ownerId!);
       return { translation: null, errors: withGivenIds(problems, input) };
     },

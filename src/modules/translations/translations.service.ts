@@ -20,6 +20,12 @@ import { translationColumns, translationTargetProblems, type TranslatableEntity 
  */
 export type LockTranslationOwner = (db: Db, id: number) => Promise<TranslationOwner | undefined>;
 
+/** A kind of translated record as its owner module's service gives it: its rules, and its row read locked. */
+export interface TranslatedKind {
+  entity: TranslatableEntity;
+  lockOwner: LockTranslationOwner;
+}
+
 export interface TranslationInput {
   texts: Readonly<Record<string, string | null | undefined>>;
   /** Translations of translatable text custom fields that have a base value; replaces the locale's set. */
