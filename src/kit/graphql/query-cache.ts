@@ -92,7 +92,14 @@ export function createQueryCache(
       // input object (`input: {localeId: $loc}`), which to a mutation means "clear it"
       // (graphql-jit #91, #230); graphql-js leaves the field out. Such requests run in graphql-js.
       if (entry.variables.some((name) => !Object.hasOwn(variables, name))) return execute({ ...args, variableValues: variables });
-      return entry.query.query(args.rootValue, args.contextValue, variables);
+      const result = entry.query.query(args.rootValue, args.contextValue, variables);
+      // Only variables that do not coerce answer without `data`, and synchronously, before any
+      // resolver ran. graphql-jit then says "Expected type Decimal." where a custom scalar
+      // (Decimal, LocalDateTime) said what is wrong and how to write it; graphql-js says the
+      // scalar's words, and where in an input the value stood. So such a request is answered by
+      // graphql-js, which coerces the variables again (and, were it to take them, runs the request).
+      if (!isPromise(result) && !('data' in result)) return execute({ ...args, variableValues: variables });
+      return result;
     },
   };
 }
@@ -145,4 +152,8 @@ function guarded(run: () => readonly GraphQLError[]): readonly GraphQLError[] {
     if (!(refusal instanceof GraphQLError)) throw err;
     return [refusal];
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
