@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { LifecycleState } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { refField } from '../../kit/graphql/permissions.js';
@@ -12,7 +12,7 @@ import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } f
 import { Locale, localeById } from '../locales/index.graphql.js';
 import { Location, locationById } from '../locations/index.graphql.js';
 import { TaxType, taxTypeById } from '../tax-types/index.graphql.js';
-import { pricesField } from '../pricing/index.graphql.js';
+import { Decimal, pricesField } from '../pricing/index.graphql.js';
 import { type EventRow } from './events.service.js';
 import { placesBooked } from './events.data.js';
 import { eventsByIds } from './events.data.js';
@@ -41,9 +41,6 @@ export const bookedOf = (ctx: GraphQLContext) =>
     const booked = await placesBooked(db, [...ids]);
     return ids.map((id) => booked.get(id) ?? 0);
   }));
-
-/** Prices are numeric in PostgreSQL (strings in JS): answered as numbers. */
-const money = (v: string | null) => (v === null ? null : Number(v));
 
 const INSTANT = 'ISO 8601 in UTC, to the second (2027-03-10T09:00:00Z): the local date-time in timeZoneName as an instant.';
 /** A local date-time of the event (in its time zone) as an instant. */
@@ -102,7 +99,14 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     minPlaces: { type: GraphQLInt, resolve: (e) => e.min_places },
     placesBooked: { type: new GraphQLNonNull(GraphQLInt), resolve: (e, _a, ctx) => bookedOf(ctx).load(e.id) },
     placesLeft: { type: GraphQLInt, description: 'null when the event has no maximum.', resolve: (e, _a, ctx) => left(e, ctx) },
-    price: { type: GraphQLFloat, resolve: (e) => money(e.price) },
+    price: {
+      // A Decimal as every other Core amount (Price.amount), exact and with the digits stored: it
+      // was a Float (395.5 for 395.50). Clients select it as a leaf and show it (real-clients.md
+      // section 3), which a string serves as well; none does arithmetic on it.
+      type: Decimal,
+      description: 'Its own price in currencyCode (the REST API\'s price), exact: "395.50". Its public prices per level, currency and region are `prices`.',
+      resolve: (e) => e.price,
+    },
     prices: pricesField('event', 'Its public prices (event.addPrices): every price level, currency and region.'),
     currencyCode: { type: GraphQLString, resolve: (e) => e.currency_code },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (e) => e.created_on },
