@@ -18,7 +18,7 @@ import { isCalendarDate, isDateTime, isTime } from '../../platform/util/dates.js
 import { MAX_FILTER_VALUES_PER_REQUEST, type GraphQLContext } from './context.js';
 import { badInput } from './errors.js';
 import { requirePermission } from './permissions.js';
-import { fromGlobalId } from './ids.js';
+import { fromCoreId, fromGlobalId } from './ids.js';
 
 /**
  * List queries as every type has them (api-conventions.md): `filters: [<Type>FieldGraphFilter]`
@@ -84,6 +84,12 @@ export interface ListSpec<Row> {
   /** The largest page, when a list's records are few and small and clients ask for all at once (WebLink categories: 1,000). Default {@link MAX_PAGE}. */
   maxPage?: number;
   node: () => GraphQLObjectType<Row, GraphQLContext> | GraphQLUnionType | GraphQLInterfaceType;
+  /**
+   * How its filters read ids: as the Core API does (the default: the production service's
+   * spelling of an event's id, `Course:<n>`, names that event; ids.ts), or as WebLink does, whose
+   * `Course` is a course template (each type by its own name only).
+   */
+  ids?: 'core' | 'weblink';
   /** Input type names when they are not `<Type>FieldGraphFilter` / `<Type>FieldGraphOrder` (WebLink: `CourseFieldFilter`). */
   inputNames?: { filter: string; order: string };
   /** The rows listed when they are not a table's (a union of tables), aliased `t` like a table. */
@@ -187,8 +193,11 @@ function wholeWord(value: string): string {
   return `${left}${ESCAPE_REGEX(value)}${right}`;
 }
 
+/** Reads an id given to a filter: {@link ListSpec.ids}. */
+type IdReader = (id: string) => { type: string; legacyId: number } | undefined;
+
 /** A filter value as its column holds it; `null` when it names nothing there (an id of another type). */
-function convert(field: ListField, name: string, given: string): FilterValue {
+function convert(field: ListField, name: string, given: string, readId: IdReader): FilterValue {
   const raw = field.normalize ? field.normalize(given) : given;
   const bad = (what: string) => badInput(`Filter on ${name}: '${raw.slice(0, 100)}' is not ${what}`);
   if (raw.length > 1000) throw badInput(`Filter on ${name}: values are at most 1000 characters`);
@@ -196,7 +205,7 @@ function convert(field: ListField, name: string, given: string): FilterValue {
     case 'id':
     case 'ref':
     case 'refList': {
-      const parsed = fromGlobalId(raw);
+      const parsed = readId(raw);
       if (!parsed) throw bad('an id of this API');
       return parsed.type === field.refType ? parsed.legacyId : null;
     }
@@ -233,7 +242,7 @@ function convert(field: ListField, name: string, given: string): FilterValue {
 
 type Conditions = Map<string, ((w: Knex.QueryBuilder) => void)[]>;
 
-function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>, grouped: Conditions): void {
+function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>, grouped: Conditions, readId: IdReader): void {
   const field = fields[f.field];
   if (!field) throw badInput(`filters[${index}]: ${f.field} cannot be filtered on`);
   const name = `filters[${index}] (${f.field} ${f.operation})`;
@@ -242,7 +251,7 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
   const one = (): FilterValue => {
     if (typeof f.value !== 'string') throw badInput(`${name}: needs \`value\``);
     if (f.values != null) throw badInput(`${name}: takes \`value\`, not \`values\``);
-    return convert(field, f.field, f.value);
+    return convert(field, f.field, f.value, readId);
   };
   const many = (): FilterValue[] => {
     if (!Array.isArray(f.values) || f.values.length === 0) throw badInput(`${name}: needs a non-empty \`values\``);
@@ -250,7 +259,7 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
     if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
     return f.values.map((v) => {
       if (typeof v !== 'string') throw badInput(`${name}: values are strings`);
-      return convert(field, f.field, v);
+      return convert(field, f.field, v, readId);
     });
   };
   const textOnly = () => {
@@ -384,7 +393,11 @@ function pageOf<Row>(rows: readonly Row[], offset: number, total: number): Page<
       endCursor: edges.at(-1)?.cursor ?? null,
       totalRecords: total,
       hasNextPage: offset + rows.length < total,
-      hasPreviousPage: offset > 0,
+      // Whether there are records before the page's start, as Relay has it for `after` ("edges
+      // prior to after exist"): a page past the end of a list that has records has all of them
+      // before it (true: walking back reaches them); a list with none has nothing before any
+      // offset, so an offset alone (`offset: 20` on an empty result) is no previous page.
+      hasPreviousPage: offset > 0 && total > 0,
     },
   };
 }
@@ -422,6 +435,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     ...spec.args,
   };
   const from = (db: Knex) => (spec.from ? db.from(spec.from(db).as('t')) : db(`${spec.table} as t`));
+  const readId: IdReader = spec.ids === 'weblink' ? fromGlobalId : fromCoreId;
 
   /** The orders asked for (`order`, or `orderBy`'s list), else the default. */
   const ordersOf = (a: Record<string, unknown>): OrderInput[] => {
@@ -460,7 +474,7 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     const where = (q: Knex.QueryBuilder) => {
       spec.scope?.(q, ctx);
       const grouped: Conditions = new Map();
-      filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields, grouped));
+      filters.forEach((f, i) => f && applyFilter(q, ctx.db, f, i, spec.fields, grouped, readId));
       for (const [group, conditions] of grouped) {
         const via = spec.via?.[group];
         if (!via) throw new Error(`List ${t}: no group ${group}`);

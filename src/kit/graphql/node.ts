@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLInt, GraphQLInterfaceType, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import { requirePermission } from './permissions.js';
-import { fromGlobalId, toGlobalId } from './ids.js';
+import { fromCoreId, toGlobalId } from './ids.js';
 
 /**
  * The `Node` interface and `node(id:)`. Each type that is a node registers how to load one of
@@ -42,7 +42,8 @@ export const nodeQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string
   description: 'Any record by its global id; null when there is none (in your instance).',
   args: { id: { type: new GraphQLNonNull(GraphQLID) } },
   async resolve(_root, { id }, ctx) {
-    const parsed = fromGlobalId(id);
+    // Read as Core reads ids: an event named `Course:<n>` is that event, answered with its own id.
+    const parsed = fromCoreId(id);
     const kind = parsed && kinds.get(parsed.type);
     if (!parsed || !kind) return null;
     requirePermission(ctx, kind.permission);

@@ -34,8 +34,11 @@ import { Category, CatalogueItem, Course, Event, LearningPath, Locale, Location 
  * catalogue's read model (catalogue.data.ts).
  */
 
-/** A catalogue list's table (or rows) and scope, as the list engine takes them. */
-const source = (list: CatalogueList) => ({ table: list.table, ...(list.from ? { from: list.from } : {}), ...(list.scope ? { scope: list.scope } : {}) });
+/**
+ * A catalogue list's table (or rows) and scope, as the list engine takes them, with WebLink's ids:
+ * here `Course:<n>` is a course (template) n, never the event the Core API takes it for.
+ */
+const source = (list: CatalogueList) => ({ table: list.table, ...(list.from ? { from: list.from } : {}), ...(list.scope ? { scope: list.scope } : {}), ids: 'weblink' as const });
 
 /** The page's rows get their translation in the content locale, when a request asks for one (joined once the page is cut). */
 const translation =
