@@ -140,15 +140,15 @@ export function nestedFirst(args: { first?: number | null }): number {
   return first;
 }
 
-export const FilterOperation = new GraphQLEnumType({
+export const FilterOperationEnum = new GraphQLEnumType({
   name: 'FilterOperation',
   description: '`eq ne gt ge lt le like wordlike` take `value`; `in notin contains` take `values`; `isnull notnull` take neither. `like` uses SQL wildcards (`%excel%`), case-insensitive; `wordlike` matches a whole word. `ne` and `notin` also match records with no value (add a `notnull` filter to leave those out).',
   values: Object.fromEntries(['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'wordlike', 'in', 'notin', 'contains', 'isnull', 'notnull'].map((v) => [v, { value: v }])),
 });
 
-export const OrderDirection = new GraphQLEnumType({ name: 'OrderDirection', values: { asc: { value: 'asc' }, desc: { value: 'desc' } } });
+export const OrderDirectionEnum = new GraphQLEnumType({ name: 'OrderDirection', values: { asc: { value: 'asc' }, desc: { value: 'desc' } } });
 
-export const PageInfo = new GraphQLObjectType({
+export const PageInfoObject = new GraphQLObjectType({
   name: 'PageInfo',
   fields: {
     startCursor: { type: GraphQLString },
@@ -379,7 +379,7 @@ function connectionType(name: string, node: () => NodeType): GraphQLObjectType {
   });
   return new GraphQLObjectType({
     name: `${name}Connection`,
-    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfo) } }),
+    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfoObject) } }),
   });
 }
 
@@ -413,14 +413,14 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     name: spec.inputNames?.filter ?? `${t}FieldGraphFilter`,
     fields: {
       field: { type: new GraphQLNonNull(filterField) },
-      operation: { type: new GraphQLNonNull(FilterOperation) },
+      operation: { type: new GraphQLNonNull(FilterOperationEnum) },
       value: { type: GraphQLString },
       values: { type: new GraphQLList(GraphQLString) },
     },
   });
   const order = new GraphQLInputObjectType({
     name: spec.inputNames?.order ?? `${t}FieldGraphOrder`,
-    fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'asc' } },
+    fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirectionEnum, defaultValue: 'asc' } },
   });
   const connection = connectionType(t, spec.node);
   const args: GraphQLFieldConfigArgumentMap = {

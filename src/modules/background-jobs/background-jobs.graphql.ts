@@ -6,8 +6,8 @@ import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
-import { Event, eventById } from '../events/index.graphql.js';
+import { CourseTemplateObject, courseTemplateById } from '../course-templates/index.graphql.js';
+import { EventObject, eventById } from '../events/index.graphql.js';
 import { backgroundJobsByIds } from './background-jobs.data.js';
 import { applyCourseTemplate, BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.service.js';
 
@@ -20,29 +20,29 @@ const VIEW = 'COURSE_TEMPLATE_VIEW';
 
 const jobById = (ctx: GraphQLContext, id: number) => ctx.loader('BackgroundJob.byId', (db) => byId((ids) => backgroundJobsByIds(db, ids))).load(id);
 
-const BackgroundJobState = new GraphQLEnumType({
+const BackgroundJobStateEnum = new GraphQLEnumType({
   name: 'BackgroundJobState',
   description: 'queued: waiting for a worker; running: part done (see progress); completed; failed (see errors).',
   values: Object.fromEntries(BACKGROUND_JOB_STATES.map((s) => [s, { value: s }])),
 });
 
-const BackgroundJobError = new GraphQLObjectType<BackgroundJobRow['errors'][number], GraphQLContext>({
+const BackgroundJobErrorObject = new GraphQLObjectType<BackgroundJobRow['errors'][number], GraphQLContext>({
   name: 'BackgroundJobError',
   description: 'Something the job could not do: for one event (eventId), or for the whole job (eventId null).',
   fields: () => ({
     eventId: { type: GraphQLID, resolve: (e) => (e.eventId === null ? null : toGlobalId('Event', e.eventId)) },
-    event: refField<BackgroundJobRow['errors'][number]>(Event, 'EVENT_VIEW', (e) => e.eventId, eventById),
+    event: refField<BackgroundJobRow['errors'][number]>(EventObject, 'EVENT_VIEW', (e) => e.eventId, eventById),
     message: { type: new GraphQLNonNull(GraphQLString) },
   }),
 });
 
-export const BackgroundJob = new GraphQLObjectType<BackgroundJobRow, GraphQLContext>({
+export const BackgroundJobObject = new GraphQLObjectType<BackgroundJobRow, GraphQLContext>({
   name: 'BackgroundJob',
   interfaces: [NodeInterface],
   fields: () => ({
     ...nodeFields('BackgroundJob'),
     kind: { type: new GraphQLNonNull(GraphQLString), description: 'apply_course_template' },
-    state: { type: new GraphQLNonNull(BackgroundJobState) },
+    state: { type: new GraphQLNonNull(BackgroundJobStateEnum) },
     progress: {
       type: new GraphQLNonNull(GraphQLInt),
       description: 'Percent of the work done, 0 to 100.',
@@ -50,8 +50,8 @@ export const BackgroundJob = new GraphQLObjectType<BackgroundJobRow, GraphQLCont
     },
     total: { type: new GraphQLNonNull(GraphQLInt), description: 'Events the job works through.', resolve: (j) => j.event_ids.length },
     processed: { type: new GraphQLNonNull(GraphQLInt), description: 'Events done so far.' },
-    errors: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(BackgroundJobError))) },
-    courseTemplate: { type: CourseTemplate, resolve: (j, _a, ctx) => (j.course_template_id === null ? null : courseTemplateById(ctx, j.course_template_id)) },
+    errors: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(BackgroundJobErrorObject))) },
+    courseTemplate: { type: CourseTemplateObject, resolve: (j, _a, ctx) => (j.course_template_id === null ? null : courseTemplateById(ctx, j.course_template_id)) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (j) => j.created_on },
     startedOn: { type: GraphQLString, resolve: (j) => j.started_on },
     finishedOn: { type: GraphQLString, resolve: (j) => j.finished_on },
@@ -61,7 +61,7 @@ export const BackgroundJob = new GraphQLObjectType<BackgroundJobRow, GraphQLCont
 registerNode('BackgroundJob', { permission: VIEW, load: (ctx, id) => jobById(ctx, id) });
 
 export const backgroundJobQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string }> = {
-  type: BackgroundJob,
+  type: BackgroundJobObject,
   description: 'A background job by its id (null when there is none).',
   args: { id: { type: new GraphQLNonNull(GraphQLID) } },
   async resolve(_root, { id }, ctx) {
@@ -71,7 +71,7 @@ export const backgroundJobQuery: GraphQLFieldConfig<unknown, GraphQLContext, { i
   },
 };
 
-const ApplyToEventsPayload = payloadType('ApplyToEventsPayload', 'backgroundJob', () => BackgroundJob);
+const ApplyToEventsPayload = payloadType('ApplyToEventsPayload', 'backgroundJob', () => BackgroundJobObject);
 
 /**
  * `courseTemplate.applyToEvents`: re-applies the template to its events (all of them, or those

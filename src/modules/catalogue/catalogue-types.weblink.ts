@@ -15,7 +15,7 @@ import type { Knex } from '../../platform/db/knex.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
-import { MAX_PAGE, PageInfo } from '../../kit/graphql/lists.js';
+import { MAX_PAGE, PageInfoObject } from '../../kit/graphql/lists.js';
 import { categoriesByIds } from '../categories/index.js';
 import { valuesOf, valueTableOf } from '../custom-fields/index.js';
 import { customFieldValuesOf, type CustomFieldValueView } from '../custom-fields/index.graphql.js';
@@ -34,7 +34,7 @@ import {
   translationsOf,
   type CatalogueCourse,
   type CatalogueEvent,
-  type CatalogueItem as CatalogueItemRow,
+  type WebLinkCatalogueItemUnion as CatalogueItemRow,
   type CataloguePath,
   type CatalogueCategory,
   type CatalogueText,
@@ -83,7 +83,7 @@ function text(kind: FieldValueOwner, column: 'name' | 'description' | 'teaser_de
   };
 }
 
-const CustomFieldValue = new GraphQLObjectType<CustomFieldValueView, GraphQLContext>({
+const WebLinkCustomFieldValueObject = new GraphQLObjectType<CustomFieldValueView, GraphQLContext>({
   name: 'CustomFieldValue',
   fields: {
     definitionKey: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.def.key },
@@ -94,7 +94,7 @@ const CustomFieldValue = new GraphQLObjectType<CustomFieldValueView, GraphQLCont
 
 function customFieldValues(kind: FieldValueOwner): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
   return {
-    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldValue))),
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(WebLinkCustomFieldValueObject))),
     description: 'In the content locale where translated, else as authored.',
     resolve: async (row, _a, ctx) =>
       customFieldValuesOf(
@@ -105,12 +105,12 @@ function customFieldValues(kind: FieldValueOwner): GraphQLFieldConfig<{ id: numb
   };
 }
 
-export const Locale = new GraphQLObjectType<LocaleRow, GraphQLContext>({
+export const WebLinkLocaleObject = new GraphQLObjectType<LocaleRow, GraphQLContext>({
   name: 'Locale',
   fields: { id: id('Locale'), code: { type: new GraphQLNonNull(GraphQLString) }, name: { type: new GraphQLNonNull(GraphQLString) }, fullName: { type: new GraphQLNonNull(GraphQLString), resolve: (l) => l.full_name } },
 });
 
-const FinancialUnitType = new GraphQLObjectType<FinancialUnit>({
+const WebLinkFinancialUnitObject = new GraphQLObjectType<FinancialUnit>({
   name: 'FinancialUnit',
   description: 'A currency: its ISO 4217 code, English name and symbol.',
   fields: { code: { type: new GraphQLNonNull(GraphQLString) }, name: { type: new GraphQLNonNull(GraphQLString) }, symbol: { type: new GraphQLNonNull(GraphQLString) } },
@@ -121,17 +121,17 @@ interface Money {
   currency: string | null;
 }
 
-const PriceType = new GraphQLObjectType<Money>({
+const WebLinkPriceObject = new GraphQLObjectType<Money>({
   name: 'Price',
   fields: {
     amount: { type: new GraphQLNonNull(GraphQLFloat) },
-    financialUnit: { type: FinancialUnitType, resolve: (m) => (m.currency ? financialUnitOf(m.currency) : null) },
+    financialUnit: { type: WebLinkFinancialUnitObject, resolve: (m) => (m.currency ? financialUnitOf(m.currency) : null) },
   },
 });
 
-const PriceRange = new GraphQLObjectType<{ normalPrice: Money | null }>({
+const WebLinkPriceRangeObject = new GraphQLObjectType<{ normalPrice: Money | null }>({
   name: 'PriceRange',
-  fields: { normalPrice: { type: PriceType, description: 'The price at the "Normal" price level.' } },
+  fields: { normalPrice: { type: WebLinkPriceObject, description: 'The price at the "Normal" price level.' } },
 });
 
 /**
@@ -188,22 +188,22 @@ const imageUrl: GraphQLFieldConfig<{ image_document_id: number | null }, GraphQL
   resolve: async (r, _a, ctx) => (await loadById(ctx, 'documents', documentsByIds, r.image_document_id))?.url ?? null,
 };
 
-export const Category: GraphQLObjectType<CatalogueCategory, GraphQLContext> = new GraphQLObjectType<CatalogueCategory, GraphQLContext>({
+export const WebLinkCategoryObject: GraphQLObjectType<CatalogueCategory, GraphQLContext> = new GraphQLObjectType<CatalogueCategory, GraphQLContext>({
   name: 'Category',
   fields: () => ({
     id: id('Category'),
     name: { type: new GraphQLNonNull(GraphQLString), resolve: (c) => categoryText(c, 'name') },
     shortDescription: { type: GraphQLString, resolve: (c) => categoryText(c, 'introduction') },
-    parent: { type: Category, resolve: (c, _a, ctx) => categoryById(ctx, c.parent_id) },
+    parent: { type: WebLinkCategoryObject, resolve: (c, _a, ctx) => categoryById(ctx, c.parent_id) },
   }),
 });
 
-export const Location = new GraphQLObjectType<Pick<LocationRow, 'id' | 'name'>, GraphQLContext>({
+export const WebLinkLocationObject = new GraphQLObjectType<Pick<LocationRow, 'id' | 'name'>, GraphQLContext>({
   name: 'Location',
   fields: { id: id('Location'), name: { type: new GraphQLNonNull(GraphQLString) } },
 });
 
-const Tax = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
+const WebLinkTaxObject = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   name: 'Tax',
   fields: {
     id: id('TaxType'),
@@ -212,7 +212,7 @@ const Tax = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   },
 });
 
-export const Course: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new GraphQLObjectType<CatalogueCourse, GraphQLContext>({
+export const WebLinkCourseObject: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new GraphQLObjectType<CatalogueCourse, GraphQLContext>({
   name: 'Course',
   description: 'A published course template.',
   fields: () => ({
@@ -223,8 +223,8 @@ export const Course: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new Gr
     teaserDescription: text('course_template', 'teaser_description'),
     category: categoryName,
     imageUrl,
-    locale: { type: Locale, resolve: (c, _a, ctx) => localeById(ctx, c.locale_id) },
-    priceRange: { type: new GraphQLNonNull(PriceRange), resolve: async (c, _a, ctx) => ({ normalPrice: await normalPrice(ctx, 'course_template', c.id) }) },
+    locale: { type: WebLinkLocaleObject, resolve: (c, _a, ctx) => localeById(ctx, c.locale_id) },
+    priceRange: { type: new GraphQLNonNull(WebLinkPriceRangeObject), resolve: async (c, _a, ctx) => ({ normalPrice: await normalPrice(ctx, 'course_template', c.id) }) },
     customFieldValues: customFieldValues('course_template'),
   }),
 });
@@ -237,7 +237,7 @@ const eventStart = (e: CatalogueEvent) => instantOf(e.classroom_start ?? e.lms_s
 const eventEnd = (e: CatalogueEvent) => instantOf(e.classroom_end ?? e.lms_end ?? e.end_date, e.time_zone_name);
 const at = (pick: (e: CatalogueEvent) => Instant | null) => ({ type: GraphQLString, description: 'ISO 8601 with the offset of the event\'s time zone.', resolve: (e: CatalogueEvent) => pick(e)?.iso ?? null });
 
-export const Event: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new GraphQLObjectType<CatalogueEvent, GraphQLContext>({
+export const WebLinkEventObject: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new GraphQLObjectType<CatalogueEvent, GraphQLContext>({
   name: 'Event',
   description: 'A published public event that is not cancelled, as it is delivered (in its own locale).',
   fields: () => ({
@@ -245,7 +245,7 @@ export const Event: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new Grap
     name: { type: new GraphQLNonNull(GraphQLString), resolve: (e) => e.title },
     code: { type: GraphQLString },
     price: {
-      type: PriceType,
+      type: WebLinkPriceObject,
       description: 'Its price at the "Normal" level, else the price set on the event.',
       resolve: async (e, _a, ctx) => (await normalPrice(ctx, 'event', e.id)) ?? (e.price === null ? null : { amount: Number(e.price), currency: e.currency_code }),
     },
@@ -262,41 +262,41 @@ export const Event: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new Grap
       description: 'Places left; null when the event has no maximum.',
       resolve: async (e, _a, ctx) => (e.delegates_max === null ? null : Math.max(0, e.delegates_max - (await bookedOf(ctx).load(e.id)))),
     },
-    location: { type: Location, resolve: (e, _a, ctx) => loadById(ctx, 'locations', locationRowsByIds, e.location_id) },
-    tax: { type: Tax, resolve: (e, _a, ctx) => loadById(ctx, 'taxTypes', taxTypesByIds, e.tax_type_id) },
-    locale: { type: Locale, description: 'The language it is delivered in.', resolve: (e, _a, ctx) => localeById(ctx, e.locale_id) },
-    course: { type: Course, resolve: (e, _a, ctx) => publishedCourse(ctx, e.course_template_id) },
+    location: { type: WebLinkLocationObject, resolve: (e, _a, ctx) => loadById(ctx, 'locations', locationRowsByIds, e.location_id) },
+    tax: { type: WebLinkTaxObject, resolve: (e, _a, ctx) => loadById(ctx, 'taxTypes', taxTypesByIds, e.tax_type_id) },
+    locale: { type: WebLinkLocaleObject, description: 'The language it is delivered in.', resolve: (e, _a, ctx) => localeById(ctx, e.locale_id) },
+    course: { type: WebLinkCourseObject, resolve: (e, _a, ctx) => publishedCourse(ctx, e.course_template_id) },
   }),
 });
 
 const objectiveId = { type: new GraphQLNonNull(GraphQLID), resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id) };
 
-export const LearningObjective = new GraphQLInterfaceType({
+export const WebLinkLearningObjectiveInterface = new GraphQLInterfaceType({
   name: 'LearningObjective',
   description: 'A step of a learning path: an event, or a course (any of its events).',
   fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
   resolveType: (o: LearningPathObjectiveRow) => (o.event_id !== null ? 'EventObjective' : 'CourseObjective'),
 });
 
-const EventObjective = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
+const WebLinkEventObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'EventObjective',
-  interfaces: [LearningObjective],
-  fields: () => ({ id: objectiveId, event: { type: Event, description: 'null when the event is not listed (any more).', resolve: (o, _a, ctx) => listedEvent(ctx, o.event_id) } }),
+  interfaces: [WebLinkLearningObjectiveInterface],
+  fields: () => ({ id: objectiveId, event: { type: WebLinkEventObject, description: 'null when the event is not listed (any more).', resolve: (o, _a, ctx) => listedEvent(ctx, o.event_id) } }),
 });
 
-const CourseObjective = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
+const WebLinkCourseObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'CourseObjective',
-  interfaces: [LearningObjective],
-  fields: () => ({ id: objectiveId, course: { type: Course, description: 'null when the course is not published.', resolve: (o, _a, ctx) => publishedCourse(ctx, o.course_template_id) } }),
+  interfaces: [WebLinkLearningObjectiveInterface],
+  fields: () => ({ id: objectiveId, course: { type: WebLinkCourseObject, description: 'null when the course is not published.', resolve: (o, _a, ctx) => publishedCourse(ctx, o.course_template_id) } }),
 });
 
-export const OBJECTIVE_TYPES = [EventObjective, CourseObjective];
+export const OBJECTIVE_TYPES = [WebLinkEventObjectiveObject, WebLinkCourseObjectiveObject];
 
-const LearningObjectiveConnection = new GraphQLObjectType({
+const WebLinkLearningObjectiveConnection = new GraphQLObjectType({
   name: 'LearningObjectiveConnection',
   fields: {
-    edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(new GraphQLObjectType({ name: 'LearningObjectiveEdge', fields: { node: { type: new GraphQLNonNull(LearningObjective) } } })))) },
-    pageInfo: { type: new GraphQLNonNull(PageInfo) },
+    edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(new GraphQLObjectType({ name: 'LearningObjectiveEdge', fields: { node: { type: new GraphQLNonNull(WebLinkLearningObjectiveInterface) } } })))) },
+    pageInfo: { type: new GraphQLNonNull(PageInfoObject) },
   },
 });
 
@@ -320,7 +320,7 @@ const pathBound = (which: 'start' | 'end'): GraphQLFieldConfig<CataloguePath, Gr
   },
 });
 
-export const LearningPath = new GraphQLObjectType<CataloguePath, GraphQLContext>({
+export const WebLinkLearningPathObject = new GraphQLObjectType<CataloguePath, GraphQLContext>({
   name: 'LearningPath',
   description: 'An active learning path.',
   fields: () => ({
@@ -332,13 +332,13 @@ export const LearningPath = new GraphQLObjectType<CataloguePath, GraphQLContext>
     isBundle: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (p) => p.is_bundle },
     category: categoryName,
     imageUrl,
-    price: { type: PriceType, description: 'Its price at the "Normal" level.', resolve: (p, _a, ctx) => normalPrice(ctx, 'learning_path', p.id) },
+    price: { type: WebLinkPriceObject, description: 'Its price at the "Normal" level.', resolve: (p, _a, ctx) => normalPrice(ctx, 'learning_path', p.id) },
     start: pathBound('start'),
     end: pathBound('end'),
-    locale: { type: Locale, resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
+    locale: { type: WebLinkLocaleObject, resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
     customFieldValues: customFieldValues('learning_path'),
     learningObjectives: {
-      type: new GraphQLNonNull(LearningObjectiveConnection),
+      type: new GraphQLNonNull(WebLinkLearningObjectiveConnection),
       // No `first` (the plugins send none): what a path's objectives lead to has no lists, so they
       // cannot multiply an answer; at most a page of them is shown.
       description: `Its objectives, in order (at most ${MAX_PAGE}).`,
@@ -357,6 +357,6 @@ export const LearningPath = new GraphQLObjectType<CataloguePath, GraphQLContext>
 export const CatalogueItem = new GraphQLUnionType({
   name: 'CatalogueItem',
   description: 'A published course or an active learning path.',
-  types: () => [Course, LearningPath],
+  types: () => [WebLinkCourseObject, WebLinkLearningPathObject],
   resolveType: (item: CatalogueItemRow) => (item.kind === 'CourseTemplate' ? 'Course' : 'LearningPath'),
 });

@@ -73,7 +73,7 @@ export interface CataloguePath extends CatalogueText {
 }
 
 /** A row of the `catalogue` list: a course template or a learning path. */
-export type CatalogueItem = (CatalogueCourse & { kind: 'CourseTemplate' }) | (CataloguePath & { kind: 'LearningPath' });
+export type WebLinkCatalogueItemUnion = (CatalogueCourse & { kind: 'CourseTemplate' }) | (CataloguePath & { kind: 'LearningPath' });
 
 /** An event as the catalogue reads it (`select *`). */
 export type CatalogueEvent = EventRow;

@@ -4,12 +4,12 @@ import { hasPermission } from '../../platform/permissions.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
-import { FilterOperation, listQuery, MAX_FILTERS, type FilterValue, type Page } from '../../kit/graphql/lists.js';
+import { FilterOperationEnum, listQuery, MAX_FILTERS, type FilterValue, type Page } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
+import { CourseTemplateObject, courseTemplateById } from '../course-templates/index.graphql.js';
 import { learningPathsByIds } from '../learning-paths/index.js';
-import { LearningPath } from '../learning-paths/index.graphql.js';
+import { LearningPathObject } from '../learning-paths/index.graphql.js';
 import { CORE_CATALOGUE, isOneOf, ofKinds, type CoreCatalogueKind, type CoreCatalogueRow } from './catalogue.data.js';
 import { searchAndFieldFilters } from './catalogue.weblink.js';
 
@@ -42,10 +42,10 @@ function viewableKinds(ctx: GraphQLContext): CoreCatalogueKind[] {
 type CatalogueNode = { __kind: CoreCatalogueKind; id: number };
 
 /** `CourseTemplate | LearningPath`: what the catalogue lists. */
-export const CatalogueItem = new GraphQLUnionType({
+export const CatalogueItemUnion = new GraphQLUnionType({
   name: 'CatalogueItem',
   description: 'A course template or a learning path.',
-  types: () => [CourseTemplate, LearningPath],
+  types: () => [CourseTemplateObject, LearningPathObject],
   resolveType: (node: CatalogueNode) => node.__kind,
 });
 
@@ -55,7 +55,7 @@ export const CustomFieldFilter = new GraphQLInputObjectType({
     "A custom field value the item has: `id` names the definition (its global id, as definitionLocator gives it, or its key); `eq` and `like` take `value`, `in` takes `values`. The record's own (untranslated) value is compared.",
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID) },
-    operation: { type: FilterOperation, defaultValue: 'eq' },
+    operation: { type: FilterOperationEnum, defaultValue: 'eq' },
     value: { type: GraphQLString },
     values: { type: new GraphQLList(GraphQLString) },
   },
@@ -84,7 +84,7 @@ const list = listQuery<CoreCatalogueRow>({
   ...CORE_CATALOGUE,
   // Checked by `where` (either kind's view permission), before anything is read.
   permission: null,
-  node: () => CatalogueItem,
+  node: () => CatalogueItemUnion,
   description: 'Course templates (COURSE_TEMPLATE_VIEW) and learning paths (LEARNING_PATH_VIEW) as one list, in any lifecycle state.',
   defaultOrder: { field: 'name', direction: 'asc' },
   args: {

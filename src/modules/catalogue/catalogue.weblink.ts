@@ -3,7 +3,7 @@ import type { Knex } from '../../platform/db/knex.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
-import { FilterOperation, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
+import { FilterOperationEnum, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
 import type { LocationRow } from '../locations/index.js';
 import { supportedLocales } from '../locales/index.js';
 import {
@@ -18,11 +18,11 @@ import {
   type CatalogueCategory,
   type CatalogueCourse,
   type CatalogueEvent,
-  type CatalogueItem as CatalogueItemRow,
+  type WebLinkCatalogueItemUnion as CatalogueItemRow,
   type CatalogueList,
   type CataloguePath,
 } from './catalogue.data.js';
-import { Category, CatalogueItem, Course, Event, LearningPath, Locale, Location } from './catalogue-types.weblink.js';
+import { WebLinkCategoryObject, CatalogueItem, WebLinkCourseObject, WebLinkEventObject, WebLinkLearningPathObject, WebLinkLocaleObject, WebLinkLocationObject } from './catalogue-types.weblink.js';
 
 /**
  * The WebLink catalogue's root fields, as the production service's website plugins and SDK call
@@ -83,7 +83,7 @@ export const CustomFieldFilterInput = new GraphQLInputObjectType({
   description: 'A custom field value: `id` names the definition (its global id, or its key as `definitionKey` gives it); `eq` or `like` take `value`, `in` takes `values`.',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID) },
-    operation: { type: FilterOperation, defaultValue: 'eq' },
+    operation: { type: FilterOperationEnum, defaultValue: 'eq' },
     value: { type: GraphQLString },
     values: { type: new GraphQLList(GraphQLString) },
   },
@@ -155,7 +155,7 @@ export const coursesQuery = listQuery<CatalogueCourse>({
   inputNames: { filter: 'CourseFieldFilter', order: 'CourseFieldOrder' },
   ...source(CATALOGUE_LISTS.courses),
   permission: null,
-  node: () => Course,
+  node: () => WebLinkCourseObject,
   description: 'Published courses (course templates).',
   select: courseNames,
   overlay: translation('courses'),
@@ -173,7 +173,7 @@ export const learningPathsQuery = listQuery<CataloguePath>({
   inputNames: { filter: 'LearningPathFieldFilter', order: 'LearningPathFieldOrder' },
   ...source(CATALOGUE_LISTS.learningPaths),
   permission: null,
-  node: () => LearningPath,
+  node: () => WebLinkLearningPathObject,
   description: 'Active learning paths.',
   overlay: translation('learningPaths'),
   defaultOrder: { field: 'name', direction: 'asc' },
@@ -191,7 +191,7 @@ export const eventsQuery = listQuery<CatalogueEvent>({
   inputNames: { filter: 'EventFieldFilter', order: 'EventFieldOrder' },
   ...source(CATALOGUE_LISTS.events),
   permission: null,
-  node: () => Event,
+  node: () => WebLinkEventObject,
   description: 'Published public events that are not cancelled, of published courses or none.',
   defaultOrder: { field: 'start', direction: 'asc' },
   fields: {
@@ -214,7 +214,7 @@ export const categoriesQuery = listQuery<CatalogueCategory>({
   permission: null,
   // Websites ask for every category at once (the WordPress plugin: `categories(first: 1000)`); they are few and small.
   maxPage: 1000,
-  node: () => Category,
+  node: () => WebLinkCategoryObject,
   // With a content locale, each category of the page comes with its translation there (one join on the cut page).
   overlay: (q, ctx) => {
     if (!ctx.contentLocale) return false;
@@ -234,13 +234,13 @@ export const locationsQuery = listQuery<Pick<LocationRow, 'id' | 'name'>>({
   inputNames: { filter: 'LocationFieldFilter', order: 'LocationFieldOrder' },
   ...source(CATALOGUE_LISTS.locations),
   permission: null,
-  node: () => Location,
+  node: () => WebLinkLocationObject,
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: { id: { column: 'id', kind: 'id', refType: 'Location', orderable: true }, name: { column: 'name', kind: 'text', orderable: true } },
 });
 
 export const localesQuery: GraphQLFieldConfig<unknown, GraphQLContext> = {
-  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Locale))),
+  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(WebLinkLocaleObject))),
   description: 'The locales this instance has content in: the values weblink-content-locale takes.',
   resolve: (_r, _a, ctx) => supportedLocales(ctx.db),
 };

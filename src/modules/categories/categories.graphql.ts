@@ -20,7 +20,7 @@ const VIEW = 'CATEGORY_VIEW';
 export const learningCategoryById = (ctx: GraphQLContext, id: number): Promise<CategoryCard | undefined> =>
   ctx.loader('LearningCategory.byId', (db) => byId((ids) => categoriesByIds(db, ids))).load(id);
 
-export const LearningCategory: GraphQLObjectType<CategoryCard, GraphQLContext> = new GraphQLObjectType<CategoryCard, GraphQLContext>({
+export const LearningCategoryObject: GraphQLObjectType<CategoryCard, GraphQLContext> = new GraphQLObjectType<CategoryCard, GraphQLContext>({
   name: 'LearningCategory',
   description: 'A topic of course templates, learning paths and events (REST: an event category).',
   interfaces: [NodeInterface],
@@ -28,7 +28,7 @@ export const LearningCategory: GraphQLObjectType<CategoryCard, GraphQLContext> =
     ...nodeFields('LearningCategory'),
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString, description: 'Its introduction (REST `introduction`).', resolve: (c) => c.introduction },
-    parentCategory: refField(LearningCategory, VIEW, (c: CategoryCard) => c.parent_id, learningCategoryById, 'The category this is a sub category of; null for a top category.'),
+    parentCategory: refField(LearningCategoryObject, VIEW, (c: CategoryCard) => c.parent_id, learningCategoryById, 'The category this is a sub category of; null for a top category.'),
     translations: categoryTranslationsField,
   }),
 });
@@ -40,7 +40,7 @@ export const learningCategoriesQuery = listQuery<CategoryCard>({
   typeName: 'LearningCategory',
   table: Category.tableName,
   permission: VIEW,
-  node: () => LearningCategory,
+  node: () => LearningCategoryObject,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'LearningCategory', orderable: true },

@@ -7,7 +7,7 @@ import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import type { Problem } from '../../platform/problems.js';
-import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/index.graphql.js';
+import { catalogueLocale, localeById, LocaleObject, supportedLocale } from '../locales/index.graphql.js';
 import { categoryTranslationsByIds, translationsOfCategories, type CategoryTranslationRow } from './category-translations.data.js';
 import { categoryTranslatedFields } from './category-translations.rules.js';
 import { deleteCategoryTranslation, upsertCategoryTranslation } from './category-translations.service.js';
@@ -26,13 +26,13 @@ const EDIT = 'CATEGORY_EDIT';
 /** This request's translations of a category, every locale (a page's categories in one statement). */
 const translationsOf = (ctx: GraphQLContext) => ctx.loader('LearningCategoryTranslation.byCategory', (db) => byOwner((ids) => translationsOfCategories(db, ids), (r: CategoryTranslationRow) => r.category_id));
 
-export const LearningCategoryTranslation = new GraphQLObjectType<CategoryTranslationRow, GraphQLContext>({
+export const LearningCategoryTranslationObject = new GraphQLObjectType<CategoryTranslationRow, GraphQLContext>({
   name: 'LearningCategoryTranslation',
   description: "A category's name and description in one locale (a sparse overlay: null fields fall back to the category's own).",
   interfaces: [NodeInterface],
   fields: () => ({
     ...nodeFields('LearningCategoryTranslation'),
-    locale: { type: new GraphQLNonNull(Locale), resolve: (row, _a, ctx) => localeById(ctx, row.locale_id) },
+    locale: { type: new GraphQLNonNull(LocaleObject), resolve: (row, _a, ctx) => localeById(ctx, row.locale_id) },
     name: { type: GraphQLString, description: 'null: not translated (falls back); "": a deliberate blank.' },
     description: { type: GraphQLString, description: "The introduction in this locale. null: not translated (falls back); \"\": a deliberate blank.", resolve: (row) => row.introduction },
     translatedFields: {
@@ -53,7 +53,7 @@ registerNode('LearningCategoryTranslation', {
  * `locale`, only that one (an empty list when it is not translated). For categories.graphql.ts.
  */
 export const categoryTranslationsField: GraphQLFieldConfig<{ id: number }, GraphQLContext, { locale?: string | null }> = {
-  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearningCategoryTranslation))),
+  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearningCategoryTranslationObject))),
   description: 'One entry per locale this category is translated into; with `locale`, only that one (an empty list when it is not translated).',
   args: { locale: { type: GraphQLID, description: 'A Locale id.' } },
   async resolve(category, args, ctx) {
@@ -78,7 +78,7 @@ const DeleteInput = new GraphQLInputObjectType({
   name: 'LearningCategoryTranslationDeleteInput',
   fields: { learningCategoryId: { type: new GraphQLNonNull(GraphQLID) }, localeId: { type: new GraphQLNonNull(GraphQLID) } },
 });
-const Payload = payloadType('LearningCategoryTranslationPayload', 'translation', () => LearningCategoryTranslation);
+const Payload = payloadType('LearningCategoryTranslationPayload', 'translation', () => LearningCategoryTranslationObject);
 
 interface DeleteArgs {
   learningCategoryId: string;

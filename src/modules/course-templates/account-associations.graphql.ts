@@ -10,24 +10,24 @@ import { wholeConnection } from '../../kit/graphql/lists.js';
  * that shows associated accounts shows none.
  */
 
-const Account = new GraphQLObjectType({
+const AccountObject = new GraphQLObjectType({
   name: 'Account',
   description: 'A customer or partner organisation (Lectern keeps none: no association names one).',
   fields: { id: { type: new GraphQLNonNull(GraphQLID) }, name: { type: new GraphQLNonNull(GraphQLString) } },
 });
 
-const AccountAssociationType = new GraphQLObjectType({
+const AccountAssociationTypeObject = new GraphQLObjectType({
   name: 'AccountAssociationType',
   description: 'How an account is associated with a course (partner, customer...).',
   fields: { id: { type: new GraphQLNonNull(GraphQLID) }, name: { type: new GraphQLNonNull(GraphQLString) } },
 });
 
-const AccountAssociation = new GraphQLObjectType({
+const AccountAssociationObject = new GraphQLObjectType({
   name: 'AccountAssociation',
-  fields: { account: { type: new GraphQLNonNull(Account) }, associationType: { type: new GraphQLNonNull(AccountAssociationType) } },
+  fields: { account: { type: new GraphQLNonNull(AccountObject) }, associationType: { type: new GraphQLNonNull(AccountAssociationTypeObject) } },
 });
 
-const associations = wholeConnection<never>('AccountAssociation', AccountAssociation);
+const associations = wholeConnection<never>('AccountAssociation', AccountAssociationObject);
 
 /** `accountAssociations`: always empty (Lectern has no accounts), in the shape clients select. */
 export function accountAssociationsField<P>(): GraphQLFieldConfig<P, GraphQLContext> {

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { wholeConnection, type Page } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
-import { Contact } from '../crm/index.graphql.js';
+import { ContactObject } from '../crm/index.graphql.js';
 import { contactsByIds, type ContactCard } from '../crm/index.js';
 import { instructorsOf } from './course-templates.data.js';
 
@@ -16,7 +16,7 @@ import { instructorsOf } from './course-templates.data.js';
 
 const LOADER = 'CourseTemplate.instructors';
 
-const instructors = wholeConnection<ContactCard>('ApprovedInstructor', Contact);
+const instructors = wholeConnection<ContactCard>('ApprovedInstructor', ContactObject);
 
 /** Drops this request's approved instructors read so far (after a write that changed them). */
 export const forgetInstructors = (ctx: GraphQLContext): void => ctx.forget(LOADER);

@@ -1,6 +1,6 @@
 import { GraphQLEnumType, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
-import { LifecycleState } from '../../kit/graphql/common.js';
+import { LifecycleStateEnum } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
@@ -11,7 +11,7 @@ import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.
 import { learningCategoriesField } from '../categories/index.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
 import { imageField, imageGalleryField } from '../documents/index.graphql.js';
-import { Locale, localeById } from '../locales/index.graphql.js';
+import { LocaleObject, localeById } from '../locales/index.graphql.js';
 import { whereHasPrice } from '../pricing/index.js';
 import { currencyCodeOf, pricesField } from '../pricing/index.graphql.js';
 import { translationFace } from '../translations/index.graphql.js';
@@ -71,7 +71,7 @@ export function extendCourseTemplate(fields: GraphQLFieldConfigMap<CourseTemplat
   Object.assign(extensions, fields);
 }
 
-export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<CourseTemplateRow, GraphQLContext>({
+export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<CourseTemplateRow, GraphQLContext>({
   name: 'CourseTemplate',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -92,14 +92,14 @@ export const CourseTemplate: GraphQLObjectType<CourseTemplateRow, GraphQLContext
     relatedCoursesText: { type: GraphQLString, resolve: (t) => t.related_courses_text },
     lmsSummary: { type: GraphQLString, resolve: (t) => t.lms_summary },
     teaserDescription: { type: GraphQLString, resolve: (t) => t.teaser_description, description: 'The short text websites show in lists of courses (WebLink Course.teaserDescription).' },
-    lifecycleState: { type: new GraphQLNonNull(LifecycleState), resolve: (t) => t.lifecycle_state },
-    locale: { type: Locale, description: 'The primary locale: the language of its own content. Needed before translations.', resolve: (t, _a, ctx) => localeById(ctx, t.locale_id) },
+    lifecycleState: { type: new GraphQLNonNull(LifecycleStateEnum), resolve: (t) => t.lifecycle_state },
+    locale: { type: LocaleObject, description: 'The primary locale: the language of its own content. Needed before translations.', resolve: (t, _a, ctx) => localeById(ctx, t.locale_id) },
     deliveryLocales: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Locale))),
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LocaleObject))),
       description: 'Locales the course can be delivered in (independent of translations). None: no restriction on events.',
       resolve: async (t, _a, ctx) => Promise.all((await deliveryOf(ctx).load(t.id)).map((d) => localeById(ctx, d.locale_id))),
     },
-    defaultDeliveryLocale: { type: Locale, description: 'For events created without a locale; always one of deliveryLocales.', resolve: (t, _a, ctx) => localeById(ctx, t.default_delivery_locale_id) },
+    defaultDeliveryLocale: { type: LocaleObject, description: 'For events created without a locale; always one of deliveryLocales.', resolve: (t, _a, ctx) => localeById(ctx, t.default_delivery_locale_id) },
     translations: translations.translationsField,
     customFieldValues: { ...customFieldValuesField, resolve: async (t, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, t.id), null) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.created_on },
@@ -129,7 +129,7 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
   typeName: 'CourseTemplate',
   table: CourseTemplateModel.tableName,
   permission: VIEW,
-  node: () => CourseTemplate,
+  node: () => CourseTemplateObject,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'CourseTemplate', orderable: true },
@@ -192,7 +192,7 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
 
 /** `courseTemplate(id:)`: one course template by its global id; null when there is none (in this instance). */
 export const courseTemplateQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string }> = {
-  type: CourseTemplate,
+  type: CourseTemplateObject,
   description: 'One course template by id; null when there is none (in your instance).',
   args: { id: { type: new GraphQLNonNull(GraphQLID) } },
   async resolve(_root, { id }, ctx) {

@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
-import { fieldErrors, LifecycleState, payloadType } from '../../kit/graphql/common.js';
+import { fieldErrors, LifecycleStateEnum, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import type { Problem } from '../../platform/problems.js';
@@ -8,14 +8,14 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { allDefinitions, CustomFieldValueInput } from '../custom-fields/index.graphql.js';
 import { supportedLocale } from '../locales/index.graphql.js';
 import type { LocaleRow } from '../locales/index.js';
-import { addPriceFor, Decimal, forgetPrices, Price, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
+import { addPriceFor, Decimal, forgetPrices, PriceObject, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
 import { changePriceAmount } from '../pricing/index.js';
 import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
 import { forgetInstructors } from './approved-instructors.graphql.js';
-import { CourseTemplate, courseTemplateById, deliveryOf, EDIT, LearningModeEnum, translations } from './course-template-type.graphql.js';
+import { CourseTemplateObject, courseTemplateById, deliveryOf, EDIT, LearningModeEnum, translations } from './course-template-type.graphql.js';
 
-export { CourseTemplate, courseTemplateById, courseTemplateQuery, courseTemplatesQuery } from './course-template-type.graphql.js';
+export { CourseTemplateObject, courseTemplateById, courseTemplateQuery, courseTemplatesQuery } from './course-template-type.graphql.js';
 
 /**
  * `courseTemplate { create update addPublicPrices updatePrices upsertTranslation deleteTranslation applyToEvents }` in GraphQL
@@ -31,7 +31,7 @@ const inputFields = (create: boolean) => ({
   relatedCoursesText: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   lmsSummary: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   teaserDescription: { type: GraphQLString, description: 'The short text websites show in lists of courses. Rich text, sanitised on write.' },
-  lifecycleState: { type: LifecycleState },
+  lifecycleState: { type: LifecycleStateEnum },
   shortCode: { type: GraphQLString, description: 'A short code, beside the code: one line, at most 64 characters.' },
   eventLearningMode: { type: LearningModeEnum, description: 'How its events are delivered (default CLASSROOM); null leaves it.' },
   localeId: { type: GraphQLID, description: 'The primary locale (a supported Locale id).' },
@@ -43,7 +43,7 @@ const inputFields = (create: boolean) => ({
 
 const CourseTemplateCreateInput = new GraphQLInputObjectType({ name: 'CourseTemplateCreateInput', fields: inputFields(true) });
 const CourseTemplateUpdateInput = new GraphQLInputObjectType({ name: 'CourseTemplateUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
-const CourseTemplatePayload = payloadType('CourseTemplatePayload', 'courseTemplate', () => CourseTemplate);
+const CourseTemplatePayload = payloadType('CourseTemplatePayload', 'courseTemplate', () => CourseTemplateObject);
 
 type RawInput = Record<string, unknown> & { localeId?: string | null; deliveryLocaleIds?: string[] | null; defaultDeliveryLocaleId?: string | null; approvedInstructors?: string[] | null };
 
@@ -101,7 +101,7 @@ const CourseTemplateUpdatePricesInput = new GraphQLInputObjectType({
 });
 const CourseTemplatePricesPayload = new GraphQLObjectType({
   name: 'CourseTemplatePricesPayload',
-  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(Price)), description: 'The price written; null when refused.' }, errors: fieldErrors },
+  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' }, errors: fieldErrors },
 });
 
 type AddPriceArgs = PriceArgs & { courseTemplateId: string };

@@ -5,4 +5,4 @@
  * module from outside it.
  */
 export { accountAssociationsField } from './account-associations.graphql.js';
-export { CourseTemplate, courseTemplateById, extendCourseTemplate, LearningModeEnum } from './course-template-type.graphql.js';
+export { CourseTemplateObject, courseTemplateById, extendCourseTemplate, LearningModeEnum } from './course-template-type.graphql.js';

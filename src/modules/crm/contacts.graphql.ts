@@ -24,7 +24,7 @@ const contactById = (ctx: GraphQLContext, id: number) =>
     )
     .load(id);
 
-export const Contact = new GraphQLObjectType<ContactCard, GraphQLContext>({
+export const ContactObject = new GraphQLObjectType<ContactCard, GraphQLContext>({
   name: 'Contact',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -41,6 +41,6 @@ registerNode('Contact', { permission: VIEW, load: (ctx, id) => contactById(ctx, 
 
 /** A field answering the contact with id `idOf(parent)`, refused without CONTACT_VIEW. */
 export function contactField<P>(idOf: (parent: P) => number | null, description?: string): GraphQLFieldConfig<P, GraphQLContext> {
-  return refField(Contact, VIEW, idOf, contactById, description);
+  return refField(ContactObject, VIEW, idOf, contactById, description);
 }
 

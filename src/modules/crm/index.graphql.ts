@@ -4,4 +4,4 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { Contact, contactField } from './contacts.graphql.js';
+export { ContactObject, contactField } from './contacts.graphql.js';

@@ -41,14 +41,14 @@ export const allDefinitions = (ctx: GraphQLContext) =>
 
 const upper = (v: string) => v.toUpperCase();
 
-export const CustomFieldType = new GraphQLEnumType({
+export const CustomFieldTypeEnum = new GraphQLEnumType({
   name: 'CustomFieldType',
   description: 'TEXT, TEXTAREA and RICH_TEXT are text-shaped (translatable when flagged); RICH_TEXT is sanitised on write.',
   values: Object.fromEntries(CUSTOM_FIELD_TYPES.map((t) => [upper(t), { value: t }])),
 });
-export const CustomFieldAppliesTo = new GraphQLEnumType({ name: 'CustomFieldAppliesTo', values: Object.fromEntries(APPLIES_TO.map((t) => [upper(t), { value: t }])) });
+export const CustomFieldAppliesToEnum = new GraphQLEnumType({ name: 'CustomFieldAppliesTo', values: Object.fromEntries(APPLIES_TO.map((t) => [upper(t), { value: t }])) });
 
-export const CustomFieldDefinition = new GraphQLObjectType<DefinitionRow, GraphQLContext>({
+export const CustomFieldDefinitionObject = new GraphQLObjectType<DefinitionRow, GraphQLContext>({
   name: 'CustomFieldDefinition',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -56,8 +56,8 @@ export const CustomFieldDefinition = new GraphQLObjectType<DefinitionRow, GraphQ
     key: { type: new GraphQLNonNull(GraphQLID), description: 'The definitionKey values name it by.' },
     label: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString, description: 'What the field is for (null: none given).' },
-    type: { type: new GraphQLNonNull(CustomFieldType) },
-    appliesTo: { type: new GraphQLNonNull(CustomFieldAppliesTo), resolve: (d) => d.applies_to },
+    type: { type: new GraphQLNonNull(CustomFieldTypeEnum) },
+    appliesTo: { type: new GraphQLNonNull(CustomFieldAppliesToEnum), resolve: (d) => d.applies_to },
     isTranslatable: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (d) => d.is_translatable },
     isBuiltIn: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (d) => d.is_builtin, description: "A built-in course description field: its value is a courseText field of the template, set and translated there." },
     maxLength: { type: GraphQLInt, resolve: (d) => d.max_length },
@@ -83,7 +83,7 @@ export interface CustomFieldValueView {
   value: string | null;
 }
 
-export const CustomFieldValue = new GraphQLObjectType<CustomFieldValueView, GraphQLContext>({
+export const CustomFieldValueObject = new GraphQLObjectType<CustomFieldValueView, GraphQLContext>({
   name: 'CustomFieldValue',
   fields: {
     definitionKey: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.def.key },
@@ -93,7 +93,7 @@ export const CustomFieldValue = new GraphQLObjectType<CustomFieldValueView, Grap
       resolve: (v) => toGlobalId('CustomFieldDefinition', v.def.id),
     },
     value: { type: GraphQLString },
-    definition: { type: new GraphQLNonNull(CustomFieldDefinition), resolve: (v) => v.def },
+    definition: { type: new GraphQLNonNull(CustomFieldDefinitionObject), resolve: (v) => v.def },
   },
 });
 
@@ -103,7 +103,7 @@ export const CustomFieldValueInput = new GraphQLInputObjectType({
 });
 
 export const customFieldValuesField = {
-  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldValue))),
+  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldValueObject))),
 };
 
 /**
@@ -118,7 +118,7 @@ export const customFieldDefinitionsQuery = listQuery<DefinitionRow>({
   typeName: 'CustomFieldDefinition',
   table: CustomFieldDefinitionRecord.tableName,
   permission: 'CUSTOM_FIELD_VIEW',
-  node: () => CustomFieldDefinition,
+  node: () => CustomFieldDefinitionObject,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'CustomFieldDefinition', orderable: true },
@@ -137,15 +137,15 @@ const CustomFieldDefinitionInput = new GraphQLInputObjectType({
     key: { type: GraphQLID, description: 'Required on create; cannot change.' },
     label: { type: GraphQLString, description: 'Required on create.' },
     description: { type: GraphQLString, description: 'What the field is for; null clears it.' },
-    type: { type: CustomFieldType, description: 'Required on create; cannot change.' },
-    appliesTo: { type: CustomFieldAppliesTo, description: 'Required on create; cannot change.' },
+    type: { type: CustomFieldTypeEnum, description: 'Required on create; cannot change.' },
+    appliesTo: { type: CustomFieldAppliesToEnum, description: 'Required on create; cannot change.' },
     isTranslatable: { type: GraphQLBoolean, description: 'Default false.' },
     maxLength: { type: GraphQLInt },
     pattern: { type: GraphQLString },
   },
 });
 
-const CustomFieldDefinitionPayload = payloadType('CustomFieldDefinitionPayload', 'customFieldDefinition', () => CustomFieldDefinition);
+const CustomFieldDefinitionPayload = payloadType('CustomFieldDefinitionPayload', 'customFieldDefinition', () => CustomFieldDefinitionObject);
 
 type Payload = { customFieldDefinition: DefinitionRow | null; errors: FieldError[] };
 
@@ -209,7 +209,7 @@ const SUPPORTS_CUSTOM_FIELD: Record<string, AppliesTo | null> = {
   TokenIssue: null,
 };
 
-export const SupportsCustomField = new GraphQLEnumType({
+export const SupportsCustomFieldEnum = new GraphQLEnumType({
   name: 'SupportsCustomField',
   description: 'A kind of record that may have custom fields. Lectern has them on CourseTemplate, Event and LearningPath; the others have none.',
   values: Object.fromEntries(
@@ -222,13 +222,13 @@ interface CustomFieldTemplateView {
   definitions: DefinitionRow[];
 }
 
-const CustomFieldTemplate = new GraphQLObjectType<CustomFieldTemplateView, GraphQLContext>({
+const CustomFieldTemplateObject = new GraphQLObjectType<CustomFieldTemplateView, GraphQLContext>({
   name: 'CustomFieldTemplate',
   description: 'The custom fields a kind of record has.',
   fields: {
-    type: { type: new GraphQLNonNull(SupportsCustomField) },
+    type: { type: new GraphQLNonNull(SupportsCustomFieldEnum) },
     customFieldDefinitions: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldDefinition))),
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldDefinitionObject))),
       description: "Its definitions, oldest first: those its customFieldValues may hold (the built-in course description fields, set with a template's courseText fields, are not among them).",
       resolve: (t) => t.definitions,
     },
@@ -237,9 +237,9 @@ const CustomFieldTemplate = new GraphQLObjectType<CustomFieldTemplateView, Graph
 
 /** `customFieldTemplate(type:)`: the custom field definitions of one kind of record (CUSTOM_FIELD_VIEW). */
 export const customFieldTemplateQuery: GraphQLFieldConfig<unknown, GraphQLContext, { type: string }> = {
-  type: new GraphQLNonNull(CustomFieldTemplate),
+  type: new GraphQLNonNull(CustomFieldTemplateObject),
   description: 'The custom fields of a kind of record (CourseTemplate, Event, LearningPath); an empty list for kinds Lectern has none on.',
-  args: { type: { type: new GraphQLNonNull(SupportsCustomField) } },
+  args: { type: { type: new GraphQLNonNull(SupportsCustomFieldEnum) } },
   async resolve(_root, { type }, ctx): Promise<CustomFieldTemplateView> {
     requirePermission(ctx, 'CUSTOM_FIELD_VIEW');
     const kind = SUPPORTS_CUSTOM_FIELD[type] ?? null;

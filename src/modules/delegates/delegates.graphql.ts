@@ -3,18 +3,18 @@ import { GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { contactField } from '../crm/index.graphql.js';
-import { Event, eventById } from '../events/index.graphql.js';
+import { EventObject, eventById } from '../events/index.graphql.js';
 import { delegatesOfRegistrations, type DelegateRow } from './delegates.data.js';
 
 /**
  * Delegates in GraphQL: for now the delegates a registration made (`Registration.delegates`,
  * see orders.graphql.ts). A named row has a contact; an unnamed one holds `numPlaces`.
  */
-export const Delegate = new GraphQLObjectType<DelegateRow, GraphQLContext>({
+export const DelegateObject = new GraphQLObjectType<DelegateRow, GraphQLContext>({
   name: 'Delegate',
   fields: () => ({
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.id },
-    event: refField<DelegateRow>(Event, 'EVENT_VIEW', (d) => d.event_id, eventById),
+    event: refField<DelegateRow>(EventObject, 'EVENT_VIEW', (d) => d.event_id, eventById),
     contact: contactField<DelegateRow>((d) => d.contact_id ?? null, 'null on a row of places bought without names.'),
     numPlaces: { type: GraphQLInt, resolve: (d) => d.num_places, description: 'Places held by an unnamed row.' },
   }),

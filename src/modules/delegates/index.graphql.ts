@@ -4,4 +4,4 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { Delegate, delegatesOfRegistration } from './delegates.graphql.js';
+export { DelegateObject, delegatesOfRegistration } from './delegates.graphql.js';

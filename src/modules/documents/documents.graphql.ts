@@ -20,7 +20,7 @@ import { documentsByIds, type DocumentRow } from './documents.data.js';
  */
 
 /** A folder documents are kept in: its name is all there is of it (the id is `Folder:<name>` in base64). */
-const Folder = new GraphQLObjectType<{ name: string }>({
+const FolderObject = new GraphQLObjectType<{ name: string }>({
   name: 'Folder',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (f) => Buffer.from(`Folder:${f.name}`, 'utf8').toString('base64') },
@@ -29,7 +29,7 @@ const Folder = new GraphQLObjectType<{ name: string }>({
 });
 
 /** The document's latest revision: its number and the address it is served from. */
-const DocumentRevision = new GraphQLObjectType<DocumentRow>({
+const DocumentRevisionObject = new GraphQLObjectType<DocumentRow>({
   name: 'DocumentRevision',
   fields: {
     revisionNumber: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.revision_number },
@@ -38,7 +38,7 @@ const DocumentRevision = new GraphQLObjectType<DocumentRow>({
 });
 
 /** A document (an image): id `Document:<n>`. */
-export const DocumentType = new GraphQLObjectType<DocumentRow, GraphQLContext>({
+export const DocumentObject = new GraphQLObjectType<DocumentRow, GraphQLContext>({
   name: 'Document',
   description: 'A file, such as the image of a course template or learning path.',
   fields: {
@@ -46,14 +46,14 @@ export const DocumentType = new GraphQLObjectType<DocumentRow, GraphQLContext>({
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.id },
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString },
-    folder: { type: Folder, resolve: (d) => (d.folder ? { name: d.folder } : null) },
-    latest: { type: new GraphQLNonNull(DocumentRevision), resolve: (d) => d },
+    folder: { type: FolderObject, resolve: (d) => (d.folder ? { name: d.folder } : null) },
+    latest: { type: new GraphQLNonNull(DocumentRevisionObject), resolve: (d) => d },
     url: { type: new GraphQLNonNull(GraphQLString), description: 'The address it is served from (its latest revision).' },
   },
 });
 
 /** A record's documents (its gallery): all of them, on one page. */
-const documents = wholeConnection<DocumentRow>('Document', DocumentType);
+const documents = wholeConnection<DocumentRow>('Document', DocumentObject);
 
 /** This request's document with this id (a page's documents in one statement). */
 export const documentById = (ctx: GraphQLContext, id: number | null | undefined): Promise<DocumentRow | null> =>
@@ -61,7 +61,7 @@ export const documentById = (ctx: GraphQLContext, id: number | null | undefined)
 
 /** `image`: the record's image, null when it has none. */
 export function imageField<P>(getDocumentId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
-  return { type: DocumentType, description: 'Its image; null when it has none.', resolve: (p, _a, ctx) => documentById(ctx, getDocumentId(p)) };
+  return { type: DocumentObject, description: 'Its image; null when it has none.', resolve: (p, _a, ctx) => documentById(ctx, getDocumentId(p)) };
 }
 
 /** `imageGallery`: the record's pictures. A record has one image today: the gallery is that image, or empty. */
@@ -77,11 +77,11 @@ export function imageGalleryField<P>(getDocumentId: (parent: P) => number | null
 }
 
 /** What `downloadDocument` answers: the address to fetch the document from, and the document. */
-const DocumentDownload = new GraphQLObjectType<DocumentRow, GraphQLContext>({
+const DocumentDownloadObject = new GraphQLObjectType<DocumentRow, GraphQLContext>({
   name: 'DocumentDownload',
   fields: {
     url: { type: new GraphQLNonNull(GraphQLString), description: 'The address to fetch it from (its latest revision).', resolve: (d) => d.url },
-    document: { type: new GraphQLNonNull(DocumentType), resolve: (d) => d },
+    document: { type: new GraphQLNonNull(DocumentObject), resolve: (d) => d },
   },
 });
 
@@ -92,7 +92,7 @@ const DocumentDownload = new GraphQLObjectType<DocumentRow, GraphQLContext>({
  * LEARNING_PATH_VIEW, checked before anything is read.
  */
 export const downloadDocumentQuery: GraphQLFieldConfig<unknown, GraphQLContext, { documentId: string }> = {
-  type: DocumentDownload,
+  type: DocumentDownloadObject,
   description: 'A document (such as the image of a course template or learning path) and the address to fetch it from; null when this instance has no such document. Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
   args: { documentId: { type: new GraphQLNonNull(GraphQLID), description: 'A Document id.' } },
   async resolve(_root, { documentId }, ctx) {

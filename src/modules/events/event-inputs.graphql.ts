@@ -1,10 +1,10 @@
 import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { fieldErrors, LifecycleState, payloadType } from '../../kit/graphql/common.js';
+import { fieldErrors, LifecycleStateEnum, payloadType } from '../../kit/graphql/common.js';
 import { CustomFieldValueInput } from '../custom-fields/index.graphql.js';
-import { Decimal, Price } from '../pricing/index.graphql.js';
+import { Decimal, PriceObject } from '../pricing/index.graphql.js';
 import { LocalDateTime } from './local-date-time.graphql.js';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
-import { EventType, Event } from './event-type.graphql.js';
+import { EventTypeEnum, EventObject } from './event-type.graphql.js';
 
 /** The inputs and payloads of `event { ... }` mutations, as the clients send and read them. */
 
@@ -16,7 +16,7 @@ export const ClassroomEventCreateInput = new GraphQLInputObjectType({
       type: GraphQLID,
       description: "The delivery locale. Left out: the template's default delivery locale, else its own locale. Explicit null: none. A chosen locale must be one of the template's delivery locales (when it has any).",
     },
-    eventType: { type: new GraphQLNonNull(EventType) },
+    eventType: { type: new GraphQLNonNull(EventTypeEnum) },
     locationId: { type: GraphQLID },
     taxTypeId: { type: GraphQLID },
     timeZoneName: { type: new GraphQLNonNull(GraphQLString), description: 'IANA zone name, e.g. Europe/London.' },
@@ -26,16 +26,16 @@ export const ClassroomEventCreateInput = new GraphQLInputObjectType({
     code: { type: GraphQLString },
     maxPlaces: { type: GraphQLInt },
     minPlaces: { type: GraphQLInt },
-    lifecycleState: { type: LifecycleState, description: 'Default published.' },
+    lifecycleState: { type: LifecycleStateEnum, description: 'Default published.' },
   },
 });
-export const EventPayload = payloadType('EventPayload', 'event', () => Event);
+export const EventPayload = payloadType('EventPayload', 'event', () => EventObject);
 
 /** What createLMS and createBlended share: a classroom event's keys as those clients name them, and the online period. */
 export const deliveredFields = () => ({
   courseTemplateId: { type: GraphQLID, description: 'The template the event inherits its title and custom field values from.' },
   localeId: { type: GraphQLID, description: 'The delivery locale, as in ClassroomEventCreateInput.' },
-  eventType: { type: new GraphQLNonNull(EventType) },
+  eventType: { type: new GraphQLNonNull(EventTypeEnum) },
   title: { type: GraphQLString, description: "Left out: inherited from the template in the event's locale." },
   code: { type: GraphQLString },
   locationId: { type: GraphQLID },
@@ -52,7 +52,7 @@ export const deliveredFields = () => ({
   timeZonedLmsEnd: { type: GraphQLString, description: 'The online end as timeZonedLmsStart: instead of lmsEndDateTime.' },
   maxPlaces: { type: GraphQLInt },
   minPlaces: { type: GraphQLInt },
-  lifecycleState: { type: LifecycleState, description: 'Default published.' },
+  lifecycleState: { type: LifecycleStateEnum, description: 'Default published.' },
   customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: "Values of the event's own custom fields (those that apply to events; null values are left out), beside those inherited from the template." },
 });
 
@@ -86,10 +86,10 @@ export const EventAddPricesInput = new GraphQLInputObjectType({
 
 export const EventPricesPayload = new GraphQLObjectType({
   name: 'EventPricesPayload',
-  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(Price)), description: 'The price written; null when refused.' }, errors: fieldErrors },
+  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' }, errors: fieldErrors },
 });
 
-export const EventLifecycleState = new GraphQLEnumType({
+export const EventLifecycleStateEnum = new GraphQLEnumType({
   name: 'EventLifecycleState',
   description:
     "An event's lifecycle state as event.update sets it. cancelled also marks the event cancelled for the REST API (is_cancelled) and records when (cancelledAt, kept when it was cancelled already); draft or published takes a cancelled event back (no longer cancelled, no cancelledAt).",
@@ -100,7 +100,7 @@ export const EventUpdateInput = new GraphQLInputObjectType({
   name: 'EventUpdateInput',
   description: 'Only the fields given change; null clears one that may be empty. Anything refused: nothing changes.',
   fields: {
-    lifecycleState: { type: EventLifecycleState },
+    lifecycleState: { type: EventLifecycleStateEnum },
     isSoldOut: { type: GraphQLBoolean, description: 'Closes (true) or reopens (false) the event for booking by hand; an event whose places are all taken stays sold out.' },
     internalNotes: { type: GraphQLString, description: 'Notes for staff (at most 10,000 characters).' },
     externalNotes: { type: GraphQLString, description: 'Notes for learners (at most 10,000 characters).' },

@@ -1,17 +1,17 @@
 import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
-import { LifecycleState } from '../../kit/graphql/common.js';
+import { LifecycleStateEnum } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { CourseTemplate, courseTemplateById, LearningModeEnum } from '../course-templates/index.graphql.js';
+import { CourseTemplateObject, courseTemplateById, LearningModeEnum } from '../course-templates/index.graphql.js';
 import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
 import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } from '../custom-fields/index.js';
-import { Locale, localeById } from '../locales/index.graphql.js';
-import { Location, locationById } from '../locations/index.graphql.js';
-import { TaxType, taxTypeById } from '../tax-types/index.graphql.js';
+import { LocaleObject, localeById } from '../locales/index.graphql.js';
+import { LocationObject, locationById } from '../locations/index.graphql.js';
+import { TaxTypeObject, taxTypeById } from '../tax-types/index.graphql.js';
 import { Decimal, pricesField } from '../pricing/index.graphql.js';
 import { type EventRow } from './events.service.js';
 import { placesBooked } from './events.data.js';
@@ -27,7 +27,7 @@ import { utcInstant, utcStamp } from '../../platform/util/local-time.js';
  */
 const VIEW = 'EVENT_VIEW';
 
-export const EventType = new GraphQLEnumType({
+export const EventTypeEnum = new GraphQLEnumType({
   name: 'EventType',
   description: 'public: open to anyone; private: run for one customer.',
   values: Object.fromEntries(EVENT_TYPES.map((t) => [t, { value: t }])),
@@ -51,7 +51,7 @@ const soldOut = async (e: EventRow, ctx: GraphQLContext) => eventSoldOut(e, awai
 const left = async (e: EventRow, ctx: GraphQLContext) => (e.delegates_max === null ? null : placesLeft(e, await bookedOf(ctx).load(e.id)));
 
 /** Lectern keeps no venue records: an event shows the venue the REST API recorded on it. */
-const Venue = new GraphQLObjectType<{ id: number; name: string | null }, GraphQLContext>({
+const VenueObject = new GraphQLObjectType<{ id: number; name: string | null }, GraphQLContext>({
   name: 'Venue',
   description: "Lectern keeps no venues of its own: this is the venue the REST API recorded on an event (its venue_id and venue name). Its id cannot be looked up with node(id:).",
   fields: {
@@ -61,13 +61,13 @@ const Venue = new GraphQLObjectType<{ id: number; name: string | null }, GraphQL
   },
 });
 
-const RemoteMeeting = new GraphQLObjectType<{ url: string }, GraphQLContext>({
+const RemoteMeetingObject = new GraphQLObjectType<{ url: string }, GraphQLContext>({
   name: 'RemoteMeeting',
   description: 'Where an online event meets.',
   fields: { url: { type: new GraphQLNonNull(GraphQLString) } },
 });
 
-export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObjectType<EventRow, GraphQLContext>({
+export const EventObject: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObjectType<EventRow, GraphQLContext>({
   name: 'Event',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -75,16 +75,16 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     code: { type: GraphQLString },
     title: { type: new GraphQLNonNull(GraphQLString), description: "Inherited from the course template in the event's locale unless written for the event (see inheritsTitle)." },
     inheritsTitle: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (e) => e.title_cascades, description: 'The title follows the template (in the event\'s locale) when the template is re-applied.' },
-    eventType: { type: new GraphQLNonNull(EventType), resolve: (e) => e.type },
-    lifecycleState: { type: new GraphQLNonNull(LifecycleState), resolve: (e) => e.lifecycle_state },
+    eventType: { type: new GraphQLNonNull(EventTypeEnum), resolve: (e) => e.type },
+    lifecycleState: { type: new GraphQLNonNull(LifecycleStateEnum), resolve: (e) => e.lifecycle_state },
     isCancelled: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (e) => e.is_cancelled },
-    locale: { type: Locale, description: 'The language the event is delivered in.', resolve: (e, _a, ctx) => localeById(ctx, e.locale_id) },
+    locale: { type: LocaleObject, description: 'The language the event is delivered in.', resolve: (e, _a, ctx) => localeById(ctx, e.locale_id) },
     inheritsLocale: {
       type: new GraphQLNonNull(GraphQLBoolean),
       resolve: (e) => e.locale_cascades,
       description: "The locale follows the template's delivery chain (default delivery locale, else its own) when the template is re-applied; false when one was chosen, and for duplicated events.",
     },
-    courseTemplate: refField<EventRow>(CourseTemplate, 'COURSE_TEMPLATE_VIEW', (e) => e.course_template_id, courseTemplateById),
+    courseTemplate: refField<EventRow>(CourseTemplateObject, 'COURSE_TEMPLATE_VIEW', (e) => e.course_template_id, courseTemplateById),
     customFieldValues: { ...customFieldValuesField, resolve: async (e, _a, ctx) => customFieldValuesOf(ctx, await valuesOf(ctx).load(e.id), null) },
     timeZoneName: { type: GraphQLString, resolve: (e) => e.time_zone_name, description: 'IANA zone the local date-times are in.' },
     classroomStartDateTime: { type: GraphQLString, resolve: (e) => e.classroom_start, description: 'Local date-time (no zone) in timeZoneName.' },
@@ -93,8 +93,8 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     lmsEndDateTime: { type: GraphQLString, resolve: (e) => e.lms_end, description: 'When its online (LMS) part ends, as lmsStartDateTime.' },
     startDate: { type: GraphQLString, resolve: (e) => e.start_date },
     endDate: { type: GraphQLString, resolve: (e) => e.end_date },
-    location: refField<EventRow>(Location, 'LOCATION_VIEW', (e) => e.location_id, locationById),
-    taxType: refField<EventRow>(TaxType, 'TAX_TYPE_VIEW', (e) => e.tax_type_id, taxTypeById),
+    location: refField<EventRow>(LocationObject, 'LOCATION_VIEW', (e) => e.location_id, locationById),
+    taxType: refField<EventRow>(TaxTypeObject, 'TAX_TYPE_VIEW', (e) => e.tax_type_id, taxTypeById),
     maxPlaces: { type: GraphQLInt, resolve: (e) => e.delegates_max },
     minPlaces: { type: GraphQLInt, resolve: (e) => e.min_places },
     placesBooked: { type: new GraphQLNonNull(GraphQLInt), resolve: (e, _a, ctx) => bookedOf(ctx).load(e.id) },
@@ -117,7 +117,7 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
       resolve: (e) => eventStatus(e),
     },
     isActive: { type: new GraphQLNonNull(GraphQLBoolean), description: 'status is Active: published and not cancelled.', resolve: (e) => eventStatus(e) === 'Active' },
-    type: { type: new GraphQLNonNull(EventType), description: 'The same as eventType.', resolve: (e) => e.type },
+    type: { type: new GraphQLNonNull(EventTypeEnum), description: 'The same as eventType.', resolve: (e) => e.type },
     learningMode: { type: new GraphQLNonNull(LearningModeEnum), description: `How it is delivered: ${LEARNING_MODES.join(', ')} (as CourseTemplate.eventLearningMode).`, resolve: (e) => e.delivery_method },
     start: instant((e) => localPeriod(e).start, 'When it starts: the earlier of its classroom and online (LMS) starts, else its start date and time.'),
     end: instant((e) => localPeriod(e).end, 'When it ends: the later of its classroom and online (LMS) ends, else its end date and time.'),
@@ -142,8 +142,8 @@ export const Event: GraphQLObjectType<EventRow, GraphQLContext> = new GraphQLObj
     },
     createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'createdOn as an instant (ISO 8601 in UTC).', resolve: (e) => utcStamp(e.created_on) },
     updatedAt: { type: new GraphQLNonNull(GraphQLString), description: 'updatedOn as an instant (ISO 8601 in UTC).', resolve: (e) => utcStamp(e.updated_on) },
-    venue: { type: Venue, description: 'The venue the REST API recorded (venue_id); null otherwise: Lectern keeps no venues.', resolve: (e) => (e.venue_id === null ? null : { id: e.venue_id, name: e.venue }) },
-    remoteMeeting: { type: RemoteMeeting, description: 'null when the event has no meeting address.', resolve: (e) => (e.remote_meeting_url ? { url: e.remote_meeting_url } : null) },
+    venue: { type: VenueObject, description: 'The venue the REST API recorded (venue_id); null otherwise: Lectern keeps no venues.', resolve: (e) => (e.venue_id === null ? null : { id: e.venue_id, name: e.venue }) },
+    remoteMeeting: { type: RemoteMeetingObject, description: 'null when the event has no meeting address.', resolve: (e) => (e.remote_meeting_url ? { url: e.remote_meeting_url } : null) },
   }),
 });
 

@@ -9,7 +9,7 @@ import { type EventRow } from './events.service.js';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { Event as EventModel, EVENT_LIST_SQL, eventTextConditions } from './events.data.js';
 import { DAYS_OF_WEEK, dayOfWeekName, EVENT_STATUSES, EVENT_TYPES, LEARNING_MODES, MAX_SEARCH_WORDS, searchWords } from './events.rules.js';
-import { Event } from './event-type.graphql.js';
+import { EventObject } from './event-type.graphql.js';
 
 /**
  * The Core `events` list (also `CourseTemplate.events`): its filters, orders and text search. EVENT_VIEW.
@@ -102,7 +102,7 @@ export const eventsQuery = listQuery<EventRow>({
   typeName: 'Event',
   table: EventModel.tableName,
   permission: VIEW,
-  node: () => Event,
+  node: () => EventObject,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: eventListFields,
   where: textSearchOf,

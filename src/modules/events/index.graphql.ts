@@ -4,4 +4,4 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { bookedOf, Event, eventById } from './event-type.graphql.js';
+export { bookedOf, EventObject, eventById } from './event-type.graphql.js';

@@ -4,8 +4,8 @@ import { toGlobalId } from '../../kit/graphql/ids.js';
 import { wholeConnection } from '../../kit/graphql/lists.js';
 import { byOwner } from '../../kit/graphql/loaders.js';
 import { refField } from '../../kit/graphql/permissions.js';
-import { CourseTemplate, courseTemplateById } from '../course-templates/index.graphql.js';
-import { Event, eventById } from '../events/index.graphql.js';
+import { CourseTemplateObject, courseTemplateById } from '../course-templates/index.graphql.js';
+import { EventObject, eventById } from '../events/index.graphql.js';
 import { objectivesOf, type LearningPathObjectiveRow, type LearningPathRow } from './learning-paths.data.js';
 import { MAX_OBJECTIVES } from './learning-paths.rules.js';
 
@@ -27,37 +27,37 @@ export const forgetObjectives = (ctx: GraphQLContext) => ctx.forget(LOADER);
 
 const objectiveId = { type: new GraphQLNonNull(GraphQLID), description: 'The objective (a step of the path), not what it leads to.', resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id) };
 
-export const LearningObjective = new GraphQLInterfaceType({
+export const LearningObjectiveInterface = new GraphQLInterfaceType({
   name: 'LearningObjective',
   description: 'A step of a learning path: a course template (any of its events) or one event.',
   fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
   resolveType: (o: LearningPathObjectiveRow) => (o.event_id !== null ? 'EventObjective' : 'CourseObjective'),
 });
 
-const CourseObjective = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
+const CourseObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'CourseObjective',
   description: 'A step of a learning path taken on any event of a course template.',
-  interfaces: [LearningObjective],
+  interfaces: [LearningObjectiveInterface],
   fields: () => ({
     id: objectiveId,
-    courseTemplate: refField<LearningPathObjectiveRow>(CourseTemplate, 'COURSE_TEMPLATE_VIEW', (o) => o.course_template_id, courseTemplateById),
+    courseTemplate: refField<LearningPathObjectiveRow>(CourseTemplateObject, 'COURSE_TEMPLATE_VIEW', (o) => o.course_template_id, courseTemplateById),
   }),
 });
 
-const EventObjective = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
+const EventObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'EventObjective',
   description: 'A step of a learning path taken on one event.',
-  interfaces: [LearningObjective],
+  interfaces: [LearningObjectiveInterface],
   fields: () => ({
     id: objectiveId,
-    event: refField<LearningPathObjectiveRow>(Event, 'EVENT_VIEW', (o) => o.event_id, eventById),
+    event: refField<LearningPathObjectiveRow>(EventObject, 'EVENT_VIEW', (o) => o.event_id, eventById),
   }),
 });
 
 /** The implementations of LearningObjective, for the schema's `types` (no field names them). */
-export const OBJECTIVE_TYPES = [CourseObjective, EventObjective];
+export const OBJECTIVE_TYPES = [CourseObjectiveObject, EventObjectiveObject];
 
-const objectives = wholeConnection<LearningPathObjectiveRow>('LearningObjective', LearningObjective);
+const objectives = wholeConnection<LearningPathObjectiveRow>('LearningObjective', LearningObjectiveInterface);
 
 /**
  * `learningObjectives`: the path's objectives in order, at most {@link MAX_OBJECTIVES} of them, as

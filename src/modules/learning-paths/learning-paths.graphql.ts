@@ -11,7 +11,7 @@ import { accountAssociationsField } from '../course-templates/index.graphql.js';
 import { imageField, imageGalleryField } from '../documents/index.graphql.js';
 import { pricesField } from '../pricing/index.graphql.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
-import { Locale, localeById, supportedLocale } from '../locales/index.graphql.js';
+import { LocaleObject, localeById, supportedLocale } from '../locales/index.graphql.js';
 import { translationFace } from '../translations/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
 import type { ValueInput } from '../custom-fields/index.js';
@@ -44,13 +44,13 @@ const translations = translationFace({
  * A learning path's own lifecycle states (draft, active, retired), not the LifecycleState of
  * course templates and events (draft, published, cancelled): websites list the `active` ones.
  */
-export const LearningPathLifecycleState = new GraphQLEnumType({
+export const LearningPathLifecycleStateEnum = new GraphQLEnumType({
   name: 'LearningPathLifecycleState',
   description: 'draft: being prepared; active: offered (websites list these); retired: no longer offered.',
   values: Object.fromEntries(LEARNING_PATH_STATES.map((v) => [v, { value: v }])),
 });
 
-export const LearningPath: GraphQLObjectType<LearningPathRow, GraphQLContext> = new GraphQLObjectType<LearningPathRow, GraphQLContext>({
+export const LearningPathObject: GraphQLObjectType<LearningPathRow, GraphQLContext> = new GraphQLObjectType<LearningPathRow, GraphQLContext>({
   name: 'LearningPath',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -58,7 +58,7 @@ export const LearningPath: GraphQLObjectType<LearningPathRow, GraphQLContext> = 
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString },
     code: { type: GraphQLString },
-    lifecycleState: { type: new GraphQLNonNull(LearningPathLifecycleState), resolve: (p) => p.lifecycle_state },
+    lifecycleState: { type: new GraphQLNonNull(LearningPathLifecycleStateEnum), resolve: (p) => p.lifecycle_state },
     isBundle: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Sold as one (a bundle of its objectives) rather than as a path through them.', resolve: (p) => p.is_bundle },
     learningObjectives: learningObjectivesField,
     image: imageField<LearningPathRow>((p) => p.image_document_id),
@@ -66,7 +66,7 @@ export const LearningPath: GraphQLObjectType<LearningPathRow, GraphQLContext> = 
     learningCategories: learningCategoriesField<LearningPathRow>((p) => p.category_id),
     prices: pricesField('learning_path'),
     accountAssociations: accountAssociationsField<LearningPathRow>(),
-    locale: { type: Locale, description: 'The primary locale. Learning paths have no delivery locales.', resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
+    locale: { type: LocaleObject, description: 'The primary locale. Learning paths have no delivery locales.', resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
     translations: translations.translationsField,
     customFieldValues: { ...customFieldValuesField, resolve: async (p, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, p.id), null) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (p) => p.created_on },
@@ -80,7 +80,7 @@ export const learningPathsQuery = listQuery<LearningPathRow>({
   typeName: 'LearningPath',
   table: LearningPathRecord.tableName,
   permission: VIEW,
-  node: () => LearningPath,
+  node: () => LearningPathObject,
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'LearningPath', orderable: true },
@@ -107,7 +107,7 @@ const inputFields = (create: boolean) => ({
   description: { type: GraphQLString },
   localeId: { type: GraphQLID, description: 'The primary locale (a supported Locale id).' },
   code: { type: GraphQLString, description: 'One line of at most 64 characters; null: none.' },
-  lifecycleState: { type: LearningPathLifecycleState, ...(create ? { description: 'Default active.' } : {}) },
+  lifecycleState: { type: LearningPathLifecycleStateEnum, ...(create ? { description: 'Default active.' } : {}) },
   isBundle: { type: GraphQLBoolean, ...(create ? { description: 'Default false.' } : {}) },
   customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)) },
   learningObjectives: {
@@ -117,7 +117,7 @@ const inputFields = (create: boolean) => ({
 });
 const LearningPathCreateInput = new GraphQLInputObjectType({ name: 'LearningPathCreateInput', fields: inputFields(true) });
 const LearningPathUpdateInput = new GraphQLInputObjectType({ name: 'LearningPathUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
-const LearningPathPayload = payloadType('LearningPathPayload', 'learningPath', () => LearningPath);
+const LearningPathPayload = payloadType('LearningPathPayload', 'learningPath', () => LearningPathObject);
 
 type ObjectiveArgs = { courseTemplateId?: string | null; eventId?: string | null };
 type Args = LearningPathSettings & { name?: string | null; description?: string | null; localeId?: string | null; customFieldValues?: ValueInput[] | null; learningObjectives?: ObjectiveArgs[] | null };

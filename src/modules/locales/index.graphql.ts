@@ -4,4 +4,4 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { catalogueLocale, Locale, localeById, supportedLocale } from './locales.graphql.js';
+export { catalogueLocale, LocaleObject, localeById, supportedLocale } from './locales.graphql.js';

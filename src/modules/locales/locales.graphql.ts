@@ -35,7 +35,7 @@ export async function supportedLocale(ctx: GraphQLContext, id: unknown): Promise
   return row?.supported ? row : undefined;
 }
 
-export const Locale: GraphQLObjectType<LocaleRow, GraphQLContext> = new GraphQLObjectType<LocaleRow, GraphQLContext>({
+export const LocaleObject: GraphQLObjectType<LocaleRow, GraphQLContext> = new GraphQLObjectType<LocaleRow, GraphQLContext>({
   name: 'Locale',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -54,7 +54,7 @@ export const localesQuery = listQuery<LocaleRow>({
   typeName: 'Locale',
   table: LocaleRecord.tableName,
   permission: 'LOCALE_VIEW',
-  node: () => Locale,
+  node: () => LocaleObject,
   description: "Every locale of the catalogue; filter `supported eq \"true\"` for the instance's.",
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
@@ -67,7 +67,7 @@ export const localesQuery = listQuery<LocaleRow>({
   },
 });
 
-const LocalePayload = payloadType('LocalePayload', 'locale', () => Locale);
+const LocalePayload = payloadType('LocalePayload', 'locale', () => LocaleObject);
 
 type LocaleAction = (db: GraphQLContext['db'], id: number) => Promise<LocaleRow>;
 

@@ -8,7 +8,7 @@ import { listQuery } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import type { Problem } from '../../platform/problems.js';
-import { Region, regionById } from '../pricing/index.graphql.js';
+import { RegionObject, regionById } from '../pricing/index.graphql.js';
 import { Location as LocationModel, locationRowsByIds } from './locations.data.js';
 import type { LocationInput } from './locations.rules.js';
 import { changeLocation, createLocation, type LocationRow } from './locations.service.js';
@@ -19,7 +19,7 @@ const EDIT = 'LOCATION_EDIT';
 
 export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId((ids) => locationRowsByIds(db, ids))).load(id));
 
-export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
+export const LocationObject = new GraphQLObjectType<LocationRow, GraphQLContext>({
   name: 'Location',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -27,7 +27,7 @@ export const Location = new GraphQLObjectType<LocationRow, GraphQLContext>({
     name: { type: new GraphQLNonNull(GraphQLString) },
     code: { type: GraphQLString, description: 'A short code of the place (not unique).' },
     region: {
-      type: Region,
+      type: RegionObject,
       description: 'The region it is in (shown with the location, under LOCATION_VIEW); null: none.',
       resolve: (l, _a, ctx) => regionById(ctx, l.region_id),
     },
@@ -46,7 +46,7 @@ export const locationsQuery = listQuery<LocationRow>({
   typeName: 'Location',
   table: LocationModel.tableName,
   permission: VIEW,
-  node: () => Location,
+  node: () => LocationObject,
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'Location', orderable: true },
@@ -71,7 +71,7 @@ const inputFields = (create: boolean) => ({
 });
 const LocationCreateInput = new GraphQLInputObjectType({ name: 'LocationCreateInput', fields: inputFields(true) });
 const LocationUpdateInput = new GraphQLInputObjectType({ name: 'LocationUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
-const LocationPayload = payloadType('LocationPayload', 'location', () => Location);
+const LocationPayload = payloadType('LocationPayload', 'location', () => LocationObject);
 
 type RawInput = Omit<LocationInput, 'region'> & { regionId?: string | null };
 type Payload = { location: LocationRow | null; errors: FieldError[] };

@@ -10,8 +10,8 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { contactField } from '../crm/index.graphql.js';
-import { Delegate, delegatesOfRegistration } from '../delegates/index.graphql.js';
-import { Event, eventById } from '../events/index.graphql.js';
+import { DelegateObject, delegatesOfRegistration } from '../delegates/index.graphql.js';
+import { EventObject, eventById } from '../events/index.graphql.js';
 import { Invoice as InvoiceModel, Opportunity as OpportunityModel, type InvoiceLineRow, type InvoiceRow, type OpportunityLineRow, type OpportunityRow, type PaymentRow, type RegistrationRow, type StockItemRow } from './orders.data.js';
 import { invoicesByIds, invoicesOfOpportunities, linesOfInvoices, linesOfOpportunities, opportunitiesByIds, paymentsOfInvoices, paymentTypesByIds, registrationsOfOpportunities, stockItemsByIds } from './order-views.data.js';
 import { INVOICE_STATUSES, OPPORTUNITY_STATES } from './orders.rules.js';
@@ -61,18 +61,18 @@ const loaders = {
   paymentType: (ctx: GraphQLContext) => ctx.loader('PaymentType.byId', keyed(paymentTypesByIds)),
 };
 
-const eventField = refField<{ event_id: number | null }>(Event, 'EVENT_VIEW', (r) => r.event_id, eventById);
+const eventField = refField<{ event_id: number | null }>(EventObject, 'EVENT_VIEW', (r) => r.event_id, eventById);
 
-const StockItem = new GraphQLObjectType<StockItemRow, GraphQLContext>({
+const StockItemObject = new GraphQLObjectType<StockItemRow, GraphQLContext>({
   name: 'StockItem',
   fields: { legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (s) => s.id }, name: { type: new GraphQLNonNull(GraphQLString) }, price: { type: GraphQLFloat, resolve: (s) => money(s.price) } },
 });
 const stockItemField = {
-  type: StockItem,
+  type: StockItemObject,
   resolve: async (r: { stock_item_id: number | null }, _a: unknown, ctx: GraphQLContext) => (r.stock_item_id == null ? null : ((await loaders.stockItem(ctx).load(r.stock_item_id)) ?? null)),
 };
 
-const OpportunityLine = new GraphQLObjectType<OpportunityLineRow, GraphQLContext>({
+const OpportunityLineObject = new GraphQLObjectType<OpportunityLineRow, GraphQLContext>({
   name: 'OpportunityLine',
   fields: () => ({
     position: { type: new GraphQLNonNull(GraphQLInt) },
@@ -85,16 +85,16 @@ const OpportunityLine = new GraphQLObjectType<OpportunityLineRow, GraphQLContext
   }),
 });
 
-const Registration = new GraphQLObjectType<RegistrationRow, GraphQLContext>({
+const RegistrationObject = new GraphQLObjectType<RegistrationRow, GraphQLContext>({
   name: 'Registration',
   fields: () => ({
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (r) => r.id },
-    delegates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Delegate))), resolve: (r, _a, ctx) => delegatesOfRegistration(ctx, r.id) },
+    delegates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(DelegateObject))), resolve: (r, _a, ctx) => delegatesOfRegistration(ctx, r.id) },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (r) => r.created_on },
   }),
 });
 
-const InvoiceLine = new GraphQLObjectType<InvoiceLineRow, GraphQLContext>({
+const InvoiceLineObject = new GraphQLObjectType<InvoiceLineRow, GraphQLContext>({
   name: 'InvoiceLine',
   fields: () => ({
     position: { type: new GraphQLNonNull(GraphQLInt) },
@@ -107,7 +107,7 @@ const InvoiceLine = new GraphQLObjectType<InvoiceLineRow, GraphQLContext>({
   }),
 });
 
-const Payment = new GraphQLObjectType<PaymentRow, GraphQLContext>({
+const PaymentObject = new GraphQLObjectType<PaymentRow, GraphQLContext>({
   name: 'Payment',
   fields: {
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
@@ -119,7 +119,7 @@ const Payment = new GraphQLObjectType<PaymentRow, GraphQLContext>({
   },
 });
 
-export const Invoice: GraphQLObjectType<InvoiceRow, GraphQLContext> = new GraphQLObjectType<InvoiceRow, GraphQLContext>({
+export const InvoiceObject: GraphQLObjectType<InvoiceRow, GraphQLContext> = new GraphQLObjectType<InvoiceRow, GraphQLContext>({
   name: 'Invoice',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -128,11 +128,11 @@ export const Invoice: GraphQLObjectType<InvoiceRow, GraphQLContext> = new GraphQ
     currency: { type: GraphQLString },
     total: { type: new GraphQLNonNull(GraphQLFloat), resolve: (i) => money(i.total) },
     amountPaid: { type: new GraphQLNonNull(GraphQLFloat), resolve: (i) => money(i.amount_paid) },
-    lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(InvoiceLine))), resolve: (i, _a, ctx) => loaders.invoiceLines(ctx).load(i.id) },
-    payments: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Payment))), resolve: (i, _a, ctx) => loaders.payments(ctx).load(i.id) },
+    lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(InvoiceLineObject))), resolve: (i, _a, ctx) => loaders.invoiceLines(ctx).load(i.id) },
+    payments: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(PaymentObject))), resolve: (i, _a, ctx) => loaders.payments(ctx).load(i.id) },
     contact: contactField<InvoiceRow>((i) => i.contact_id, 'Who the invoice is for.'),
     opportunity: {
-      type: Opportunity,
+      type: OpportunityObject,
       resolve: async (i, _a, ctx) => {
         requirePermission(ctx, 'OPPORTUNITY_VIEW');
         return (await loaders.opportunity(ctx).load(i.opportunity_id)) ?? null;
@@ -144,7 +144,7 @@ export const Invoice: GraphQLObjectType<InvoiceRow, GraphQLContext> = new GraphQ
 
 const PROCESSING: Record<OpportunityRow['state'], string> = { received: 'pending', released: 'pending', registered: 'pending', awaiting_release: 'waiting_for_release', completed: 'finished', failed: 'failed' };
 
-export const Opportunity: GraphQLObjectType<OpportunityRow, GraphQLContext> = new GraphQLObjectType<OpportunityRow, GraphQLContext>({
+export const OpportunityObject: GraphQLObjectType<OpportunityRow, GraphQLContext> = new GraphQLObjectType<OpportunityRow, GraphQLContext>({
   name: 'Opportunity',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -160,10 +160,10 @@ export const Opportunity: GraphQLObjectType<OpportunityRow, GraphQLContext> = ne
     currencyId: { type: GraphQLString, resolve: (o) => o.currency_id },
     paymentType: { type: GraphQLString, resolve: (o) => o.payment_type_name, description: 'The payment type the order was sent with.' },
     paymentAmount: { type: GraphQLFloat, resolve: (o) => money(o.payment_amount) },
-    lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(OpportunityLine))), resolve: (o, _a, ctx) => loaders.lines(ctx).load(o.id) },
-    registration: { type: Registration, resolve: async (o, _a, ctx) => (await loaders.registration(ctx).load(o.id))[0] ?? null },
+    lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(OpportunityLineObject))), resolve: (o, _a, ctx) => loaders.lines(ctx).load(o.id) },
+    registration: { type: RegistrationObject, resolve: async (o, _a, ctx) => (await loaders.registration(ctx).load(o.id))[0] ?? null },
     invoice: {
-      type: Invoice,
+      type: InvoiceObject,
       resolve: async (o, _a, ctx) => {
         requirePermission(ctx, 'INVOICE_VIEW');
         return (await loaders.invoiceOf(ctx).load(o.id))[0] ?? null;
@@ -183,7 +183,7 @@ export const opportunitiesQuery = listQuery<OpportunityRow>({
   typeName: 'Opportunity',
   table: OpportunityModel.tableName,
   permission: 'OPPORTUNITY_VIEW',
-  node: () => Opportunity,
+  node: () => OpportunityObject,
   defaultOrder: { field: 'id', direction: 'desc' },
   description: 'Orders and other opportunities, newest first by default.',
   fields: {
@@ -200,7 +200,7 @@ export const invoicesQuery = listQuery<InvoiceRow>({
   typeName: 'Invoice',
   table: InvoiceModel.tableName,
   permission: 'INVOICE_VIEW',
-  node: () => Invoice,
+  node: () => InvoiceObject,
   defaultOrder: { field: 'id', direction: 'desc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'Invoice', orderable: true },
@@ -211,7 +211,7 @@ export const invoicesQuery = listQuery<InvoiceRow>({
   },
 });
 
-const OpportunityPayload = payloadType('OpportunityPayload', 'opportunity', () => Opportunity);
+const OpportunityPayload = payloadType('OpportunityPayload', 'opportunity', () => OpportunityObject);
 
 export const OpportunityMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'OpportunityMutations',

@@ -65,7 +65,7 @@ export const FinancialUnitInterface = new GraphQLInterfaceType({
 });
 
 /** A currency: id `Currency:<ISO code>` in base64 (`Q3VycmVuY3k6R0JQ` is GBP). */
-export const Currency = new GraphQLObjectType<Unit>({
+export const CurrencyObject = new GraphQLObjectType<Unit>({
   name: 'Currency',
   interfaces: [FinancialUnitInterface],
   fields: {
@@ -84,7 +84,7 @@ export function currencyCodeOf(value: string): string | undefined {
 }
 
 /** A price level (every instance has "Normal", the one websites show): id `PriceLevel:<n>`. */
-export const PriceLevel = new GraphQLObjectType<PriceLevelRow>({
+export const PriceLevelObject = new GraphQLObjectType<PriceLevelRow>({
   name: 'PriceLevel',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (l) => toGlobalId('PriceLevel', l.id) },
@@ -94,7 +94,7 @@ export const PriceLevel = new GraphQLObjectType<PriceLevelRow>({
 });
 
 /** The company that trades in a region (a CRM company): id `Company:<n>`. */
-const Company = new GraphQLObjectType<{ id: number; name: string }>({
+const CompanyObject = new GraphQLObjectType<{ id: number; name: string }>({
   name: 'Company',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (c) => toGlobalId('Company', c.id) },
@@ -104,7 +104,7 @@ const Company = new GraphQLObjectType<{ id: number; name: string }>({
 });
 
 /** A tax as a region applies it by default: a tax type (id `TaxType:<n>`) and its rate. */
-const Tax = new GraphQLObjectType<TaxTypeRow>({
+const TaxObject = new GraphQLObjectType<TaxTypeRow>({
   name: 'Tax',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (t) => toGlobalId('TaxType', t.id) },
@@ -114,7 +114,7 @@ const Tax = new GraphQLObjectType<TaxTypeRow>({
 });
 
 /** Where a price applies: id `Region:<n>`. */
-export const Region = new GraphQLObjectType<RegionCard, GraphQLContext>({
+export const RegionObject = new GraphQLObjectType<RegionCard, GraphQLContext>({
   name: 'Region',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (r) => toGlobalId('Region', r.id) },
@@ -122,7 +122,7 @@ export const Region = new GraphQLObjectType<RegionCard, GraphQLContext>({
     code: { type: new GraphQLNonNull(GraphQLString) },
     name: { type: new GraphQLNonNull(GraphQLString) },
     company: {
-      type: Company,
+      type: CompanyObject,
       description: 'The company that trades there (COMPANY_VIEW); read with the region.',
       resolve(r, _a, ctx) {
         if (r.company_id === null) return null;
@@ -130,7 +130,7 @@ export const Region = new GraphQLObjectType<RegionCard, GraphQLContext>({
         return { id: r.company_id, name: r.company_name ?? '' };
       },
     },
-    defaultTax: refField(Tax, 'TAX_TYPE_VIEW', (r: RegionCard) => r.default_tax_type_id, (ctx, id) => taxTypeById(ctx, id), 'The tax its prices are sold under by default (TAX_TYPE_VIEW).'),
+    defaultTax: refField(TaxObject, 'TAX_TYPE_VIEW', (r: RegionCard) => r.default_tax_type_id, (ctx, id) => taxTypeById(ctx, id), 'The tax its prices are sold under by default (TAX_TYPE_VIEW).'),
   },
 });
 
@@ -140,21 +140,21 @@ export const regionById = (ctx: GraphQLContext, id: number | null): Promise<Regi
   id === null ? Promise.resolve(null) : ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id).then((r) => r ?? null);
 
 /** One price: an amount in a currency at a price level, maybe for a region. Id `Price:<n>`. */
-export const Price = new GraphQLObjectType<PriceRow, GraphQLContext>({
+export const PriceObject = new GraphQLObjectType<PriceRow, GraphQLContext>({
   name: 'Price',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (p) => toGlobalId('Price', p.id) },
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
     amount: { type: new GraphQLNonNull(Decimal), description: 'Exact, as a string: "495.00".' },
-    priceLevel: { type: new GraphQLNonNull(PriceLevel), resolve: (p, _a, ctx) => priceLevelById(ctx, p.price_level_id) },
+    priceLevel: { type: new GraphQLNonNull(PriceLevelObject), resolve: (p, _a, ctx) => priceLevelById(ctx, p.price_level_id) },
     financialUnit: { type: new GraphQLNonNull(FinancialUnitInterface), description: 'Its currency.', resolve: (p) => financialUnitOf(p.currency_code) },
-    currency: { type: new GraphQLNonNull(Currency), description: 'Its currency (the same as financialUnit, typed).', resolve: (p) => financialUnitOf(p.currency_code) },
-    region: { type: Region, description: 'The region it applies in; null: everywhere.', resolve: (p, _a, ctx) => regionById(ctx, p.region_id) },
+    currency: { type: new GraphQLNonNull(CurrencyObject), description: 'Its currency (the same as financialUnit, typed).', resolve: (p) => financialUnitOf(p.currency_code) },
+    region: { type: RegionObject, description: 'The region it applies in; null: everywhere.', resolve: (p, _a, ctx) => regionById(ctx, p.region_id) },
   },
 });
 
 /** A record's prices, all on one page. */
-const prices = wholeConnection<PriceRow>('Price', Price);
+const prices = wholeConnection<PriceRow>('Price', PriceObject);
 
 /** This request's prices of one kind of record, each record's by level, currency and region (a page's records in one statement). */
 export const pricesOfRecord = (ctx: GraphQLContext, owner: PriceOwner, id: number): Promise<PriceRow[]> =>

@@ -16,7 +16,7 @@ const EDIT = 'TAX_TYPE_EDIT';
 
 export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId((ids) => taxTypesByIds(db, ids))).load(id));
 
-export const TaxType = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
+export const TaxTypeObject = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   name: 'TaxType',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -33,7 +33,7 @@ export const taxTypesQuery = listQuery<TaxTypeRow>({
   typeName: 'TaxType',
   table: TaxTypeModel.tableName,
   permission: VIEW,
-  node: () => TaxType,
+  node: () => TaxTypeObject,
   defaultOrder: { field: 'name', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'TaxType', orderable: true },
@@ -45,7 +45,7 @@ const TaxTypeCreateInput = new GraphQLInputObjectType({
   name: 'TaxTypeCreateInput',
   fields: { name: { type: new GraphQLNonNull(GraphQLString) }, rate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, 0 to 100.' } },
 });
-const TaxTypePayload = payloadType('TaxTypePayload', 'taxType', () => TaxType);
+const TaxTypePayload = payloadType('TaxTypePayload', 'taxType', () => TaxTypeObject);
 
 export const TaxTypeMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'TaxTypeMutations',

@@ -19,7 +19,7 @@ import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
 import { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf } from '../custom-fields/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
 import { valuesOf, valueTableOf, type FieldValueRow, type ValueInput } from '../custom-fields/index.js';
-import { catalogueLocale, localeById, Locale, supportedLocale } from '../locales/index.graphql.js';
+import { catalogueLocale, localeById, LocaleObject, supportedLocale } from '../locales/index.graphql.js';
 import { translationsByIds, translationsOfOwners, translationTableOf, type TranslationRow } from './translations.data.js';
 import type { Db } from '../../platform/db/knex.js';
 import { translatedFields } from './translations.rules.js';
@@ -83,7 +83,7 @@ export function translationFace(spec: TranslationFaceSpec): TranslationFace {
     fields: () => ({
       id: { type: new GraphQLNonNull(GraphQLID), resolve: (row) => toGlobalId(typeName, row.id) },
       legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (row) => row.id },
-      locale: { type: new GraphQLNonNull(Locale), resolve: async (row, _a, ctx) => localeById(ctx, row.locale_id) },
+      locale: { type: new GraphQLNonNull(LocaleObject), resolve: async (row, _a, ctx) => localeById(ctx, row.locale_id) },
       ...textFields,
       translatedFields: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
