@@ -10,7 +10,7 @@ import type { AppliesTo, CustomFieldType, DefinitionValues, ValueOwner } from '.
  * file that names these tables.
  */
 
-export class CustomFieldDefinitionRecord extends BaseModel {
+export class CustomFieldDefinition extends BaseModel {
   static override tableName = 'custom_field_definitions';
 
   declare id: number;
@@ -31,7 +31,7 @@ export class CustomFieldDefinitionRecord extends BaseModel {
   declare updated_on: string;
 }
 
-export type DefinitionRow = ModelObject<CustomFieldDefinitionRecord>;
+export type DefinitionRow = ModelObject<CustomFieldDefinition>;
 
 /** A value of a custom field on a record: with no locale the base value, with one its translation. */
 class FieldValueRecord extends BaseModel {
@@ -40,10 +40,10 @@ class FieldValueRecord extends BaseModel {
   declare locale_id: number | null;
   declare value: string;
 
-  declare definition?: CustomFieldDefinitionRecord;
+  declare definition?: CustomFieldDefinition;
 
   static definitionRelation(table: string) {
-    return { definition: { relation: BaseModel.BelongsToOneRelation, modelClass: CustomFieldDefinitionRecord, join: { from: `${table}.definition_id`, to: 'custom_field_definitions.id' } } };
+    return { definition: { relation: BaseModel.BelongsToOneRelation, modelClass: CustomFieldDefinition, join: { from: `${table}.definition_id`, to: 'custom_field_definitions.id' } } };
   }
 }
 
@@ -89,15 +89,15 @@ const kindOf = (owner: AppliesTo | ValueOwner): AppliesTo => (typeof owner === '
 // --- Definitions ----------------------------------------------------------------------------
 
 export function definitionById(db: Db, id: number): Promise<DefinitionRow | undefined> {
-  return db(CustomFieldDefinitionRecord.tableName).where({ id }).first<DefinitionRow | undefined>();
+  return db(CustomFieldDefinition.tableName).where({ id }).first<DefinitionRow | undefined>();
 }
 
 export async function definitionKeyTaken(db: Db, key: string): Promise<boolean> {
-  return (await db(CustomFieldDefinitionRecord.tableName).where({ key }).first('id')) !== undefined;
+  return (await db(CustomFieldDefinition.tableName).where({ key }).first('id')) !== undefined;
 }
 
 export async function insertDefinition(db: Db, d: DefinitionValues): Promise<DefinitionRow> {
-  const [row] = await db(CustomFieldDefinitionRecord.tableName)
+  const [row] = await db(CustomFieldDefinition.tableName)
     .insert({ key: d.key, label: d.label, description: d.description ?? null, type: d.type, applies_to: d.appliesTo, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null })
     .returning('*');
   return row as DefinitionRow;
@@ -105,7 +105,7 @@ export async function insertDefinition(db: Db, d: DefinitionValues): Promise<Def
 
 /** Stores what may change of a definition: its label, description, translatability and validation. */
 export async function updateDefinition(db: Db, id: number, d: DefinitionValues): Promise<DefinitionRow> {
-  const [row] = await db(CustomFieldDefinitionRecord.tableName)
+  const [row] = await db(CustomFieldDefinition.tableName)
     .where({ id })
     .update({ label: d.label, description: d.description ?? null, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: utcNow(db) })
     .returning('*');
@@ -158,7 +158,7 @@ export async function deleteTranslatedValues(db: Db, owner: AppliesTo | ValueOwn
 /** A course template's values of its own (not built-in) custom fields: base values, and translations by locale. */
 export function inheritableTemplateValues(db: Db, templateId: number): Promise<Pick<FieldValueRow, 'definition_id' | 'locale_id' | 'value'>[]> {
   return db(`${CourseTemplateFieldValue.tableName} as v`)
-    .join(`${CustomFieldDefinitionRecord.tableName} as d`, 'd.id', 'v.definition_id')
+    .join(`${CustomFieldDefinition.tableName} as d`, 'd.id', 'v.definition_id')
     .where({ 'v.course_template_id': templateId, 'd.is_builtin': false })
     .orderBy('v.definition_id')
     .select('v.definition_id', 'v.locale_id', 'v.value');
@@ -169,7 +169,7 @@ export async function replaceInheritedEventValues(db: Db, eventIds: number[], va
   if (!eventIds.length) return;
   await db(EventFieldValue.tableName)
     .whereIn('event_id', eventIds)
-    .whereIn('definition_id', db(CustomFieldDefinitionRecord.tableName).where({ applies_to: 'course_template' }).select('id'))
+    .whereIn('definition_id', db(CustomFieldDefinition.tableName).where({ applies_to: 'course_template' }).select('id'))
     .delete();
   // One parameter whatever the number of rows (a statement takes at most 65,535 parameters).
   if (values.length) {
@@ -192,5 +192,5 @@ export async function copyEventValues(db: Db, fromEventId: number, toEventId: nu
 
 /** Every custom field definition of the tenant, by id. */
 export function allDefinitionRows(db: Db): Promise<DefinitionRow[]> {
-  return db(CustomFieldDefinitionRecord.tableName).orderBy('id');
+  return db(CustomFieldDefinition.tableName).orderBy('id');
 }

@@ -19,7 +19,7 @@ import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import type { Problem } from '../../platform/problems.js';
-import { allDefinitionRows, CustomFieldDefinitionRecord, type DefinitionRow, type FieldValueRow } from './custom-fields.data.js';
+import { allDefinitionRows, CustomFieldDefinition, type DefinitionRow, type FieldValueRow } from './custom-fields.data.js';
 import { APPLIES_TO, CUSTOM_FIELD_TYPES, shownValues, type AppliesTo, type DefinitionInput } from './custom-fields.rules.js';
 import { changeDefinition, createDefinition } from './custom-fields.service.js';
 
@@ -116,7 +116,7 @@ export async function customFieldValuesOf(ctx: GraphQLContext, values: FieldValu
 
 export const customFieldDefinitionsQuery = listQuery<DefinitionRow>({
   typeName: 'CustomFieldDefinition',
-  table: CustomFieldDefinitionRecord.tableName,
+  table: CustomFieldDefinition.tableName,
   permission: 'CUSTOM_FIELD_VIEW',
   node: () => CustomFieldDefinitionObject,
   defaultOrder: { field: 'id', direction: 'asc' },

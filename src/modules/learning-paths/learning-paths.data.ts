@@ -5,7 +5,7 @@ import { BaseModel } from '../../platform/db/model.js';
 
 /** Learning paths: the only file that names the `learning_paths` table. */
 
-export class LearningPathRecord extends BaseModel {
+export class LearningPath extends BaseModel {
   static override tableName = 'learning_paths';
 
   declare id: number;
@@ -66,23 +66,23 @@ export async function replaceObjectives(db: Db, pathId: number, targets: ({ cour
   if (targets.length) await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: i + 1, ...t })));
 }
 
-export type LearningPathRow = ModelObject<LearningPathRecord>;
+export type LearningPathRow = ModelObject<LearningPath>;
 
 /** What a write sets of a learning path. */
-export type LearningPathColumns = Partial<Pick<LearningPathRecord, 'name' | 'description' | 'locale_id' | 'code' | 'lifecycle_state' | 'is_bundle' | 'category_id' | 'image_document_id'>>;
+export type LearningPathColumns = Partial<Pick<LearningPath, 'name' | 'description' | 'locale_id' | 'code' | 'lifecycle_state' | 'is_bundle' | 'category_id' | 'image_document_id'>>;
 
 /** The learning path, read locked: a write checks it and changes it in the same transaction. */
 export async function lockLearningPath(db: Db, id: number): Promise<LearningPathRow | undefined> {
-  return LearningPathRecord.query(db).findById(id).forUpdate();
+  return LearningPath.query(db).findById(id).forUpdate();
 }
 
 export async function insertLearningPath(db: Db, columns: LearningPathColumns): Promise<LearningPathRow> {
-  const [row] = await db(LearningPathRecord.tableName).insert(columns).returning('*');
+  const [row] = await db(LearningPath.tableName).insert(columns).returning('*');
   return row as LearningPathRow;
 }
 
 export async function updateLearningPath(db: Db, id: number, columns: LearningPathColumns): Promise<LearningPathRow> {
-  const [row] = await db(LearningPathRecord.tableName)
+  const [row] = await db(LearningPath.tableName)
     .where({ id })
     .update({ ...columns, updated_on: utcNow(db) })
     .returning('*');
@@ -91,5 +91,5 @@ export async function updateLearningPath(db: Db, id: number, columns: LearningPa
 
 /** Learning paths by id (a page's batch). */
 export function learningPathsByIds(db: Db, ids: readonly number[]): Promise<LearningPathRow[]> {
-  return db(LearningPathRecord.tableName).whereIn('id', ids as number[]);
+  return db(LearningPath.tableName).whereIn('id', ids as number[]);
 }

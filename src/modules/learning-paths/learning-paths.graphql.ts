@@ -15,7 +15,7 @@ import { LocaleObject, localeById, supportedLocale } from '../locales/index.grap
 import { translationFace } from '../translations/index.graphql.js';
 import type { Problem } from '../../platform/problems.js';
 import type { ValueInput } from '../custom-fields/index.js';
-import { LearningPathRecord, learningPathsByIds, type LearningPathRow } from './learning-paths.data.js';
+import { LearningPath, learningPathsByIds, type LearningPathRow } from './learning-paths.data.js';
 import { LEARNING_PATH_STATES, MAX_OBJECTIVES, type LearningPathSettings } from './learning-paths.rules.js';
 import { forgetObjectives, learningObjectivesField } from './learning-objectives.graphql.js';
 import { LEARNING_PATH_TRANSLATED, writeLearningPath, type LearningPathInput } from './learning-paths.service.js';
@@ -78,7 +78,7 @@ registerNode('LearningPath', { permission: VIEW, load: (ctx, id) => translations
 
 export const learningPathsQuery = listQuery<LearningPathRow>({
   typeName: 'LearningPath',
-  table: LearningPathRecord.tableName,
+  table: LearningPath.tableName,
   permission: VIEW,
   node: () => LearningPathObject,
   defaultOrder: { field: 'id', direction: 'asc' },

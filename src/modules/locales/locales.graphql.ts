@@ -8,7 +8,7 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { wholeTable } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
-import { allLocaleRows, LocaleRecord } from './locales.data.js';
+import { allLocaleRows, Locale } from './locales.data.js';
 import { disableLocale, enableLocale, setDefaultLocale, type LocaleRow } from './locales.service.js';
 
 /**
@@ -52,7 +52,7 @@ registerNode('Locale', { permission: 'LOCALE_VIEW', load: async (ctx, id) => (aw
 
 export const localesQuery = listQuery<LocaleRow>({
   typeName: 'Locale',
-  table: LocaleRecord.tableName,
+  table: Locale.tableName,
   permission: 'LOCALE_VIEW',
   node: () => LocaleObject,
   description: "Every locale of the catalogue; filter `supported eq \"true\"` for the instance's.",

@@ -9,7 +9,7 @@ import type { SignIn } from '../users/index.js';
 import { slugFromHost, type TenantRegistry } from '../../platform/tenancy/registry.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
-import { SCOPE, type OAuthClient, type OAuthUser } from './oauth-model.js';
+import { SCOPE, type OAuthServerClient, type OAuthUser } from './oauth-store.js';
 import type { OAuthServers } from './oauth-server.js';
 
 /**
@@ -199,7 +199,7 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
   });
 
   // Each decision form names the request its page shows: Allow applies to that request only.
-  const consentBody = (ctx: AppContext, pending: PendingAuthorization, client: OAuthClient, tenant: Tenant, email: string): Html =>
+  const consentBody = (ctx: AppContext, pending: PendingAuthorization, client: OAuthServerClient, tenant: Tenant, email: string): Html =>
     html`<p><strong>${client.name}</strong> wants to use Lectern on your behalf.</p>
 <p>It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its access.</p>
 <form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="allow"><button type="submit">Allow</button></form>

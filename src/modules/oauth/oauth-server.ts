@@ -1,7 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { platformBaseUrl, type Config } from '../../platform/config.js';
 import { ClientAuthGuard } from './client-auth-guard.js';
-import { ACCESS_TOKEN_LIFETIME_S, CODE_LIFETIME_S, createOAuthModel, REFRESH_TOKEN_LIFETIME_S, SCOPE, type ModelDeps, type OAuthClient } from './oauth-model.js';
+import { ACCESS_TOKEN_LIFETIME_S, CODE_LIFETIME_S, createOAuthStore, REFRESH_TOKEN_LIFETIME_S, SCOPE, type OAuthStoreDeps, type OAuthServerClient } from './oauth-store.js';
 
 /**
  * The two faces of `@node-oauth/oauth2-server` Lectern uses: the authorization endpoint (after
@@ -12,13 +12,13 @@ export interface OAuthServers {
   token: OAuth2Server;
   issuer: string;
   /** An active client by its id (no secret check): for the authorization pages. */
-  findClient(clientId: string): Promise<OAuthClient | false>;
+  findClient(clientId: string): Promise<OAuthServerClient | false>;
   /** Slows failed client authentication at the token endpoint. */
   clientAuth: ClientAuthGuard;
 }
 
-export function createOAuthServers(deps: ModelDeps, config: Config): OAuthServers {
-  const byId = createOAuthModel(deps, 'not-checked');
+export function createOAuthServers(deps: OAuthStoreDeps, config: Config): OAuthServers {
+  const byId = createOAuthStore(deps, 'not-checked');
   return {
     issuer: platformBaseUrl(config),
     findClient: (clientId) => byId.getClient(clientId, null),
@@ -30,7 +30,7 @@ export function createOAuthServers(deps: ModelDeps, config: Config): OAuthServer
       authorizationCodeLifetime: CODE_LIFETIME_S,
     }),
     token: new OAuth2Server({
-      model: createOAuthModel(deps, 'required'),
+      model: createOAuthStore(deps, 'required'),
       accessTokenLifetime: ACCESS_TOKEN_LIFETIME_S,
       refreshTokenLifetime: REFRESH_TOKEN_LIFETIME_S,
       alwaysIssueNewRefreshToken: true,

@@ -9,7 +9,7 @@ import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
  * Users live in tenant schemas: `user_id` and `service_user_id` are plain integers.
  */
 
-export class OAuthClientRecord extends BaseModel {
+export class OAuthClient extends BaseModel {
   static override tableName = `${PLATFORM_SCHEMA}.oauth_clients`;
 
   declare id: number;
@@ -68,11 +68,11 @@ export class OAuthToken extends BaseModel {
 }
 
 /** Rows as they come back (the models' columns, without Objection's methods). */
-export type ClientRow = ModelObject<OAuthClientRecord>;
+export type ClientRow = ModelObject<OAuthClient>;
 export type CodeRow = ModelObject<OAuthCode>;
 export type TokenRow = ModelObject<OAuthToken>;
 
-const CLIENTS = OAuthClientRecord.tableName;
+const CLIENTS = OAuthClient.tableName;
 const CODES = OAuthCode.tableName;
 const TOKENS = OAuthToken.tableName;
 

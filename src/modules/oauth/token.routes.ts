@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppContext, AppState } from '../../kit/http/context.js';
 import type { ClientAuthOutcome } from './client-auth-guard.js';
-import { ACCESS_TOKEN_LIFETIME_S } from './oauth-model.js';
+import { ACCESS_TOKEN_LIFETIME_S } from './oauth-store.js';
 import { authorizationServerMetadata, type OAuthServers } from './oauth-server.js';
 
 /**

@@ -20,8 +20,9 @@ import {
 import { hashSecret, newSecret, secretMatches } from './secrets.js';
 
 /**
- * The storage model `@node-oauth/oauth2-server` runs the grants on. The library does the
- * protocol (parameters, grant rules, PKCE, error codes); this model adds what RFC 9700 asks of
+ * Lectern's OAuth store: what `@node-oauth/oauth2-server` calls its "model" (the storage it runs
+ * the grants on; in Lectern "model" means an Objection model only). The library does the
+ * protocol (parameters, grant rules, PKCE, error codes); this store adds what RFC 9700 asks of
  * the storage: codes consumed atomically and a replayed code revoking what it issued, refresh
  * tokens rotated with reuse detection (a used one presented again revokes its whole family),
  * and secrets, codes and tokens kept only as hashes.
@@ -43,7 +44,7 @@ export interface OAuthUser {
   codeHash?: string;
 }
 
-export interface OAuthClient {
+export interface OAuthServerClient {
   id: string;
   dbId: number;
   name: string;
@@ -55,7 +56,7 @@ export interface OAuthClient {
   refreshTokenLifetime: number;
 }
 
-const toClient = (r: ClientRow): OAuthClient => ({
+const toClient = (r: ClientRow): OAuthServerClient => ({
   id: r.client_id,
   dbId: r.id,
   name: r.name,
@@ -67,13 +68,13 @@ const toClient = (r: ClientRow): OAuthClient => ({
   refreshTokenLifetime: REFRESH_TOKEN_LIFETIME_S,
 });
 
-export interface ModelDeps {
+export interface OAuthStoreDeps {
   knex: Knex;
   registry: TenantRegistry;
 }
 
 /** Whether a user of a tenant can still act: the tenant is active and the user exists and is active. */
-async function userIsActive(deps: ModelDeps, tenantId: number, userId: number): Promise<boolean> {
+async function userIsActive(deps: OAuthStoreDeps, tenantId: number, userId: number): Promise<boolean> {
   const tenant = await deps.registry.byId(tenantId);
   if (!tenant) return false;
   return withTenant(deps.knex, tenant, async (db) => Boolean(await activeUserWithPermissions(db, { id: userId })));
@@ -86,14 +87,14 @@ async function codeReplayed(knex: Knex, codeHash: string): Promise<false> {
 }
 
 /**
- * The model. `secrets: 'required'` for the token endpoint (every client here is confidential,
+ * The store. `secrets: 'required'` for the token endpoint (every client here is confidential,
  * so a missing secret never authenticates one, PKCE or not); `'not-checked'` for the
  * authorization endpoint, which identifies the client by its id only.
  */
-export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-checked') {
+export function createOAuthStore(deps: OAuthStoreDeps, secrets: 'required' | 'not-checked') {
   const { knex } = deps;
   return {
-    async getClient(clientId: string, clientSecret: string | null | undefined): Promise<OAuthClient | false> {
+    async getClient(clientId: string, clientSecret: string | null | undefined): Promise<OAuthServerClient | false> {
       const row = await activeClient(knex, clientId);
       if (secrets === 'required') {
         // Compare even when the client is unknown, so timing does not tell which ids exist.
@@ -103,11 +104,11 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
       return row ? toClient(row) : false;
     },
 
-    async validateRedirectUri(redirectUri: string, client: OAuthClient): Promise<boolean> {
+    async validateRedirectUri(redirectUri: string, client: OAuthServerClient): Promise<boolean> {
       return client.redirectUris.includes(redirectUri);
     },
 
-    async validateScope(_user: OAuthUser, _client: OAuthClient, scope?: string[]): Promise<string[] | false> {
+    async validateScope(_user: OAuthUser, _client: OAuthServerClient, scope?: string[]): Promise<string[] | false> {
       // One scope exists: the whole instance, as the user's permissions there allow.
       if (!scope || scope.length === 0 || (scope.length === 1 && scope[0] === SCOPE)) return [SCOPE];
       return false;
@@ -125,7 +126,7 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
 
     async saveAuthorizationCode(
       code: { authorizationCode: string; expiresAt: Date; redirectUri: string; scope?: string[]; codeChallenge?: string; codeChallengeMethod?: string },
-      client: OAuthClient,
+      client: OAuthServerClient,
       user: OAuthUser,
     ) {
       await insertCode(knex, {
@@ -165,14 +166,14 @@ export function createOAuthModel(deps: ModelDeps, secrets: 'required' | 'not-che
       return consumed === 1 ? true : codeReplayed(knex, codeHash);
     },
 
-    async getUserFromClient(client: OAuthClient): Promise<OAuthUser | false> {
+    async getUserFromClient(client: OAuthServerClient): Promise<OAuthUser | false> {
       if (client.tenantId === null || client.serviceUserId === null) return false;
       return (await userIsActive(deps, client.tenantId, client.serviceUserId)) ? { id: client.serviceUserId, tenantId: client.tenantId } : false;
     },
 
     async saveToken(
       token: { accessToken: string; accessTokenExpiresAt?: Date; refreshToken?: string; refreshTokenExpiresAt?: Date; scope?: string[]; authorizationCode?: string },
-      client: OAuthClient,
+      client: OAuthServerClient,
       user: OAuthUser,
     ) {
       const row = {
