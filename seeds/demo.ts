@@ -1,6 +1,6 @@
 import type { Db, Knex } from '../src/platform/db/knex.js';
 import { insertCategories } from '../src/modules/categories/categories.data.js';
-import { upsertCategoryTranslation } from '../src/modules/categories/category-translations.service.js';
+import { CATEGORY_TRANSLATED } from '../src/modules/categories/categories.service.js';
 import { appendScoreMapping, insertCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATED } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
@@ -316,14 +316,13 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
   };
-  // The categories' French names (First Aid has no introduction to translate: null falls back to none).
-  for (const [id, name, description] of [
-    [basics.categories.healthAndSafety, 'Sant\u00e9 et s\u00e9curit\u00e9', 'Des formations pour travailler en s\u00e9curit\u00e9.'],
-    [basics.categories.leadership, 'Management et leadership', 'Les comp\u00e9tences du management et du leadership.'],
-    [basics.categories.firstAid, 'Secourisme', null],
+  // The categories' French names (First Aid has no introduction to translate: absent falls back to none).
+  for (const [id, texts] of [
+    [basics.categories.healthAndSafety, { name: 'Sant\u00e9 et s\u00e9curit\u00e9', description: 'Des formations pour travailler en s\u00e9curit\u00e9.' }],
+    [basics.categories.leadership, { name: 'Management et leadership', description: 'Les comp\u00e9tences du management et du leadership.' }],
+    [basics.categories.firstAid, { name: 'Secourisme' }],
   ] as const) {
-    const { problems } = await upsertCategoryTranslation(db, id, { id: FRENCH }, { name, description });
-    if (problems.length) throw new Error(`demo translation of category ${id}: ${JSON.stringify(problems)}`);
+    await translate(CATEGORY_TRANSLATED, id, texts);
   }
 
   const courses: DemoCatalogue['courses'] = [];

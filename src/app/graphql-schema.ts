@@ -1,7 +1,6 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { applyToEventsMutation, backgroundJobQuery } from '../modules/background-jobs/background-jobs.graphql.js';
-import { learningCategoriesQuery } from '../modules/categories/categories.graphql.js';
-import { LearningCategoryMutations } from '../modules/categories/category-translations.graphql.js';
+import { learningCategoriesQuery, LearningCategoryMutations } from '../modules/categories/categories.graphql.js';
 import { courseTemplateMutations, courseTemplateQuery, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
 import { catalogueQuery } from '../modules/catalogue/catalogue.graphql.js';
 import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery, customFieldTemplateQuery } from '../modules/custom-fields/custom-fields.graphql.js';

@@ -1,9 +1,10 @@
 import test from 'ava';
 import { LEARNING_PATH_TRANSLATIONS, learningPathColumns, primaryLocaleProblems } from '../../src/modules/learning-paths/learning-paths.rules.js';
 import { COURSE_TEMPLATE_VALUES } from '../../src/modules/custom-fields/custom-fields.rules.js';
+import { CATEGORY_TRANSLATIONS } from '../../src/modules/categories/categories.rules.js';
 import { textProblem, translatedFields, translationColumns, translationTargetProblems, type TranslatableEntity } from '../../src/modules/translations/translations.rules.js';
 
-/** The rules of translations (and of a learning path's own texts and primary locale): pure, no database. */
+/** The rules of translations (and of a learning path's own texts and primary locale), of every kind of record, categories included: pure, no database. */
 
 const TEMPLATE: TranslatableEntity = {
   entityName: 'Course Template',
@@ -73,4 +74,56 @@ test("when a learning path's primary locale would be one of its translations' or
   t.deepEqual(primaryLocaleProblems(false, []).map((p) => p.message), ['Provided locale is not supported']);
   t.deepEqual(primaryLocaleProblems({ id: 5 }, [4]), []);
   t.deepEqual(primaryLocaleProblems(null, []), []);
+});
+
+// Categories: a kind without primary locale and without custom field values.
+const CATEGORY = CATEGORY_TRANSLATIONS;
+const categoryIds = { ownerId: 'TGVhcm5pbmdDYXRlZ29yeTox', localeId: 'TG9jYWxlOjM=' };
+
+test('when the category is missing, then the translation is refused on learningCategoryId before the locale is looked at', (t) => {
+  t.deepEqual(translationTargetProblems(CATEGORY, categoryIds, { owner: undefined, locale: undefined }), [
+    { field: 'learningCategoryId', value: 'TGVhcm5pbmdDYXRlZ29yeTox', message: 'Learning Category not found' },
+  ]);
+});
+
+test('when the locale is not one the instance supports, then a category translation is refused on localeId', (t) => {
+  t.deepEqual(translationTargetProblems(CATEGORY, categoryIds, { owner: { id: 1 }, locale: undefined }), [{ field: 'localeId', value: 'TG9jYWxlOjM=', message: 'Provided locale is not supported' }]);
+});
+
+test('when the category and a supported locale are found, then any locale may hold a translation (categories have no primary locale)', (t) => {
+  t.deepEqual(translationTargetProblems(CATEGORY, categoryIds, { owner: { id: 1 }, locale: { id: 1 } }), []);
+  t.deepEqual(translationTargetProblems(CATEGORY, categoryIds, { owner: { id: 1 }, locale: { id: 3 } }), []);
+  // A kind with primary locales refuses the same record, which has none.
+  t.deepEqual(translationTargetProblems(TEMPLATE, ids, { owner: { id: 1 }, locale: { id: 3 } }).map((p) => p.message), ['Course Template must have a primary language before translations can be managed']);
+});
+
+test('when a category translation is written with fields left out or null, then both columns are stored, the missing ones as null (replace, not patch)', (t) => {
+  t.deepEqual(translationColumns(CATEGORY, { name: 'Sécurité' }), { problems: [], columns: { name: 'Sécurité', introduction: null } });
+  t.deepEqual(translationColumns(CATEGORY, { name: null, description: null }).columns, { name: null, introduction: null });
+  t.deepEqual(translationColumns(CATEGORY, {}).columns, { name: null, introduction: null });
+  t.deepEqual(translationColumns(CATEGORY, { description: 'Pour rester en sécurité' }).columns, { name: null, introduction: 'Pour rester en sécurité' });
+});
+
+test("when a category's translated field is '', then it is kept as a deliberate blank and counts as translated", (t) => {
+  const { columns } = translationColumns(CATEGORY, { name: '', description: '' });
+  t.deepEqual(columns, { name: '', introduction: '' });
+  t.deepEqual(translatedFields(CATEGORY, columns), ['name', 'description']);
+  t.deepEqual(translatedFields(CATEGORY, { name: 'Secourisme', introduction: null }), ['name']);
+  t.deepEqual(translatedFields(CATEGORY, { name: null, introduction: null }), []);
+});
+
+test("when a category's name holds a line break, is longer than 255 characters or holds NUL, then it is refused on name with the value", (t) => {
+  t.deepEqual(translationColumns(CATEGORY, { name: 'Deux\nlignes' }).problems, [{ field: 'name', value: 'Deux\nlignes', message: 'name must be a single line' }]);
+  t.deepEqual(translationColumns(CATEGORY, { name: 'x'.repeat(256) }).problems.map((p) => p.message), ['name must be at most 255 characters']);
+  t.deepEqual(translationColumns(CATEGORY, { name: 'x'.repeat(255) }).problems, []);
+  t.deepEqual(translationColumns(CATEGORY, { name: 'a\u0000b' }).problems.map((p) => p.message), ['name must not contain NUL characters']);
+});
+
+test("when a category's description is several lines, then it is kept as given (as REST keeps an introduction); over 10,000 characters or with NUL it is refused", (t) => {
+  const html = '<p>Un</p>\n<p onclick="x()">Deux</p>';
+  t.deepEqual(translationColumns(CATEGORY, { description: html }), { problems: [], columns: { name: null, introduction: html } });
+  t.deepEqual(translationColumns(CATEGORY, { description: 'x'.repeat(10001) }).problems.map((p) => [p.field, p.message]), [['description', 'description must be at most 10000 characters']]);
+  t.deepEqual(translationColumns(CATEGORY, { description: 'a\u0000' }).problems.map((p) => p.message), ['description must not contain NUL characters']);
+  // Both fields' problems at once.
+  t.deepEqual(translationColumns(CATEGORY, { name: 'a\nb', description: 'x'.repeat(10001) }).problems.map((p) => p.field), ['name', 'description']);
 });

@@ -1,8 +1,8 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
-import { Category, type CategoryCard, CategoryTranslation } from '../categories/index.js';
+import { Category, type CategoryCard } from '../categories/index.js';
 import { Location } from '../locations/index.js';
 import type { EventRow } from '../events/index.js';
-import { translationsOfOwners, translationTableOf, type TranslatableKind } from '../translations/index.js';
+import { CategoryTranslation, translationsOfOwners, translationTableOf, type TranslatableKind } from '../translations/index.js';
 
 /**
  * The public catalogue (WebLink's read model, as real websites call it): published course

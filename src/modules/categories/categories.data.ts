@@ -60,6 +60,14 @@ export function subCategoriesOf(db: Db, parentIds: readonly number[]): Promise<S
     .select('id', 'name', 'introduction', 'parent_id');
 }
 
+/**
+ * The category a translation is written for, read with a key-share lock: a concurrent delete of
+ * the category waits for the write (and then takes the translation with it).
+ */
+export async function lockCategory(db: Db, id: number): Promise<Pick<Category, 'id'> | undefined> {
+  return Category.query(db).findById(id).select('id').forKeyShare();
+}
+
 /** A category as the public catalogue shows it. */
 export type CategoryCard = Pick<Category, 'id' | 'name' | 'introduction' | 'parent_id'>;
 

@@ -1,24 +1,48 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { listQuery, wholeConnection, type Page } from '../../kit/graphql/lists.js';
-import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
+import { translationFace } from '../translations/index.graphql.js';
 import { categoriesByIds, Category, type CategoryCard } from './categories.data.js';
-import { categoryTranslationsField } from './category-translations.graphql.js';
+import { CATEGORY_TRANSLATED } from './categories.service.js';
 
 /**
  * LearningCategory in Core GraphQL: the REST API's event categories (the same rows), as
  * integrations read them (real-clients.md section 3): `{ id legacyId name description
  * parentCategory { ... } }`, where `description` is the category's introduction (REST
  * `introduction`, WebLink `shortDescription`). The `learningCategories` list, and the field of a
- * course template or learning path naming its category. Reading needs CATEGORY_VIEW, as in REST.
+ * course template or learning path naming its category. Its translations (`translations`, the
+ * `LearningCategoryTranslation` type, `learningCategory { upsertTranslation deleteTranslation }`)
+ * overlay `name` and `description` per field in a locale, as WebLink shows them with
+ * `weblink-content-locale`. Reading needs CATEGORY_VIEW, writing CATEGORY_EDIT, as in REST.
  */
 const VIEW = 'CATEGORY_VIEW';
+const EDIT = 'CATEGORY_EDIT';
+
+const BLANK = 'null: not translated (falls back); "": a deliberate blank.';
+const translations = translationFace({
+  translated: CATEGORY_TRANSLATED,
+  ownerType: 'LearningCategory',
+  ownersByIds: categoriesByIds,
+  viewPermission: VIEW,
+  editPermission: EDIT,
+  description: "A category's name and description in one locale (a sparse overlay: null fields fall back to the category's own).",
+  // The schema's words for categories, which have no primary locale.
+  docs: {
+    translations: 'One entry per locale this category is translated into; with `locale`, only that one (an empty list when it is not translated).',
+    upsert:
+      "Creates or fully replaces one locale's translation of a category (replace, not patch: omitted fields are stored as null and fall back). Any locale the instance supports: categories have no primary locale.",
+    remove: "Deletes one locale's translation of a category for good (none there: nothing to do, no error).",
+    fields: {
+      name: { output: BLANK, input: 'One line, at most 255 characters. null or absent: not translated (falls back); "": a deliberate blank.' },
+      description: { output: `The introduction in this locale. ${BLANK}`, input: 'The introduction, at most 10,000 characters. null or absent: not translated (falls back); "": a deliberate blank.' },
+    },
+  },
+});
 
 /** This request's category with this id (a page's categories in one statement). */
-export const learningCategoryById = (ctx: GraphQLContext, id: number): Promise<CategoryCard | undefined> =>
-  ctx.loader('LearningCategory.byId', (db) => byId((ids) => categoriesByIds(db, ids))).load(id);
+export const learningCategoryById = (ctx: GraphQLContext, id: number): Promise<CategoryCard | undefined> => translations.owner(ctx, id);
 
 export const LearningCategoryObject: GraphQLObjectType<CategoryCard, GraphQLContext> = new GraphQLObjectType<CategoryCard, GraphQLContext>({
   name: 'LearningCategory',
@@ -29,11 +53,17 @@ export const LearningCategoryObject: GraphQLObjectType<CategoryCard, GraphQLCont
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString, description: 'Its introduction (REST `introduction`).', resolve: (c) => c.introduction },
     parentCategory: refField(LearningCategoryObject, VIEW, (c: CategoryCard) => c.parent_id, learningCategoryById, 'The category this is a sub category of; null for a top category.'),
-    translations: categoryTranslationsField,
+    translations: translations.translationsField,
   }),
 });
 
 registerNode('LearningCategory', { permission: VIEW, load: learningCategoryById });
+
+/** `learningCategory { upsertTranslation deleteTranslation }` (CATEGORY_EDIT). */
+export const LearningCategoryMutations = new GraphQLObjectType<unknown, GraphQLContext>({
+  name: 'LearningCategoryMutations',
+  fields: { upsertTranslation: translations.upsert, deleteTranslation: translations.remove },
+});
 
 /** `learningCategories(filters, first, offset, order)`: the instance's categories. */
 export const learningCategoriesQuery = listQuery<CategoryCard>({

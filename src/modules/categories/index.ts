@@ -3,4 +3,3 @@
  * and rules. `npm run lint` refuses an import of any other file of a module from outside it.
  */
 export { CATEGORY_ROWS, categoriesByIds, Category, type CategoryCard } from './categories.data.js';
-export { CategoryTranslation } from './category-translations.data.js';

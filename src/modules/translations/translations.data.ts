@@ -5,8 +5,9 @@ import { BaseModel } from '../../platform/db/model.js';
 import type { TranslatableKind } from './translations.rules.js';
 
 /**
- * Translations of course templates and learning paths: one row per record and locale, a sparse
- * overlay (null: not translated here). The only file that names the translation tables.
+ * Translations of course templates, learning paths and categories: one row per record and locale,
+ * a sparse overlay (null: not translated here, falls back to the record's own; '': a deliberate
+ * blank). The only file that names the translation tables. Every function takes the transaction first.
  */
 
 class TranslationRecord extends BaseModel {
@@ -34,11 +35,20 @@ export class LearningPathTranslation extends TranslationRecord {
   declare description: string | null;
 }
 
-export type TranslationRow = ModelObject<CourseTemplateTranslation> | ModelObject<LearningPathTranslation>;
+/** A category's name and introduction in one locale. */
+export class CategoryTranslation extends TranslationRecord {
+  static override tableName = 'category_translations';
+  declare category_id: number;
+  declare name: string | null;
+  declare introduction: string | null;
+}
+
+export type TranslationRow = ModelObject<CourseTemplateTranslation> | ModelObject<LearningPathTranslation> | ModelObject<CategoryTranslation>;
 
 const TABLES: Record<TranslatableKind, { table: string; owner: string }> = {
   course_template: { table: CourseTemplateTranslation.tableName, owner: 'course_template_id' },
   learning_path: { table: LearningPathTranslation.tableName, owner: 'learning_path_id' },
+  category: { table: CategoryTranslation.tableName, owner: 'category_id' },
 };
 
 /** The translation table of a kind of record and its owner column (for a face's per-request loaders). */
@@ -55,8 +65,8 @@ export function translationsOfOwners(db: Db, kind: TranslatableKind, ownerIds: r
 /** What a translation write reads of its record. */
 export interface TranslationOwner {
   id: number;
-  /** The primary locale; a record without one has no translations. */
-  locale_id: number | null;
+  /** The primary locale, for a kind of record that has them: a record without one has no translations. */
+  locale_id?: number | null;
 }
 
 /** Creates or replaces the translation of one record in one locale with `columns` (every translatable column). */
@@ -70,6 +80,7 @@ export async function upsertTranslationRow(db: Db, kind: TranslatableKind, owner
   return row as TranslationRow;
 }
 
+/** Deletes the translation of one record in one locale (none there: nothing happens). */
 export async function deleteTranslationRow(db: Db, kind: TranslatableKind, ownerId: number, localeId: number): Promise<void> {
   const t = TABLES[kind];
   await db(t.table).where({ [t.owner]: ownerId, locale_id: localeId }).delete();
