@@ -6,7 +6,7 @@ import { errorMapping } from '../kit/http/errors.js';
 import { platformRoutes } from './health.js';
 import { createMetrics } from '../kit/http/metrics.js';
 import { queueDashboard } from './queue-dashboard.js';
-import { requestContext } from '../kit/http/request-id.js';
+import { logUnansweredErrors, requestContext } from '../kit/http/request-id.js';
 import { resolveTenant } from '../kit/http/tenant.js';
 import { restDeprecation } from '../kit/http/deprecation.js';
 import { tenantInfoRoutes } from '../modules/tenant-info/tenant-info.routes.js';
@@ -53,6 +53,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   // Behind the router in production: X-Forwarded-Proto/Host are trusted, and the client address
   // (rate limits, sign-in throttling) is the one the router added, not one the client wrote.
   const app = new Koa<AppState>({ proxy: rt.config.env === 'production', maxIpsCount: rt.config.proxyHops });
+  app.on('error', logUnansweredErrors(rt.log));
   // Users and tokens are cached only while the database's announcements are heard: listen from the start.
   void rt.changes.ensureStarted();
   const metrics = createMetrics(rt.queues);
