@@ -55,22 +55,24 @@ test.serial('when an order placed through REST is finished by the worker, then G
     payment: { amount: 100, type: 'card', transaction_code: 'tx-7' },
   });
   const o = await settled(id, 'finished');
-  t.like(o, { legacyId: id, state: 'completed', failureCode: null, failureReason: null, externalId: 'shop-2001', contact: { firstName: 'Ada', email: 'ada@buyer.test' }, paymentType: 'card', paymentAmount: 100 });
+  t.like(o, { legacyId: id, state: 'completed', failureCode: null, failureReason: null, externalId: 'shop-2001', contact: { firstName: 'Ada', email: 'ada@buyer.test' }, paymentType: 'card', paymentAmount: '100.00' });
   t.deepEqual(o.lines, [
-    { position: 1, kind: 'event', event: { title: 'Manual Handling' }, stockItem: null, quantity: 2, unitPrice: 120 },
-    { position: 2, kind: 'stock_item', event: null, stockItem: { name: 'Course book' }, quantity: 1, unitPrice: 25 },
+    { position: 1, kind: 'event', event: { title: 'Manual Handling' }, stockItem: null, quantity: 2, unitPrice: '120.00' },
+    { position: 2, kind: 'stock_item', event: null, stockItem: { name: 'Course book' }, quantity: 1, unitPrice: '25.00' },
   ]);
   t.deepEqual(o.registration.delegates, [
     { event: { title: 'Manual Handling' }, contact: { firstName: 'Ben' }, numPlaces: null },
     { event: { title: 'Manual Handling' }, contact: null, numPlaces: 1 },
   ]);
-  t.like(o.invoice, { status: 'part_paid', currency: 'GBP', total: 265, amountPaid: 100, payments: [{ paymentType: 'card', amount: 100, transactionCode: 'tx-7' }] });
+  // Amounts are Decimal strings, as every Core amount (prices, Event.price): exact, never a binary float.
+  t.like(o.invoice, { status: 'part_paid', currency: 'GBP', total: '265.00', amountPaid: '100.00', payments: [{ paymentType: 'card', amount: '100.00', transactionCode: 'tx-7' }] });
+  t.like(o.invoice.lines[0], { unitPrice: '120.00', amount: '240.00' });
   t.is(o.invoice.lines.length, 2);
 
   const list = await f.data(f.admin, '{ opportunities(filters: [{field: externalId, operation: eq, value: "shop-2001"}]) { edges { node { legacyId state } } pageInfo { totalRecords } } }');
   t.deepEqual(list.opportunities, { edges: [{ node: { legacyId: id, state: 'completed' } }], pageInfo: { totalRecords: 1 } });
   const invoices = await f.data(f.admin, '{ invoices(filters: [{field: status, operation: eq, value: "part_paid"}]) { edges { node { total opportunity { legacyId } contact { lastName } } } } }');
-  t.deepEqual(invoices.invoices.edges, [{ node: { total: 265, opportunity: { legacyId: id }, contact: { lastName: 'Buyer' } } }]);
+  t.deepEqual(invoices.invoices.edges, [{ node: { total: '265.00', opportunity: { legacyId: id }, contact: { lastName: 'Buyer' } } }]);
 });
 
 test.serial('when a full event fails an order, then processingStatus is failed with a reason free of internals', async (t) => {

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { Db } from '../../platform/db/knex.js';
 import { AppError } from '../../platform/errors.js';
 import { payloadType } from '../../kit/graphql/common.js';
@@ -10,6 +10,7 @@ import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { listQuery } from '../../kit/graphql/lists.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { contactField } from '../crm/index.graphql.js';
+import { Decimal } from '../pricing/index.graphql.js';
 import { DelegateObject, delegatesOfRegistration } from '../delegates/index.graphql.js';
 import { EventObject, eventById } from '../events/index.graphql.js';
 import { Invoice as InvoiceModel, Opportunity as OpportunityModel, type InvoiceLineRow, type InvoiceRow, type OpportunityLineRow, type OpportunityRow, type PaymentRow, type RegistrationRow, type StockItemRow } from './orders.data.js';
@@ -29,7 +30,8 @@ const OpportunityState = enumOf('OpportunityState', OPPORTUNITY_STATES, 'receive
 const ProcessingStatus = enumOf('ProcessingStatus', ['pending', 'waiting_for_release', 'finished', 'failed'], 'pending: the worker has yet to finish it; waiting_for_release: held by the manual workflow; finished; failed (see failureReason).');
 const InvoiceStatus = enumOf('InvoiceStatus', INVOICE_STATUSES, 'How much of the invoice is paid.');
 
-const money = (v: string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+/** Amounts are numeric in PostgreSQL (exact strings in JS), answered as Decimal strings like every Core amount. */
+const money = (v: string | null | undefined) => (v === null || v === undefined ? null : v);
 
 /** A loader of rows by id from a read of the order read model (orders.data.ts). */
 const keyed = <R extends { id: number }>(read: (db: Db, ids: readonly number[]) => Promise<R[]>) => (db: Db) =>
@@ -65,7 +67,7 @@ const eventField = refField<{ event_id: number | null }>(EventObject, 'EVENT_VIE
 
 const StockItemObject = new GraphQLObjectType<StockItemRow, GraphQLContext>({
   name: 'StockItem',
-  fields: { legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (s) => s.id }, name: { type: new GraphQLNonNull(GraphQLString) }, price: { type: GraphQLFloat, resolve: (s) => money(s.price) } },
+  fields: { legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (s) => s.id }, name: { type: new GraphQLNonNull(GraphQLString) }, price: { type: Decimal, resolve: (s) => money(s.price) } },
 });
 const stockItemField = {
   type: StockItemObject,
@@ -81,7 +83,7 @@ const OpportunityLineObject = new GraphQLObjectType<OpportunityLineRow, GraphQLC
     stockItem: stockItemField,
     contact: contactField<OpportunityLineRow>((l) => l.contact_id ?? null, 'The delegate the item names, if any.'),
     quantity: { type: new GraphQLNonNull(GraphQLInt) },
-    unitPrice: { type: new GraphQLNonNull(GraphQLFloat), resolve: (l) => money(l.unit_price) },
+    unitPrice: { type: new GraphQLNonNull(Decimal), resolve: (l) => money(l.unit_price) },
   }),
 });
 
@@ -102,8 +104,8 @@ const InvoiceLineObject = new GraphQLObjectType<InvoiceLineRow, GraphQLContext>(
     event: eventField,
     stockItem: stockItemField,
     quantity: { type: new GraphQLNonNull(GraphQLInt) },
-    unitPrice: { type: new GraphQLNonNull(GraphQLFloat), resolve: (l) => money(l.unit_price) },
-    amount: { type: new GraphQLNonNull(GraphQLFloat), resolve: (l) => money(l.amount) },
+    unitPrice: { type: new GraphQLNonNull(Decimal), resolve: (l) => money(l.unit_price) },
+    amount: { type: new GraphQLNonNull(Decimal), resolve: (l) => money(l.amount) },
   }),
 });
 
@@ -112,7 +114,7 @@ const PaymentObject = new GraphQLObjectType<PaymentRow, GraphQLContext>({
   fields: {
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
     paymentType: { type: new GraphQLNonNull(GraphQLString), resolve: async (p, _a, ctx) => (await loaders.paymentType(ctx).load(p.payment_type_id))?.name ?? '' },
-    amount: { type: new GraphQLNonNull(GraphQLFloat), resolve: (p) => money(p.amount) },
+    amount: { type: new GraphQLNonNull(Decimal), resolve: (p) => money(p.amount) },
     currency: { type: GraphQLString },
     transactionCode: { type: GraphQLString, resolve: (p) => p.transaction_code },
     receivedOn: { type: new GraphQLNonNull(GraphQLString), resolve: (p) => p.received_on },
@@ -126,8 +128,8 @@ export const InvoiceObject: GraphQLObjectType<InvoiceRow, GraphQLContext> = new 
     ...nodeFields('Invoice'),
     status: { type: new GraphQLNonNull(InvoiceStatus) },
     currency: { type: GraphQLString },
-    total: { type: new GraphQLNonNull(GraphQLFloat), resolve: (i) => money(i.total) },
-    amountPaid: { type: new GraphQLNonNull(GraphQLFloat), resolve: (i) => money(i.amount_paid) },
+    total: { type: new GraphQLNonNull(Decimal), resolve: (i) => money(i.total) },
+    amountPaid: { type: new GraphQLNonNull(Decimal), resolve: (i) => money(i.amount_paid) },
     lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(InvoiceLineObject))), resolve: (i, _a, ctx) => loaders.invoiceLines(ctx).load(i.id) },
     payments: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(PaymentObject))), resolve: (i, _a, ctx) => loaders.payments(ctx).load(i.id) },
     contact: contactField<InvoiceRow>((i) => i.contact_id, 'Who the invoice is for.'),
@@ -159,7 +161,7 @@ export const OpportunityObject: GraphQLObjectType<OpportunityRow, GraphQLContext
     contact: contactField<OpportunityRow>((o) => o.contact_id, 'Who placed the order.'),
     currencyId: { type: GraphQLString, resolve: (o) => o.currency_id },
     paymentType: { type: GraphQLString, resolve: (o) => o.payment_type_name, description: 'The payment type the order was sent with.' },
-    paymentAmount: { type: GraphQLFloat, resolve: (o) => money(o.payment_amount) },
+    paymentAmount: { type: Decimal, resolve: (o) => money(o.payment_amount) },
     lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(OpportunityLineObject))), resolve: (o, _a, ctx) => loaders.lines(ctx).load(o.id) },
     registration: { type: RegistrationObject, resolve: async (o, _a, ctx) => (await loaders.registration(ctx).load(o.id))[0] ?? null },
     invoice: {
