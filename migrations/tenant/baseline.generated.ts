@@ -2,9 +2,16 @@
 // after the migrations below, as pg_dump writes it; applyTenantMigrations makes new tenants
 // from it. test/tenancy/baseline.test.ts fails when it no longer matches the migrations.
 
-export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes"];
+export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation"];
 
-export const sql = String.raw`CREATE FUNCTION __tenant_schema__.notify_identity_change() RETURNS trigger
+export const sql = String.raw`CREATE FUNCTION __tenant_schema__.count_identity_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      perform platform.count_schema_access_change(tg_table_schema);
+      return null;
+    end $$;
+CREATE FUNCTION __tenant_schema__.notify_identity_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
     begin
@@ -1055,7 +1062,9 @@ CREATE UNIQUE INDEX prices_one ON __tenant_schema__.prices USING btree (COALESCE
 CREATE INDEX score_mappings_course_template_id_index ON __tenant_schema__.score_mappings USING btree (course_template_id);
 CREATE UNIQUE INDEX users_email_lower_idx ON __tenant_schema__.users USING btree (lower(email));
 CREATE TRIGGER roles_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.roles FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.notify_identity_change();
+CREATE TRIGGER roles_counted BEFORE DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.roles FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.count_identity_change();
 CREATE TRIGGER users_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.users FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.notify_identity_change();
+CREATE TRIGGER users_counted BEFORE DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.users FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.count_identity_change();
 ALTER TABLE ONLY __tenant_schema__.background_jobs
     ADD CONSTRAINT background_jobs_course_template_id_foreign FOREIGN KEY (course_template_id) REFERENCES __tenant_schema__.course_templates(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.background_jobs

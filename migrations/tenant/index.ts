@@ -14,6 +14,7 @@ import * as m012 from './012_course_template_core.js';
 import * as m013 from './013_reference_core.js';
 import * as m014 from './014_category_translations.js';
 import * as m015 from './015_identity_changes.js';
+import * as m016 from './016_identity_generation.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015];
+export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016];

@@ -9,6 +9,10 @@ import { requestScope } from '../kit/graphql/context.js';
 import { graphqlErrors, graphqlServer } from '../kit/graphql/http.js';
 import { buildSchema } from './graphql-schema.js';
 import { activeUserWithPermissions } from '../modules/users/users.data.js';
+import { checkedValue, checkRequest } from '../platform/db/transaction.js';
+import type { Knex } from '../platform/db/knex.js';
+import { AppError } from '../platform/errors.js';
+import { AskedPermissions, identityRefusal } from '../kit/http/cached-identity.js';
 
 /**
  * `POST /graphql` (and GET for queries), the Core GraphQL API. Every request needs a bearer
@@ -39,19 +43,26 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
     }
     if (!server.acceptable(ctx)) return;
     await https(ctx, async () => {
-      const auth = await checkBearer(rt.knex, rt.registry, rt.accessTokens, ctx.get('authorization') || undefined, hostTenant);
+      const auth = await checkBearer(rt.knex, rt.registry, rt.accessTokens, ctx.get('authorization') || undefined, hostTenant, (challenge) => ctx.set('WWW-Authenticate', challenge));
       if (!auth.ok) {
         ctx.set('WWW-Authenticate', auth.challenge);
         return graphqlErrors(ctx, 401, auth.message, 'UNAUTHENTICATED');
       }
-      const { tenant, userId, clientId } = auth.grant;
+      const { tenant, userId, clientId, check } = auth.grant;
+      const message = 'The user of this token is no longer active';
+      const challenge = `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"`;
       await server.answer(ctx, tenant, async (db) => {
-        const user = await rt.identities.get(tenant.schema, `${tenant.id}:id:${userId}`, () => activeUserWithPermissions(db, { id: userId }));
-        if (!user) {
-          const message = 'The user of this token is no longer active';
-          return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"` } } };
-        }
-        return { context: { db, tenant, clientId, ...requestScope(db), user: { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions } } };
+        // What came from the process's caches is checked by the request's first statement (issue 23).
+        await checkRequest(db, check);
+        const key = `${tenant.id}:id:${userId}`;
+        const read = (on: Knex) => activeUserWithPermissions(on, { id: userId });
+        const found = await rt.identities.get(tenant.schema, key, async () => ({ value: await read(db), generation: checkedValue(db) }));
+        if (!found) return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': challenge } } };
+        const user = found.value;
+        const permissions = AskedPermissions.remembering(user.permissions);
+        const gone = () => (ctx.set('WWW-Authenticate', challenge), new AppError(401, 'unauthenticated', message));
+        await checkRequest(db, rt.identities.check(tenant.schema, key, found, read, (fresh) => identityRefusal(user, fresh, permissions, { password: false, unauthenticated: gone })));
+        return { context: { db, tenant, clientId, ...requestScope(db), user: { id: user.id, email: user.email, companyId: user.company_id, permissions } } };
       });
     });
   };

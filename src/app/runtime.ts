@@ -4,7 +4,8 @@ import { createPlatformRuntime, type PlatformRuntime } from '../platform/runtime
 import { LegacyUsageRecorder } from '../kit/rest/usage.js';
 import { PasswordGuard } from '../modules/users/password-guard.js';
 import { ChangeListener, ListenedCache } from '../platform/db/change-listener.js';
-import { identityChangesAnnounced, type ActiveUser } from '../modules/users/users.data.js';
+import type { ActiveUser } from '../modules/users/users.data.js';
+import { identityChangesCounted } from '../platform/tenancy/access-generation.js';
 import type { AccessTokenCheck } from '../modules/oauth/oauth.data.js';
 
 
@@ -36,12 +37,16 @@ export async function createRuntime(config: Config, name: string, log = createLo
   const identities = new ListenedCache<ActiveUser>(changes, {
     max: config.identityCacheMax,
     ttlMs: config.identityCacheTtlMs,
-    announced: (schema) => identityChangesAnnounced(platform.knex, schema),
+    announced: (schema) => identityChangesCounted(platform.knex, schema),
   });
   const accessTokens = new ListenedCache<AccessTokenCheck>(changes, { max: config.identityCacheMax, ttlMs: config.identityCacheTtlMs });
+  // Tenant and portal lookups are forgotten on the database's word too (a web process listens).
+  platform.registry.listenTo(changes);
+  // A tenant's users are forgotten when it announces a change (so a permission granted is seen
+  // at once). Tokens are not: a revocation anywhere would drop every tenant's, and each request
+  // checks its token against its tenant's access generation anyway (ListenedCache).
   changes.onChange((payload) => {
     if (payload.startsWith('users:')) identities.forget(payload.slice('users:'.length));
-    else if (payload === 'tokens') accessTokens.forget('tokens');
   });
   return {
     ...platform,

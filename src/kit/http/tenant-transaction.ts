@@ -1,4 +1,7 @@
 import type { Knex } from '../../platform/db/knex.js';
+import type { RequestCheck } from '../../platform/db/transaction.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { accessGenerationSql } from '../../platform/tenancy/access-generation.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
@@ -9,6 +12,11 @@ declare module './context.js' {
   interface AppState {
     /** The request's transaction, scoped to its tenant's schema (tenant-transaction middleware). */
     db?: Knex;
+    /**
+     * What the request's authentication took from a cache, to be checked with its first statement
+     * (tenant-transaction middleware; see ListenedCache).
+     */
+    checks?: RequestCheck[];
   }
 }
 
@@ -17,17 +25,30 @@ declare module './context.js' {
  * in the tenant's turn (at most half the pool per tenant, a quarter for its anonymous WebLink
  * lane), every statement under the lane's statement timeout, outbox rows enqueued after commit.
  * Every request that reads or writes a tenant's tables goes through here.
+ *
+ * Its first statement (for a write, its BEGIN) also reads the tenant's access generation, in the
+ * same round trip: a tenant suspended or removed since the process looked it up refuses the
+ * request (404, as an unknown host), and `checks` (and any added with checkRequest) check what the
+ * request took from a cache of users or tokens before anything is answered.
  */
 export function requestTransaction<T>(
   rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
   tenant: Tenant,
   lane: Lane,
   fn: (db: Knex) => Promise<T>,
-  opts: { readOnly?: boolean } = {},
+  opts: { readOnly?: boolean; checks?: readonly RequestCheck[] | undefined } = {},
 ): Promise<T> {
   const statementTimeoutMs = lane === 'weblink' ? rt.config.weblinkStatementTimeoutMs : rt.config.statementTimeoutMs;
+  const check = { sql: accessGenerationSql(tenant.id), checks: opts.checks, whenNull: () => tenantGone(tenant) };
   // A read needs no explicit transaction: each statement carries the tenant's settings (one round trip each).
-  return rt.gate.run(tenant.id, lane, () => withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, autocommit: opts.readOnly, ...opts }));
+  return rt.gate.run(tenant.id, lane, () =>
+    withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, autocommit: opts.readOnly, readOnly: opts.readOnly, check }),
+  );
+}
+
+/** The answer for a tenant no longer active: what its host answers from then on. */
+function tenantGone(tenant: Tenant): NotFoundError {
+  return new NotFoundError(`The instance '${tenant.slug}' is no longer active`, 'tenant_not_found');
 }
 
 /**
@@ -49,7 +70,7 @@ export function tenantTransaction(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'c
           ctx.state.db = undefined;
         }
       },
-      { readOnly: ctx.method === 'GET' || ctx.method === 'HEAD' },
+      { readOnly: ctx.method === 'GET' || ctx.method === 'HEAD', checks: ctx.state.checks },
     );
 }
 

@@ -44,7 +44,7 @@ export async function listPortals(db: Db, filter: { tenantId?: number } = {}): P
 
 /**
  * Removes a portal (with `tenantId`, only one of that instance: 404 otherwise). Its tokens stop
- * working once web processes forget the portal (at most TENANT_CACHE_TTL_MS later).
+ * working as soon as web processes hear of it (the database announces it; see PortalDirectory).
  */
 export async function removePortal(db: Db, domainInput: string, filter: { tenantId?: number } = {}): Promise<PortalSummary> {
   const { domain } = normaliseDomain(domainInput);
@@ -64,9 +64,10 @@ const MAX_UNKNOWN_CACHED = 1000;
 
 /**
  * Portal lookups for web requests with a short in-process cache, as the tenant registry has:
- * a WebLink request through a portal costs a map lookup, and a portal added or removed reaches
- * every web process within TENANT_CACHE_TTL_MS (misses within 2 s). Bounded, least recently used
- * out first; names that are not host names are never looked up.
+ * a WebLink request through a portal costs a map lookup. In a web process the cache is forgotten
+ * and trusted with the registry's (a portal or tenant change is announced by the database and
+ * reaches every web process at once); elsewhere entries last TENANT_CACHE_TTL_MS, misses 2 s.
+ * Bounded, least recently used out first; names that are not host names are never looked up.
  */
 export class PortalDirectory {
   private readonly byDomainCache: LRUCache<string, PortalRow>;
@@ -83,22 +84,26 @@ export class PortalDirectory {
     this.byDomainCache = new LRUCache({ max: maxPortals, ttl });
     this.byIdCache = new LRUCache({ max: maxPortals, ttl });
     this.unknown = new LRUCache({ max: MAX_UNKNOWN_CACHED, ttl: Math.max(1, Math.min(ttlMs, 2000)) });
+    // Forgotten with the registry, on the database's word (a portal or tenant changed), and trusted as it is.
+    registry.onForget(() => [this.byDomainCache, this.byIdCache, this.unknown].forEach((c) => c.clear()));
   }
 
   /** The portal of a domain as a client sends it (normalised first); undefined when there is none. */
   async byDomain(domainInput: string): Promise<ResolvedPortal | undefined> {
     const { domain } = normaliseDomain(domainInput);
     if (domain === null) return undefined;
-    return this.resolve(this.byDomainCache.get(domain) ?? (await this.load(`d:${domain}`, () => portalByDomain(this.knex, domain))));
+    return this.resolve((this.registry.trusted ? this.byDomainCache.get(domain) : undefined) ?? (await this.load(`d:${domain}`, () => portalByDomain(this.knex, domain))));
   }
 
   async byId(id: number): Promise<ResolvedPortal | undefined> {
-    return this.resolve(this.byIdCache.get(id) ?? (await this.load(`i:${id}`, () => portalById(this.knex, id))));
+    return this.resolve((this.registry.trusted ? this.byIdCache.get(id) : undefined) ?? (await this.load(`i:${id}`, () => portalById(this.knex, id))));
   }
 
   private async load(key: string, read: () => Promise<PortalRow | undefined>): Promise<PortalRow | undefined> {
-    if (this.unknown.has(key)) return undefined;
+    if (this.registry.trusted && this.unknown.has(key)) return undefined;
+    const mark = this.registry.mark();
     const row = await read();
+    if (this.registry.forgotSince(mark)) return row;
     if (!row) {
       this.unknown.set(key, true);
       return undefined;

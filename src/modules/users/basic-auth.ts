@@ -3,7 +3,10 @@ import type { Knex } from '../../platform/db/knex.js';
 import { AppError, UnauthorizedError } from '../../platform/errors.js';
 import type { PasswordGuard } from './password-guard.js';
 import { activeUserWithPermissions, type ActiveUser } from './users.data.js';
-import type { ListenedCache } from '../../platform/db/change-listener.js';
+import type { Found, ListenedCache } from '../../platform/db/change-listener.js';
+import { readWithValue } from '../../platform/db/transaction.js';
+import { accessGenerationSql } from '../../platform/tenancy/access-generation.js';
+import { AskedPermissions, identityRefusal } from '../../kit/http/cached-identity.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import { tenantOf, type AppContext, type AppMiddleware } from '../../kit/http/context.js';
 import { bindLog } from '../../kit/http/request-id.js';
@@ -65,10 +68,12 @@ export function parseBasic(header: string): { email: string; password: string } 
 /**
  * HTTP Basic authentication of a user of the request's tenant (legacy REST API). Runs before the
  * request's transaction opens: the user comes from `users`, the process's cache of active users
- * by tenant schema (forgotten as soon as the database announces a change of that tenant's users
- * or roles), or else is read with one statement of its own; a password that must be verified (no
- * recent success remembered) goes through the password guard, so a flood of guesses holds no
- * pooled connection while argon2 runs, and is slowed like guesses on the sign-in pages. Missing
+ * by tenant schema, or else is read with one statement of its own; a password that must be
+ * verified (no recent success remembered) goes through the password guard, so a flood of guesses
+ * holds no pooled connection while argon2 runs, and is slowed like guesses on the sign-in pages.
+ * A user from the cache is checked by the request's first statement, in its round trip
+ * (ListenedCache.check, see tenantTransaction): a user deactivated, a password changed or a
+ * permission taken away since refuses the request, in every process, from the commit on. Missing
  * or wrong credentials, or credentials of another tenant, get 401 with `WWW-Authenticate: Basic`;
  * an address that must wait, 429 with `Retry-After`.
  */
@@ -84,14 +89,24 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, users: ListenedC
     if (!creds) throw fail();
     // Cached by the tenant's schema and id (a tenant dropped and made again under the same slug
     // is another tenant): a user of one tenant is never found on another's host.
-    const user = await users.get(tenant.schema, `${tenant.id}:email:${creds.email}`, () => activeUserWithPermissions(knex, { email: creds.email }, tenant.schema));
+    const cacheKey = `${tenant.id}:email:${creds.email}`;
+    const read = (db: Knex) => activeUserWithPermissions(db, { email: creds.email }, tenant.schema);
+    // Read with the generation it is current at, in the same round trip.
+    const load = () => readWithValue(knex, accessGenerationSql(tenant.id), read);
+    let found: Found<ActiveUser> | undefined = await users.get(tenant.schema, cacheKey, load);
     const key = verified.keyOf(tenant.schema, creds.email, creds.password);
-    if (!user || !verified.has(key, user.password_hash ?? '')) {
-      const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, user?.password_hash, creds.password);
-      if (!check || !user?.password_hash) throw fail();
-      verified.remember(key, user.password_hash);
+    if (!found || !verified.has(key, found.value.password_hash ?? '')) {
+      // A password to verify (44 ms of argon2) is verified against the user as it is now, not as cached.
+      if (found?.cached) found = await users.refresh(tenant.schema, cacheKey, load);
+      const check = await guardedCheck(ctx, passwords, `${tenant.id}:${creds.email}`, found?.value.password_hash, creds.password);
+      if (!check || !found?.value.password_hash) throw fail();
+      verified.remember(key, found.value.password_hash);
     }
-    ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions: user.permissions };
+    const user = found.value;
+    const permissions = AskedPermissions.remembering(user.permissions);
+    ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions };
+    const check = users.check(tenant.schema, cacheKey, found, read, (fresh) => identityRefusal(user, fresh, permissions, { password: true, unauthenticated: fail }));
+    if (check) (ctx.state.checks ??= []).push(check);
     bindLog(ctx, { userId: user.id });
     await next();
   };

@@ -2,24 +2,30 @@ import { LRUCache } from 'lru-cache';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import type { Knex } from './knex.js';
+import type { RequestCheck } from './transaction.js';
 import type { Logger } from '../logger.js';
 
 /**
  * The channel on which the database announces changes that in-process caches must forget
  * (triggers in migrations send them, so every writer is covered: services, the CLI, SQL typed by
  * hand). Payloads: `users:<tenant schema>` (a user or role of that tenant changed),
- * `tokens` (an access token or an OAuth client was revoked, expired early or deleted).
+ * `tokens` (an access token or an OAuth client was revoked, expired early or deleted),
+ * `tenant:<id>:<old slug>:<new slug>` (a tenant renamed, suspended or removed), `tenants:new` (a
+ * tenant made), `tenants` (all of them: the table was truncated), `portals` (a portal added,
+ * changed or removed).
  */
 export const CHANGES_CHANNEL = 'lectern_changes';
 
 /**
  * Listens for {@link CHANGES_CHANNEL} on a connection of its own (not a pooled one: a LISTEN
  * lasts as long as its session, and a pooler in transaction mode would hand the session to
- * others; its URL is DATABASE_DIRECT_URL when DATABASE_URL goes through one). Caches built on it
- * serve a hit only while it is {@link live}, and only entries made in the current {@link epoch}:
- * when the connection drops, notifications may have been missed, so everything cached before is
- * forgotten (the epoch moves on) and nothing is served from cache until it listens again (it
- * reconnects every second) and has heard itself once.
+ * others; its URL is DATABASE_DIRECT_URL when DATABASE_URL goes through one). A cache that relies
+ * on it alone (tenant lookups) serves a hit only while it is {@link live}, and only entries made in
+ * the current {@link epoch}: when the connection drops, notifications may have been missed, so
+ * everything cached before is forgotten (the epoch moves on, and {@link onReset} handlers are
+ * called) and nothing is served from such a cache until it listens again (it reconnects every
+ * second) and has heard itself once. Users and tokens are checked against the database by each
+ * request (ListenedCache), and do not depend on it.
  */
 export class ChangeListener {
   private client: pg.Client | undefined;
@@ -47,6 +53,28 @@ export class ChangeListener {
 
   onChange(handler: (payload: string) => void): void {
     this.handlers.push(handler);
+  }
+
+  private readonly resets: (() => void)[] = [];
+
+  /** `handler` runs whenever the epoch moves on (the connection dropped, or listens again): forget everything. */
+  onReset(handler: () => void): void {
+    this.resets.push(handler);
+  }
+
+  private newEpoch(): void {
+    this.epoch++;
+    for (const h of this.resets) h();
+  }
+
+  /** The PostgreSQL backend process of its connection, while it listens (`pg_stat_activity.pid`). */
+  get pid(): number | undefined {
+    return this.listening ? (this.client as { processID?: number } | undefined)?.processID : undefined;
+  }
+
+  /** Whether it was started (a process that serves requests): caches on it are gated by {@link live} only then. */
+  get inUse(): boolean {
+    return this.started !== undefined && !this.stopped;
   }
 
   private started: Promise<void> | undefined;
@@ -87,7 +115,7 @@ export class ChangeListener {
       }
       if (!heard) return this.drop(client, this.silence());
       // Anything cached before this moment may have missed a change: start a new epoch.
-      this.epoch++;
+      this.newEpoch();
       this.listening = true;
       if (this.failures > 0) this.log.info({ after: this.failures }, 'change listener hears the database again: users and tokens are cached again');
       this.failures = 0;
@@ -110,7 +138,7 @@ export class ChangeListener {
     if (this.client !== client) return;
     this.client = undefined;
     this.listening = false;
-    this.epoch++;
+    this.newEpoch();
     client.removeAllListeners('notification');
     void client.end().catch(() => undefined);
     if (this.stopped) return;
@@ -198,26 +226,52 @@ export class ChangeListener {
   }
 }
 
+/** A value the cache hands out, with what a request needs to check it. */
+export interface Found<V> {
+  value: V;
+  /** The access generation it was read at (undefined: not known). */
+  generation: string | undefined;
+  /** From the cache (a value read for this very request needs no check). */
+  cached: boolean;
+}
+
+/** What a load read: the value (undefined: none), and the access generation it was read at when known. */
+export interface Loaded<V> {
+  value: V | undefined;
+  generation?: string | null | undefined;
+}
+
 /**
- * A bounded in-process cache whose entries the database can take back promptly: entries belong
- * to a group (a tenant's schema, say) and {@link forget} drops a whole group at once (the
- * handler of a {@link ChangeListener} notification calls it). A hit is served only while the
- * listener is live and from its current epoch. A value read from the database is kept only when
- * no change of its group was announced, and the listener did not drop, while it was being read,
- * so a read that raced a change can never put the old value back. Entries also expire after
- * `ttlMs`, a backstop. Misses (undefined) are never kept.
+ * A bounded in-process cache of users or access tokens (REST Basic auth, the Core API's bearer
+ * check), exact for every request that checks what it takes from it (issue 23). Each entry keeps
+ * the access generation of its tenant it was read at (platform migration 009: moved by every
+ * change that can end a user or token, in the change's own transaction). A request that takes an
+ * entry registers {@link check} on its database handle: its first statement reads the committed
+ * generation in the same round trip, and only when that is not the entry's is the value read
+ * again, on the request's connection, before any answer. So a change takes effect for every
+ * request that starts after it commits, in every process, whether or not the process has heard of
+ * it, and whether or not its listener is alive.
+ *
+ * The listener's notifications serve what the check does not (it is made only for requests let
+ * in): {@link forget} drops a group (a tenant's users) when the database announces a change, so a
+ * permission granted is seen by the next request of a process that has heard of it, milliseconds
+ * after the commit; and everything is dropped when the listener's connection drops or comes back
+ * (it may have missed announcements). Entries also expire after `ttlMs`, a backstop. Misses
+ * (undefined) are never kept.
  */
 export class ListenedCache<V extends object> {
-  private readonly entries: LRUCache<string, { value: V; epoch: number; generation: number }>;
-  private readonly generations = new Map<string, number>();
+  private readonly entries: LRUCache<string, { value: V; generation: string | undefined; version: number }>;
+  /** Moves when a group is forgotten: entries of an earlier version of their group are not served. */
+  private readonly versions = new Map<string, number>();
   private readonly off: boolean;
   private readonly announced: ((group: string) => Promise<boolean>) | undefined;
   private readonly announcing = new Map<string, { yes: boolean; until: number }>();
 
   /**
-   * `max` or `ttlMs` 0: no cache (every get loads). `announced`: whether changes of a group are
-   * announced at all (a tenant whose migration that adds the triggers failed is not): a group
-   * that is not is never cached. Asked once per group (again after 10 s while the answer is no).
+   * `max` or `ttlMs` 0: no cache (every get loads). `announced`: whether changes of a group move
+   * its access generation at all (a tenant whose migration that adds the triggers failed does
+   * not): a group that does not is never cached. Asked once per group (again after 10 s while the
+   * answer is no).
    */
   constructor(
     private readonly listener: ChangeListener,
@@ -226,6 +280,7 @@ export class ListenedCache<V extends object> {
     this.announced = opts.announced;
     this.off = opts.max <= 0 || opts.ttlMs <= 0;
     this.entries = new LRUCache({ max: Math.max(1, opts.max), ttl: Math.max(1, opts.ttlMs) });
+    listener.onReset(() => this.entries.clear());
   }
 
   private async isAnnounced(group: string): Promise<boolean> {
@@ -238,26 +293,76 @@ export class ListenedCache<V extends object> {
     return yes;
   }
 
-  /** Forgets every entry of `group`, and any read of it now under way. */
+  /** Forgets every entry of `group`. */
   forget(group: string): void {
-    this.generations.set(group, (this.generations.get(group) ?? 0) + 1);
+    this.versions.set(group, (this.versions.get(group) ?? 0) + 1);
   }
 
-  /** The value of `key` in `group`: from the cache when it may be trusted, else from `load`. */
-  async get(group: string, key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    if (this.off || !(await this.isAnnounced(group))) return load();
+  /**
+   * The value of `key` in `group`: from the cache (`cached`: the request must {@link check} it),
+   * else from `load` (read for this request: current enough for it, and kept for the next ones
+   * with the generation it was read at).
+   */
+  async get(group: string, key: string, load: () => Promise<Loaded<V>>): Promise<Found<V> | undefined> {
+    if (this.off || !(await this.isAnnounced(group))) {
+      const loaded = await load();
+      return loaded.value === undefined ? undefined : { value: loaded.value, generation: undefined, cached: false };
+    }
     void this.listener.ensureStarted();
     const id = `${group}\n${key}`;
-    const epoch = this.listener.epoch;
-    const generation = this.generations.get(group) ?? 0;
-    if (this.listener.live) {
-      const hit = this.entries.get(id);
-      if (hit && hit.epoch === epoch && hit.generation === generation) return hit.value;
-    }
-    const value = await load();
-    if (value !== undefined && this.listener.live && this.listener.epoch === epoch && (this.generations.get(group) ?? 0) === generation) {
-      this.entries.set(id, { value, epoch, generation });
-    }
-    return value;
+    const version = this.versions.get(group) ?? 0;
+    const hit = this.entries.get(id);
+    if (hit && hit.version === version) return { value: hit.value, generation: hit.generation, cached: true };
+    const loaded = await load();
+    if (loaded.value === undefined) return undefined;
+    const generation = loaded.generation ?? undefined;
+    // Kept under the group's version from before the read: a group forgotten meanwhile (the read
+    // may have raced the change announced) never serves it.
+    this.entries.set(id, { value: loaded.value, generation, version });
+    return { value: loaded.value, generation, cached: false };
+  }
+
+  /** As {@link get}, but read anew whatever is cached (and cached as read). */
+  async refresh(group: string, key: string, load: () => Promise<Loaded<V>>): Promise<Found<V> | undefined> {
+    this.entries.delete(`${group}\n${key}`);
+    return this.get(group, key, load);
+  }
+
+  /**
+   * The check a request registers for what {@link get} gave it (checkRequest): nothing when it was
+   * read for this request. When the committed generation is not the one the value was read at,
+   * `reread` reads it again on the request's connection and `refusal` says whether the request may
+   * go on (undefined) or is refused with the error returned; a value that still holds is kept with
+   * the committed generation. `gone`: the refusal when the tenant is no longer active (else the
+   * request's own).
+   */
+  check(
+    group: string,
+    key: string,
+    found: Found<V>,
+    reread: (db: Knex) => Promise<V | undefined>,
+    refusal: (fresh: V | undefined) => Error | undefined,
+    gone?: () => Error,
+  ): RequestCheck | undefined {
+    if (!found.cached) return undefined;
+    return {
+      generation: found.generation,
+      recheck: async (committed, db) => {
+        if (committed === null) {
+          if (gone) throw gone();
+          return;
+        }
+        const fresh = await reread(db);
+        const refused = refusal(fresh);
+        const id = `${group}\n${key}`;
+        if (refused || !fresh) {
+          this.entries.delete(id);
+          if (refused) throw refused;
+          return;
+        }
+        // Read after the committed generation was: current at it.
+        if (!this.off) this.entries.set(id, { value: fresh, generation: committed, version: this.versions.get(group) ?? 0 });
+      },
+    };
   }
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { MAX_BOUND_VALUES, tooManyValues, type AppError } from '../errors.js';
+import { AppError, MAX_BOUND_VALUES, tooManyValues } from '../errors.js';
 
 /**
  * A transaction on one pooled connection, opened and closed by us rather than by
@@ -89,12 +89,31 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
     const tooMany = tooManyBindings(obj);
     if (tooMany) return Promise.reject(tooMany);
-    return inTurn(conn, () => query.call(this, c, obj));
+    // A check's own statements run in the turn of the statement that brought its value.
+    if (this.inside) return query.call(this, c, obj);
+    const check: CheckState | undefined = this.check;
+    if (!check) return inTurn(conn, () => query.call(this, c, obj));
+    return inTurn(conn, async () => {
+      if (check.refusal !== undefined) throw check.refusal;
+      if (check.committed && !check.pending.length) return query.call(this, c, obj);
+      // The first statement brings the committed value back: the request's checks run on it
+      // before this answer (or any later one) is given, still in this statement's turn.
+      let answer: unknown;
+      let failure: { err: unknown } | undefined;
+      try {
+        answer = await query.call(this, c, obj);
+      } catch (err) {
+        failure = { err };
+      }
+      if (check.committed) await settle(check, () => insideLease(this));
+      if (failure) throw failure.err;
+      return answer;
+    });
   };
   // Statements of an autocommit lease ({@link runStatements}) carry the lease's opening.
   const runQuery = root.constructor.prototype._query;
   client._query = function (this: KnexClient, c: PgConnection, obj: KnexQuery) {
-    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj);
+    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj, this.check);
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
@@ -142,6 +161,8 @@ class OpenedQuery extends PgQuery {
   constructor(
     config: pg.QueryConfig,
     private readonly opening: string,
+    /** Given the opening's last column (text, or null), when the opening carries a {@link FirstStatementCheck}. */
+    private readonly onOpening?: (value: string | null) => void,
   ) {
     super({ ...config, queryMode: 'extended' } as pg.QueryConfig);
   }
@@ -154,7 +175,9 @@ class OpenedQuery extends PgQuery {
   }
 
   override handleDataRow(msg: unknown): void {
-    if (!this.openingPending) super.handleDataRow(msg);
+    if (!this.openingPending) return super.handleDataRow(msg);
+    // Fields of a row pg was not told the types of stay text (the opening has no Describe).
+    if (this.onOpening) this.onOpening(((msg as { fields: (string | null)[] }).fields.at(-1) ?? null) as string | null);
   }
 
   override handleCommandComplete(msg: unknown, connection: PgProtocol): void {
@@ -163,10 +186,17 @@ class OpenedQuery extends PgQuery {
   }
 }
 
-/** One statement of an autocommit lease: `opening`, then the statement, in one round trip ({@link OpenedQuery}). */
-function autocommitQuery(conn: PgConnection, opening: string, obj: KnexQuery): Promise<KnexQuery> {
+/**
+ * One statement of an autocommit lease: `opening`, then the statement, in one round trip
+ * ({@link OpenedQuery}). Until a statement has brought its value back, the opening also carries
+ * the lease's check.
+ */
+function autocommitQuery(conn: PgConnection, opening: string, obj: KnexQuery, check?: CheckState): Promise<KnexQuery> {
   return new Promise((resolve, reject) => {
-    const query = new OpenedQuery({ text: obj.sql, values: obj.bindings ?? [], ...obj.options }, opening);
+    const checked = check && !check.committed ? check : undefined;
+    const onOpening = checked && ((value: string | null) => (checked.committed ??= { value }));
+    const text = checked ? `${opening}, ${checked.sql} as lectern_check` : opening;
+    const query = new OpenedQuery({ text: obj.sql, values: obj.bindings ?? [], ...obj.options }, text, onOpening);
     (conn as unknown as pg.Client).query(query as unknown as pg.QueryConfig, (err: Error | null, response: unknown) => {
       if (err) return reject(err);
       obj.response = response;
@@ -183,12 +213,18 @@ interface Lease {
 /**
  * A knex-compatible handle on `conn` for one transaction (or, with `opening`, for statements
  * that each run in an implicit transaction of their own); `end()` makes every later query fail.
+ * With `check`, the first statement brings the check's value back ({@link FirstStatementCheck});
+ * `inside`: the handle of a check, whose statements run in the turn of the statement that brought
+ * its value.
  */
-function lease(knex: Knex, conn: PgConnection, opening?: string): Lease {
+function lease(knex: Knex, conn: PgConnection, opening?: string, check?: CheckState, inside = false): Lease {
   const root = knex as any;
   const client = Object.create(connectionClient(root.client, conn));
   client.leaseOpen = true;
   client.opening = opening;
+  client.check = check;
+  client.inside = inside;
+  client.leaseOf = { knex, conn, opening };
   const db = function (table?: string, options?: unknown) {
     const qb = client.queryBuilder();
     return table ? qb.table(table, options) : qb;
@@ -241,18 +277,30 @@ function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * round trip, then `fn(db)`, then `COMMIT`; `ROLLBACK` when anything throws. The connection goes
  * back to the pool either way; one that cannot even roll back is marked so the pool drops it.
  */
-export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>): Promise<T> {
+export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>, firstCheck?: FirstStatementCheck): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
-  const { db, end } = lease(knex, conn);
+  const check = checkState(firstCheck);
+  const { db, end } = lease(knex, conn, undefined, check);
   try {
-    await inTurn(conn, () => conn.query(`BEGIN; ${opening}`));
+    if (!check) await inTurn(conn, () => conn.query(`BEGIN; ${opening}`));
+    else {
+      // The check's value comes back with BEGIN: the request's checks run before `fn` does.
+      await inTurn(conn, async () => {
+        const answers = (await conn.query(`BEGIN; ${opening}, ${check.sql} as lectern_check`)) as unknown as { rows: Record<string, unknown>[] }[];
+        const value = answers[1]?.rows[0]?.lectern_check;
+        check.committed = { value: value === null || value === undefined ? null : String(value) };
+        await settle(check, () => insideLease({ leaseOf: { knex, conn } }));
+      });
+    }
     let result: T;
     try {
       result = await fn(db);
     } finally {
       end();
     }
+    // A check made during `fn` refused the request, whatever `fn` made of its error.
+    if (check?.refusal !== undefined) throw check.refusal;
     // A statement failed inside and `fn` carried on: PostgreSQL answers COMMIT with ROLLBACK.
     // Nothing was written, so the caller must not believe (or announce) that it was.
     const commit = await inTurn(conn, () => conn.query('COMMIT'));
@@ -277,16 +325,142 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
  * `db.transaction()` is refused. The connection goes back to the pool only once every statement
  * sent on it has been answered (a resolver may still be waiting for one when `fn` has settled).
  */
-export async function runStatements<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>): Promise<T> {
+export async function runStatements<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>, firstCheck?: FirstStatementCheck): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
-  const { db, end } = lease(knex, conn, opening);
+  const check = checkState(firstCheck);
+  const { db, end } = lease(knex, conn, opening, check);
   try {
-    return await fn(db);
+    let result: T;
+    try {
+      result = await fn(db);
+    } catch (err) {
+      // Refused before it read anything (a permission, an unknown id): the request's checks still
+      // decide first, so a revoked credential gets its 401, not an answer about the request.
+      if (check && !check.committed && check.pending.length && err instanceof AppError && err.status < 500) await confirm(db);
+      throw check?.refusal ?? err;
+    }
+    // Nothing was read: the checks still run (one statement), so nothing is answered unchecked.
+    if (check && !check.committed && check.pending.length) await confirm(db);
+    // A check refused the request, whatever `fn` made of the error its statements got.
+    if (check?.refusal !== undefined) throw check.refusal;
+    return result;
   } finally {
     end();
     await tails.get(conn);
     root.client.releaseConnection(conn);
   }
+}
+
+/**
+ * A check a request makes in the round trip of its first statement, at no round trip of its own
+ * (issue 23): `sql`, a trusted SQL expression with no parameters, goes with the statement's
+ * settings (in a transaction, with its BEGIN), and its value comes back with them. The value goes
+ * to the request's {@link RequestCheck}s, and to `whenNull`, before any answer of the handle is
+ * given; a check that throws refuses the request: that statement and every later one fail with
+ * its error, and so does the request, whatever its code made of them.
+ */
+export interface FirstStatementCheck {
+  /** Trusted SQL (no parameters, no values from a request): its value comes back as text, or null. */
+  sql: string;
+  /** Checks known when the handle opens. More can be added with {@link checkRequest}. */
+  checks?: readonly RequestCheck[];
+  /** The refusal when the value is null and no check refused first. */
+  whenNull?: () => Error;
+}
+
+/**
+ * A request's check of something it took from a cache (a user, an access token), against the
+ * value its first statement brought back (an access generation).
+ */
+export interface RequestCheck {
+  /** The value the cached thing was read at (undefined: not known): when it is the committed one, nothing more is done. */
+  generation: string | undefined;
+  /**
+   * Otherwise: reads the thing again on `db` (the request's own connection, usable during the call
+   * only) and throws to refuse the request. `committed` null: the tenant is no longer active.
+   */
+  recheck(committed: string | null, db: Knex): Promise<void>;
+}
+
+interface CheckState {
+  sql: string;
+  whenNull: (() => Error) | undefined;
+  /** Checks not yet run. */
+  pending: RequestCheck[];
+  /** The value, once a statement (or BEGIN) brought it back. */
+  committed?: { value: string | null };
+  refusal?: unknown;
+}
+
+function checkState(check: FirstStatementCheck | undefined): CheckState | undefined {
+  return check && { sql: check.sql, whenNull: check.whenNull, pending: [...(check.checks ?? [])] };
+}
+
+/** A handle on a lease's connection for the checks run in a turn already taken (see `client.query`). */
+function insideLease(client: { leaseOf: { knex: Knex; conn: PgConnection; opening?: string | undefined } }): Lease {
+  const { knex, conn, opening } = client.leaseOf;
+  return lease(knex, conn, opening, undefined, true);
+}
+
+/** Runs the checks not yet run on the committed value (a refusal is kept, and thrown). */
+async function settle(check: CheckState, inside: () => Lease): Promise<void> {
+  const committed = check.committed?.value;
+  if (committed === undefined || check.refusal !== undefined) {
+    if (check.refusal !== undefined) throw check.refusal;
+    return;
+  }
+  let handle: Lease | undefined;
+  try {
+    while (check.pending.length) {
+      const next = check.pending.shift()!;
+      if (committed !== null && next.generation === committed) continue;
+      handle ??= inside();
+      await next.recheck(committed, handle.db);
+    }
+    if (committed === null && check.whenNull) throw check.whenNull();
+  } catch (err) {
+    check.refusal = err;
+    check.pending = [];
+    throw err;
+  } finally {
+    handle?.end();
+  }
+}
+
+/** The one statement that brings a check's value when a request read nothing; its own failure is not the request's. */
+async function confirm(db: Knex): Promise<void> {
+  await db.raw('select 1').catch(() => undefined);
+}
+
+/**
+ * Adds `check` to the request whose handle `db` is (one opened with a {@link FirstStatementCheck}):
+ * run with the first statement when none has run yet, else at once, in the connection's turn.
+ * Add it before the request's own statements: one already sent is answered unchecked.
+ */
+export async function checkRequest(db: Knex, check: RequestCheck | undefined): Promise<void> {
+  if (!check) return;
+  const client = (db as any).client;
+  const state: CheckState | undefined = client?.check;
+  if (!state) throw new Error('checkRequest: this handle was opened without a first-statement check');
+  if (state.refusal !== undefined) throw state.refusal;
+  state.pending.push(check);
+  if (!state.committed) return;
+  const conn: PgConnection = client.leaseOf.conn;
+  await (client.inside ? settle(state, () => insideLease(client)) : inTurn(conn, () => settle(state, () => insideLease(client))));
+}
+
+/**
+ * Runs `fn` (reads) on a handle whose first statement also brings `sql`'s value back, in its round
+ * trip (see {@link runStatements}): what a cache reads, with the access generation it read it at.
+ * No settings: `fn` names its tables with their schema.
+ */
+export async function readWithValue<T>(knex: Knex, sql: string, fn: (db: Knex) => Promise<T>): Promise<{ value: T; generation: string | null | undefined }> {
+  return runStatements(knex, 'select 1', async (db) => ({ value: await fn(db), generation: checkedValue(db) }), { sql });
+}
+
+/** The value a handle's check brought back (undefined until a statement has run). */
+export function checkedValue(db: Knex): string | null | undefined {
+  return ((db as any).client?.check as CheckState | undefined)?.committed?.value;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

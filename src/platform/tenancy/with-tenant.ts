@@ -1,5 +1,5 @@
 import type { Knex } from '../db/knex.js';
-import { runStatements, runTransaction } from '../db/transaction.js';
+import { runStatements, runTransaction, type FirstStatementCheck } from '../db/transaction.js';
 import { afterCommitDispatch, type OutboxDispatcher } from '../queues/outbox.js';
 import { assertTenantSchema } from './slug.js';
 import type { Tenant } from './tenant.js';
@@ -20,6 +20,11 @@ export interface WithTenantOptions {
    * `query_timeout` to a request), so no request can keep a connection busy for longer.
    */
   statementTimeoutMs?: number | undefined;
+  /**
+   * What the first statement (in a transaction, BEGIN) also reads and checks, in its own round
+   * trip: the tenant's access generation for a request (see requestTransaction).
+   */
+  check?: FirstStatementCheck | undefined;
 }
 
 /**
@@ -43,11 +48,16 @@ export async function withTenant<T>(
   // Read only as a setting too (as SET TRANSACTION READ ONLY), so the opening is one statement.
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
   const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}`;
-  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn);
-  const result = await runTransaction(knex, opening, (db) => {
-    trx = db;
-    return fn(db);
-  });
+  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn, opts.check);
+  const result = await runTransaction(
+    knex,
+    opening,
+    (db) => {
+      trx = db;
+      return fn(db);
+    },
+    opts.check,
+  );
   if (trx && opts.dispatcher) afterCommitDispatch(trx, opts.dispatcher);
   return result;
 }
