@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { basicAuth } from '../modules/users/basic-auth.js';
 import { bodyErrors } from '../kit/http/body.js';
 import { tenantOf, type AppContext, type AppMiddleware, type AppState } from '../kit/http/context.js';
-import { dbOf, tenantTransaction } from '../kit/http/tenant-transaction.js';
+import { dbOf, requestDb } from '../kit/http/request-db.js';
 import type { Knex } from '../platform/db/knex.js';
 import { NotFoundError } from '../platform/errors.js';
 import { z } from 'zod';
@@ -59,7 +59,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   });
   // Credentials first, outside any transaction: a request that fails them never takes one.
   router.use(basicAuth(rt.knex, rt.passwords, rt.identities));
-  router.use(tenantTransaction(rt));
+  router.use(requestDb(rt));
   router.use(bodyErrors());
 
   // Each route names the permission it needs; it is checked before anything is read.

@@ -10,7 +10,7 @@ import type { AppContext } from '../http/context.js';
 import { answerFor, clientErrorFrom } from '../http/errors.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
-import { requestTransaction } from '../http/tenant-transaction.js';
+import { withRequestDb } from '../http/request-db.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { GraphQLContext } from './context.js';
 import { pageVariables, withPages } from './cost.js';
@@ -238,7 +238,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
 
   async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, params: GraphQLParameters, opts: AnswerOptions) {
     const readOnly = opts.readOnly ?? readsOnly(params);
-    await requestTransaction(
+    await withRequestDb(
       rt,
       tenant,
       opts.lane ?? 'api',

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { tenantBaseUrl } from '../../platform/config.js';
 import { tenantOf, type AppState } from '../../kit/http/context.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
-import { requestTransaction } from '../../kit/http/tenant-transaction.js';
+import { withRequestDb } from '../../kit/http/request-db.js';
 import { settingsName } from '../../platform/tenancy/settings.data.js';
 
 /**
@@ -13,7 +13,7 @@ export function tenantInfoRoutes(rt: PlatformRuntime): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/', async (ctx) => {
     const tenant = tenantOf(ctx);
-    const settings = await requestTransaction(rt, tenant, 'api', (db) => settingsName(db), { readOnly: true });
+    const settings = await withRequestDb(rt, tenant, 'api', (db) => settingsName(db), { readOnly: true });
     const base = tenantBaseUrl(rt.config, tenant.slug);
     ctx.body = {
       tenant: tenant.slug,

@@ -72,7 +72,7 @@ export function parseBasic(header: string): { email: string; password: string } 
  * verified (no recent success remembered) goes through the password guard, so a flood of guesses
  * holds no pooled connection while argon2 runs, and is slowed like guesses on the sign-in pages.
  * A user from the cache is checked by the request's first statement, in its round trip
- * (ListenedCache.check, see tenantTransaction): a user deactivated, a password changed or a
+ * (ListenedCache.check, see requestDb): a user deactivated, a password changed or a
  * permission taken away since refuses the request, in every process, from the commit on. Missing
  * or wrong credentials, or credentials of another tenant, get 401 with `WWW-Authenticate: Basic`;
  * an address that must wait, 429 with `Retry-After`.

@@ -128,16 +128,3 @@ export async function userIdOfContact(db: Db, contactId: number): Promise<number
   const user = await db(User.tableName).where({ contact_id: contactId }).first<Pick<User, 'id'> | undefined>('id');
   return user?.id ?? null;
 }
-
-/**
- * Whether the tenant's schema announces changes of its users and roles (the triggers of tenant
- * migration 015): only then may a process cache them. A schema whose migration failed has not.
- */
-export async function identityChangesAnnounced(db: Db, schema: string): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: { n: number }[] }>(
-    `select count(*)::int as n from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace ns on ns.oid = c.relnamespace
-      where ns.nspname = ? and ((c.relname = 'users' and t.tgname = 'users_changed') or (c.relname = 'roles' and t.tgname = 'roles_changed'))`,
-    [assertTenantSchema(schema)],
-  );
-  return rows[0]?.n === 2;
-}

@@ -7,7 +7,7 @@ import { PLATFORM_SCHEMA } from './tenant.js';
  * every change able to end a cached user or access token of the tenant moves in its own
  * transaction, and that is null once the tenant is not active. A request reads the committed one
  * with its first statement; a user or token served from a process's cache was read at some
- * generation, and is read again when that is not the committed one (see requestTransaction and
+ * generation, and is read again when that is not the committed one (see withRequestDb and
  * ListenedCache). These are the SQL expressions for it: trusted text, with no value from a request
  * in them but integers and hex digests.
  */

@@ -20,7 +20,7 @@ export const MAX_UNKNOWN_CACHED = 1000;
  * down, nothing is served from the cache then, and nothing cached before once it is back.
  * Elsewhere (workers, the CLI) entries last TENANT_CACHE_TTL_MS, names that are no tenant 2 s.
  * A request's own database work checks that its tenant is still active anyway, in the round trip
- * of its first statement (requestTransaction).
+ * of its first statement (withRequestDb).
  */
 export class TenantRegistry {
   // Tenants found, by slug and by id; names found to be no tenant, apart, so a flood of unknown

@@ -22,7 +22,7 @@ export interface WithTenantOptions {
   statementTimeoutMs?: number | undefined;
   /**
    * What the first statement (in a transaction, BEGIN) also reads and checks, in its own round
-   * trip: the tenant's access generation for a request (see requestTransaction).
+   * trip: the tenant's access generation for a request (see withRequestDb).
    */
   check?: FirstStatementCheck | undefined;
 }

@@ -10,18 +10,20 @@ import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
 
 declare module './context.js' {
   interface AppState {
-    /** The request's transaction, scoped to its tenant's schema (tenant-transaction middleware). */
+    /** The request's database handle, scoped to its tenant's schema: a transaction for a write, per-statement settings for a read (requestDb middleware). */
     db?: Knex;
     /**
      * What the request's authentication took from a cache, to be checked with its first statement
-     * (tenant-transaction middleware; see ListenedCache).
+     * (requestDb middleware; see ListenedCache).
      */
     checks?: RequestCheck[];
   }
 }
 
 /**
- * The database work of one request in a tenant: one transaction in the tenant's schema, taken
+ * The database work of one request in a tenant, on a handle scoped to the tenant's schema: a
+ * transaction for a write; for a read (`readOnly`) no transaction, each statement sent with the
+ * tenant's settings in one round trip (so "request db", not "request transaction"). Taken
  * in the tenant's turn (at most half the pool per tenant, a quarter for its anonymous WebLink
  * lane), every statement under the lane's statement timeout, outbox rows enqueued after commit.
  * Every request that reads or writes a tenant's tables goes through here.
@@ -31,7 +33,7 @@ declare module './context.js' {
  * request (404, as an unknown host), and `checks` (and any added with checkRequest) check what the
  * request took from a cache of users or tokens before anything is answered.
  */
-export function requestTransaction<T>(
+export function withRequestDb<T>(
   rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>,
   tenant: Tenant,
   lane: Lane,
@@ -52,13 +54,13 @@ function tenantGone(tenant: Tenant): NotFoundError {
 }
 
 /**
- * One database transaction per REST request ({@link requestTransaction}): the handler runs in it,
- * it commits when the handler succeeds and rolls back when anything throws. A GET or HEAD reads
- * only: read only, and with no explicit transaction (one round trip per statement).
+ * The request's database handle for a REST request ({@link withRequestDb}): for a write, one
+ * transaction the handler runs in, committed when it succeeds and rolled back when anything
+ * throws; a GET or HEAD reads only, with no explicit transaction (one round trip per statement).
  */
-export function tenantTransaction(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
+export function requestDb(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' | 'dispatcher'>): AppMiddleware {
   return (ctx, next) =>
-    requestTransaction(
+    withRequestDb(
       rt,
       tenantOf(ctx),
       'api',
@@ -77,6 +79,6 @@ export function tenantTransaction(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'c
 /** The request's tenant transaction; the middleware guarantees it on tenant API routes. */
 export function dbOf(ctx: AppContext): Knex {
   const db = ctx.state.db;
-  if (!db) throw new Error('route mounted without the tenant-transaction middleware');
+  if (!db) throw new Error('route mounted without the requestDb middleware');
   return db;
 }
