@@ -24,10 +24,31 @@ const PROCESS = '^src/(web|start)[.]ts$|^src/cli/|^workers/';
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'Import circles hide which module depends on which.', from: {}, to: { circular: true } },
-    { name: 'platform-imports-platform', severity: 'error', from: { path: '^src/platform/' }, to: { path: '^(src/(?!platform/)|workers/|seeds/)' } },
-    { name: 'kit-knows-no-module', severity: 'error', from: { path: '^src/kit/' }, to: { path: '^(src/(?!platform/|kit/)|workers/|seeds/|migrations/)' } },
-    { name: 'modules-below-app', severity: 'error', from: { path: '^src/modules/' }, to: { path: `^src/app/|${PROCESS}|^seeds/|^migrations/` } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import circles hide which module depends on which.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'platform-imports-platform',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^(src/(?!platform/)|workers/|seeds/)' },
+    },
+    {
+      name: 'kit-knows-no-module',
+      severity: 'error',
+      from: { path: '^src/kit/' },
+      to: { path: '^(src/(?!platform/|kit/)|workers/|seeds/|migrations/)' },
+    },
+    {
+      name: 'modules-below-app',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: `^src/app/|${PROCESS}|^seeds/|^migrations/` },
+    },
     {
       name: 'domain-imports-no-face',
       severity: 'error',
@@ -38,7 +59,8 @@ module.exports = {
     {
       name: 'modules-through-public-entry',
       severity: 'error',
-      comment: "Another module is reached through its index.ts (or index.graphql.ts / index.auth.ts from a face), never through its other files.",
+      comment:
+        'Another module is reached through its index.ts (or index.graphql.ts / index.auth.ts from a face), never through its other files.',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', PUBLIC_ENTRY] },
     },
@@ -60,8 +82,18 @@ module.exports = {
     { name: 'app-below-processes', severity: 'error', from: { path: '^src/app/' }, to: { path: PROCESS } },
     // A process may import files of its own folder (the CLI's command files), never another process.
     { name: 'processes-import-no-process', severity: 'error', from: { path: '^src/(web|start)[.]ts$' }, to: { path: PROCESS } },
-    { name: 'cli-imports-no-other-process', severity: 'error', from: { path: '^src/cli/' }, to: { path: '^src/(web|start)[.]ts$|^workers/' } },
-    { name: 'worker-imports-no-other-process', severity: 'error', from: { path: '^workers/' }, to: { path: '^src/(web|start)[.]ts$|^src/cli/' } },
+    {
+      name: 'cli-imports-no-other-process',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(web|start)[.]ts$|^workers/' },
+    },
+    {
+      name: 'worker-imports-no-other-process',
+      severity: 'error',
+      from: { path: '^workers/' },
+      to: { path: '^src/(web|start)[.]ts$|^src/cli/' },
+    },
     {
       name: 'seeds-and-migrations-use-the-domain',
       severity: 'error',

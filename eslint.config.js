@@ -9,10 +9,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-properties': ['error', {
-        object: 'process', property: 'env',
-        message: 'Only src/platform/config.ts reads process.env (pass config down instead).',
-      }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only src/platform/config.ts reads process.env (pass config down instead).',
+        },
+      ],
     },
   },
   {
@@ -20,11 +24,25 @@ export default tseslint.config(
     files: ['src/modules/**/*.ts', 'src/app/**/*.ts', 'src/cli/**/*.ts', 'src/*.ts', 'workers/**/*.ts', 'seeds/**/*.ts'],
     ignores: ['**/*.data.ts'],
     rules: {
-      'no-restricted-syntax': ['error',
-        { selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|knex|trx|tx)$/]", message: 'Queries belong in the module\'s data-access file (*.data.ts): call its functions.' },
-        { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(db|knex)$/]", message: 'Queries belong in the module\'s data-access file (*.data.ts): call its functions.' },
-        { selector: "MemberExpression[property.name=/^(raw|whereRaw|selectRaw|orderByRaw|joinRaw|havingRaw)$/]", message: 'Raw SQL belongs in the module\'s data-access file (*.data.ts).' },
-        { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(query|relatedQuery)$/][callee.object.type='Identifier'][callee.object.name=/^[A-Z]/]", message: 'Model queries belong in the module\'s data-access file (*.data.ts).' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|knex|trx|tx)$/]",
+          message: "Queries belong in the module's data-access file (*.data.ts): call its functions.",
+        },
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(db|knex)$/]",
+          message: "Queries belong in the module's data-access file (*.data.ts): call its functions.",
+        },
+        {
+          selector: 'MemberExpression[property.name=/^(raw|whereRaw|selectRaw|orderByRaw|joinRaw|havingRaw)$/]',
+          message: "Raw SQL belongs in the module's data-access file (*.data.ts).",
+        },
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(query|relatedQuery)$/][callee.object.type='Identifier'][callee.object.name=/^[A-Z]/]",
+          message: "Model queries belong in the module's data-access file (*.data.ts).",
+        },
       ],
     },
   },

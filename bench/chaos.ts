@@ -28,7 +28,8 @@ export async function main(argv: string[]): Promise<void> {
   });
   const total = Number(values.orders);
   const killEveryMs = Number(values['kill-every-ms']);
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) throw new Error('the chaos bench needs redis-server on the PATH');
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0)
+    throw new Error('the chaos bench needs redis-server on the PATH');
 
   const redisPort = await freePort();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
@@ -47,7 +48,10 @@ export async function main(argv: string[]): Promise<void> {
   const port = await freePort();
   const web = await startProcess('dist/src/web.js', { ...env, PORT: String(port), HOST: '127.0.0.1' }, port);
   const startWorker = () =>
-    spawn(process.execPath, ['dist/workers/main.js'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn', NODE_ENV: 'production', SESSION_SECRET: BENCH_SESSION_SECRET }, stdio: ['ignore', 'ignore', 'ignore'] });
+    spawn(process.execPath, ['dist/workers/main.js'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn', NODE_ENV: 'production', SESSION_SECRET: BENCH_SESSION_SECRET },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
   let worker: ChildProcess = startWorker();
   let workerKills = 0;
   let killing = true;
@@ -85,11 +89,15 @@ export async function main(argv: string[]): Promise<void> {
         }
       }),
     );
-    process.stderr.write(`placed ${accepted.length} orders (${refused} refused) in ${round((Date.now() - started) / 1000)} s; waiting for them to finish...\n`);
+    process.stderr.write(
+      `placed ${accepted.length} orders (${refused} refused) in ${round((Date.now() - started) / 1000)} s; waiting for them to finish...\n`,
+    );
     // Kills go on while the orders finish, then stop so the last ones can complete.
     const deadline = Date.now() + 180_000;
     const finished = () =>
-      withTenant(knex, tenant, async (trx) => Number((await trx('opportunities').whereIn('id', accepted).whereIn('state', ['completed', 'failed']).count('* as n').first())!.n));
+      withTenant(knex, tenant, async (trx) =>
+        Number((await trx('opportunities').whereIn('id', accepted).whereIn('state', ['completed', 'failed']).count('* as n').first())!.n),
+      );
     while ((await finished()) < accepted.length && Date.now() < deadline) {
       if (Date.now() - started > 30_000) killing = false;
       await new Promise((r) => setTimeout(r, 500));
@@ -109,14 +117,18 @@ export async function main(argv: string[]): Promise<void> {
         trx.raw('(select count(*)::int from payments p join invoices i on i.id = p.invoice_id where i.opportunity_id = o.id) as payments'),
       ),
   );
-  const requeued = Number((await knex('platform.outbox').where({ tenant_id: tenant.id }).where('requeues', '>', 0).count('* as n').first())!.n);
+  const requeued = Number(
+    (await knex('platform.outbox').where({ tenant_id: tenant.id }).where('requeues', '>', 0).count('* as n').first())!.n,
+  );
   const result = {
     orders: total,
     accepted: accepted.length,
     completed: rows.filter((r: { state: string }) => r.state === 'completed').length,
     failed: rows.filter((r: { state: string }) => r.state === 'failed').length,
     stranded: rows.filter((r: { state: string }) => r.state !== 'completed' && r.state !== 'failed').length,
-    duplicated: rows.filter((r: { registrations: number; invoices: number; payments: number }) => r.registrations > 1 || r.invoices > 1 || r.payments > 1).length,
+    duplicated: rows.filter(
+      (r: { registrations: number; invoices: number; payments: number }) => r.registrations > 1 || r.invoices > 1 || r.payments > 1,
+    ).length,
     requeuedByReconciler: requeued,
     workerKills,
     redisKilledAtOrder: redisKilledAt,
@@ -144,15 +156,27 @@ export async function main(argv: string[]): Promise<void> {
   await knex.destroy();
   await stopRedis(redis, 'SIGTERM');
   if (db.embedded?.owned) await db.embedded.stop();
-  await writeResult('chaos', { killEveryMs, reconcileAfterMs: Number(values['reconcile-after-ms']), concurrency: Number(values.concurrency), ...result }, { table, args: argv });
+  await writeResult(
+    'chaos',
+    { killEveryMs, reconcileAfterMs: Number(values['reconcile-after-ms']), concurrency: Number(values.concurrency), ...result },
+    { table, args: argv },
+  );
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 100; i++) {
     const probe = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
     probe.on('error', () => undefined);
-    const ok = await probe.connect().then(() => probe.ping()).then((p) => p === 'PONG', () => false);
+    const ok = await probe
+      .connect()
+      .then(() => probe.ping())
+      .then(
+        (p) => p === 'PONG',
+        () => false,
+      );
     probe.disconnect();
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 50));

@@ -75,7 +75,14 @@ export async function main(argv: string[]): Promise<void> {
   const web = await startProcess('dist/src/web.js', { ...env, PORT: String(port), HOST: '127.0.0.1' }, port);
   const procs: ChildProcess[] = Array.from({ length: workers }, () =>
     spawn(process.execPath, ['dist/workers/main.js'], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn', NODE_ENV: 'production', SESSION_SECRET: BENCH_SESSION_SECRET, WORKER_CONCURRENCY: values['worker-concurrency'] },
+      env: {
+        ...process.env,
+        ...env,
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        SESSION_SECRET: BENCH_SESSION_SECRET,
+        WORKER_CONCURRENCY: values['worker-concurrency'],
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
   );
@@ -89,7 +96,9 @@ export async function main(argv: string[]): Promise<void> {
     await waitDone(knex, quiet.tenant, idleSent, 120_000);
     const idle = await phase(knex, quiet.tenant, idleSent);
 
-    process.stderr.write(`flood: ${noisyOrders} noisy orders at concurrency ${noisyConcurrency}; quiet orders go on every ${quietEvery} ms until the flood is done\n`);
+    process.stderr.write(
+      `flood: ${noisyOrders} noisy orders at concurrency ${noisyConcurrency}; quiet orders go on every ${quietEvery} ms until the flood is done\n`,
+    );
     const floodStarted = Date.now();
     let flooding = true;
     const quietSent: Sent[] = [];
@@ -122,7 +131,8 @@ export async function main(argv: string[]): Promise<void> {
     const ratio = round(flood.stored.p99ms / idle.stored.p99ms);
     const sentRatio = round(flood.sent.p99ms / idle.sent.p99ms);
     const ms = (q: Phase['stored']) => `${Math.round(q.p50ms)} / ${Math.round(q.p99ms)} / ${Math.round(q.maxms)}`;
-    const row = (label: string, p: Phase) => `| ${label} | ${p.orders} | ${ms(p.stored)} | ${ms(p.sent)} | ${ms(p.registered)} | ${p.failed} |`;
+    const row = (label: string, p: Phase) =>
+      `| ${label} | ${p.orders} | ${ms(p.stored)} | ${ms(p.sent)} | ${ms(p.registered)} | ${p.failed} |`;
     const table = [
       '| orders | count | stored to invoiced p50 / p99 / max ms | sent to invoiced p50 / p99 / max ms | stored to registered (queue turn) p50 / p99 / max ms | failed |',
       '|---|---|---|---|---|---|',
@@ -142,7 +152,22 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(out.join('\n') + '\n');
     await writeResult(
       'fairness',
-      { store, shards: Number(shards), workers, workerConcurrency: Number(values['worker-concurrency']), noisyOrders, noisyConcurrency, quietEveryMs: quietEvery, intakeSeconds: round(intakeSeconds), floodSeconds: round(floodSeconds), idle, flood, noisy: noisyPhase, p99Ratio: ratio, sentP99Ratio: sentRatio },
+      {
+        store,
+        shards: Number(shards),
+        workers,
+        workerConcurrency: Number(values['worker-concurrency']),
+        noisyOrders,
+        noisyConcurrency,
+        quietEveryMs: quietEvery,
+        intakeSeconds: round(intakeSeconds),
+        floodSeconds: round(floodSeconds),
+        idle,
+        flood,
+        noisy: noisyPhase,
+        p99Ratio: ratio,
+        sentP99Ratio: sentRatio,
+      },
       { table, args: argv },
     );
   } finally {
@@ -200,17 +225,22 @@ async function waitDone(knex: Knex, tenant: Tenant, sent: Sent[], timeoutMs: num
 
 async function phase(knex: Knex, tenant: Tenant, sent: Sent[]): Promise<Phase> {
   const epochMs = (column: string) => knex.raw(`extract(epoch from ${column} at time zone 'utc') * 1000`);
-  const rows: { id: number; state: string; stored: string; at: string | null; registered: string | null }[] = await withTenant(knex, tenant, (db) =>
-    db('opportunities as o')
-      .leftJoin('registrations as r', 'r.opportunity_id', 'o.id')
-      .whereIn(
-        'o.id',
-        sent.map((s) => s.id),
-      )
-      .select('o.id', 'o.state', { stored: epochMs('o.created_on'), at: epochMs('o.completed_on'), registered: epochMs('r.created_on') }),
+  const rows: { id: number; state: string; stored: string; at: string | null; registered: string | null }[] = await withTenant(
+    knex,
+    tenant,
+    (db) =>
+      db('opportunities as o')
+        .leftJoin('registrations as r', 'r.opportunity_id', 'o.id')
+        .whereIn(
+          'o.id',
+          sent.map((s) => s.id),
+        )
+        .select('o.id', 'o.state', { stored: epochMs('o.created_on'), at: epochMs('o.completed_on'), registered: epochMs('r.created_on') }),
   );
   const byId = new Map(
-    rows.filter((r) => r.state === 'completed' && r.at && r.registered).map((r) => [r.id, { stored: Number(r.stored), at: Number(r.at), registered: Number(r.registered) }]),
+    rows
+      .filter((r) => r.state === 'completed' && r.at && r.registered)
+      .map((r) => [r.id, { stored: Number(r.stored), at: Number(r.at), registered: Number(r.registered) }]),
   );
   const done = sent.filter((s) => byId.has(s.id));
   return {

@@ -80,7 +80,8 @@ export async function main(argv: string[]): Promise<void> {
     for (const first of [2, SDK_PAGE]) {
       const { statements: n, answer } = await counter.count(() => sdkRequest(token, first));
       const edges = (answer.json as { data?: { courseTemplates?: { edges: unknown[] } } }).data?.courseTemplates?.edges;
-      if (answer.status !== 200 || edges?.length !== first) throw new Error(`SDK page (first: ${first}): ${answer.status} ${JSON.stringify(answer.json).slice(0, 1500)}`);
+      if (answer.status !== 200 || edges?.length !== first)
+        throw new Error(`SDK page (first: ${first}): ${answer.status} ${JSON.stringify(answer.json).slice(0, 1500)}`);
       statements[first] = n;
     }
   } finally {
@@ -96,9 +97,24 @@ export async function main(argv: string[]): Promise<void> {
   let peakRss: number;
   let pglStatements: number;
   try {
-    servers.push({ name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) });
-    servers.push({ name: 'bare', ...(await startHelper('bench/lib/bare-graphql.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })) });
-    servers.push({ name: 'postgraphile', ...(await startHelper('bench/lib/postgraphile.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema, GRAPHILE_ENV: 'production', NODE_ENV: 'production' })) });
+    servers.push({
+      name: 'lectern',
+      port: lecternPort,
+      proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort),
+    });
+    servers.push({
+      name: 'bare',
+      ...(await startHelper('bench/lib/bare-graphql.ts', { DATABASE_URL: db.url, BENCH_SCHEMA: tenant.schema })),
+    });
+    servers.push({
+      name: 'postgraphile',
+      ...(await startHelper('bench/lib/postgraphile.ts', {
+        DATABASE_URL: db.url,
+        BENCH_SCHEMA: tenant.schema,
+        GRAPHILE_ENV: 'production',
+        NODE_ENV: 'production',
+      })),
+    });
     const [lectern, bare, pgl] = servers as [BenchServer<Servers>, BenchServer<Servers>, BenchServer<Servers>];
     await new Promise((r) => setTimeout(r, 2500));
     await untilHealthy(pgl, 'PostGraphile (bench/lib/postgraphile.ts)');
@@ -108,7 +124,10 @@ export async function main(argv: string[]): Promise<void> {
     const pglRequest = () => ({ method: 'POST', path: '/graphql', host: 'localhost', headers, body: JSON.stringify({ query: PGL_QUERY }) });
     const sdk = () => sdkRequest(token, SDK_PAGE);
     // Lectern and the bare handler answer the same JSON (the bare handler's has no key order guarantee beyond the query's).
-    for (const [name, make] of [[MAIN, request], ['SDK courseTemplates page', sdk]] as const) {
+    for (const [name, make] of [
+      [MAIN, request],
+      ['SDK courseTemplates page', sdk],
+    ] as const) {
       const [a, b] = await Promise.all([lectern, bare].map((s) => requestJson(s.port, make())));
       if (JSON.stringify(a!.json) !== JSON.stringify(b!.json) || a!.status !== 200) {
         throw new Error(`${name}: Lectern and the bare handler answer different data:\n${answer(a!)}\n${answer(b!)}`);
@@ -119,15 +138,32 @@ export async function main(argv: string[]): Promise<void> {
     const mapped = p.status === 200 ? fromPostGraphile(p.json) : undefined;
     if (!mapped || !isDeepStrictEqual(mapped, l.json)) {
       const where = mapped ? firstDifference(l.json, mapped) : 'PostGraphile did not answer the page';
-      throw new Error(`${MAIN}: PostGraphile answers different data from Lectern's (${where}):\nLectern: ${answer(l)}\nPostGraphile: ${answer(p)}`);
+      throw new Error(
+        `${MAIN}: PostGraphile answers different data from Lectern's (${where}):\nLectern: ${answer(l)}\nPostGraphile: ${answer(p)}`,
+      );
     }
     pglStatements = await countStatements(pgl.port, pglRequest);
 
     const opts = { seconds, rounds, concurrency };
     process.stderr.write(`${MAIN}: ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
-    const first = await compareVariants([{ ...lectern, next: request }, { ...bare, next: request }, { ...pgl, next: pglRequest }], opts);
-    process.stderr.write(`${SDK} (Lectern and bare; PostGraphile has no such query): ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
-    const second = await compareVariants([{ ...lectern, name: 'lectern' as const, next: sdk }, { ...bare, name: 'bare' as const, next: sdk }], opts);
+    const first = await compareVariants(
+      [
+        { ...lectern, next: request },
+        { ...bare, next: request },
+        { ...pgl, next: pglRequest },
+      ],
+      opts,
+    );
+    process.stderr.write(
+      `${SDK} (Lectern and bare; PostGraphile has no such query): ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`,
+    );
+    const second = await compareVariants(
+      [
+        { ...lectern, name: 'lectern' as const, next: sdk },
+        { ...bare, name: 'bare' as const, next: sdk },
+      ],
+      opts,
+    );
     main = first.results;
     sdkResults = second.results;
     peakRss = Math.max(first.peakRssMb, second.peakRssMb);
@@ -196,7 +232,9 @@ const answer = (x: { status: number; json: unknown }) => `${x.status} ${String(J
 async function untilHealthy(server: BenchServer<string>, what: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
     if (server.proc.exitCode !== null) throw new Error(`${what} exited (${server.proc.exitCode})`);
-    const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -205,7 +243,8 @@ async function untilHealthy(server: BenchServer<string>, what: string): Promise<
 
 /** SQL statements one PostGraphile request costs, from its pool's count: the least of a few tries after a warm-up. */
 async function countStatements(port: number, request: () => Parameters<typeof requestJson>[1]): Promise<number> {
-  const sent = async () => ((await requestJson(port, { path: '/bench/statements', host: 'localhost' })).json as { statements: number }).statements;
+  const sent = async () =>
+    ((await requestJson(port, { path: '/bench/statements', host: 'localhost' })).json as { statements: number }).statements;
   for (let i = 0; i < 3; i++) await requestJson(port, request());
   let least = Infinity;
   for (let i = 0; i < 3; i++) {
@@ -237,13 +276,16 @@ const TRANSLATED_FIELDS = ['title', 'courseText1', 'courseText2', 'relatedCourse
  * where there is one (Lectern merges them); `translatedFields` from the translated columns set.
  */
 function fromPostGraphile(json: unknown): unknown {
-  const page = (json as { data?: { allCourseTemplates?: { totalCount: number; nodes: PglTemplate[] } } } | undefined)?.data?.allCourseTemplates;
+  const page = (json as { data?: { allCourseTemplates?: { totalCount: number; nodes: PglTemplate[] } } } | undefined)?.data
+    ?.allCourseTemplates;
   if (!page) return undefined;
   return {
     data: {
       courseTemplates: {
         edges: page.nodes.map((t) => {
-          const values = t.courseTemplateFieldValuesByCourseTemplateId.nodes.filter((v) => !v.customFieldDefinitionByDefinitionId.isBuiltin);
+          const values = t.courseTemplateFieldValuesByCourseTemplateId.nodes.filter(
+            (v) => !v.customFieldDefinitionByDefinitionId.isBuiltin,
+          );
           const base = values.filter((v) => v.localeId === null);
           const key = (v: PglValue) => v.customFieldDefinitionByDefinitionId.key;
           return {
@@ -257,7 +299,10 @@ function fromPostGraphile(json: unknown): unknown {
                 title: tr.title,
                 courseText1: tr.courseText1,
                 translatedFields: TRANSLATED_FIELDS.filter((f) => tr[f] !== null),
-                customFieldValues: base.map((v) => ({ definitionKey: key(v), value: values.find((x) => x.localeId === tr.localeId && key(x) === key(v))?.value ?? v.value })),
+                customFieldValues: base.map((v) => ({
+                  definitionKey: key(v),
+                  value: values.find((x) => x.localeId === tr.localeId && key(x) === key(v))?.value ?? v.value,
+                })),
               })),
               customFieldValues: base.map((v) => ({ definitionKey: key(v), value: v.value })),
             },
@@ -291,7 +336,11 @@ async function accessToken(port: number, creds: Credentials): Promise<string> {
     path: '/oauth/token',
     host: 'localhost',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: creds.clientId,
+      client_secret: creds.clientSecret,
+    }).toString(),
   });
   const token = (res.json as { access_token?: string } | undefined)?.access_token;
   if (!token) throw new Error(`token: ${res.status} ${JSON.stringify(res.json)}`);
@@ -319,11 +368,22 @@ async function withCatalogue(trx: Knex): Promise<void> {
   const templates: { id: number }[] = await trx('course_templates').orderBy('id').select('id');
   const [category] = await trx('categories').insert({ name: 'Leadership', introduction: 'Lead teams.', priority: 1 }).returning('id');
   const images: { id: number }[] = await trx('documents')
-    .insert(templates.map((t) => ({ name: `course-${t.id}.jpg`, description: 'A photo of the course', url: `https://images.bench-training.test/course-${t.id}.jpg`, folder: 'Catalogue images' })))
+    .insert(
+      templates.map((t) => ({
+        name: `course-${t.id}.jpg`,
+        description: 'A photo of the course',
+        url: `https://images.bench-training.test/course-${t.id}.jpg`,
+        folder: 'Catalogue images',
+      })),
+    )
     .returning('id');
   for (const [i, t] of templates.entries()) {
-    await trx('course_templates').where({ id: t.id }).update({ code: `C${t.id}`, lifecycle_state: 'published', category_id: category.id, image_document_id: images[i]!.id });
+    await trx('course_templates')
+      .where({ id: t.id })
+      .update({ code: `C${t.id}`, lifecycle_state: 'published', category_id: category.id, image_document_id: images[i]!.id });
   }
   const [normal] = await trx('price_levels').where({ name: 'Normal' }).select('id');
-  await trx('prices').insert(templates.map((t, i) => ({ course_template_id: t.id, price_level_id: normal.id, currency_code: 'GBP', amount: 100 + (i % 50) * 10 })));
+  await trx('prices').insert(
+    templates.map((t, i) => ({ course_template_id: t.id, price_level_id: normal.id, currency_code: 'GBP', amount: 100 + (i % 50) * 10 })),
+  );
 }

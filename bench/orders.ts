@@ -61,13 +61,25 @@ export async function main(argv: string[]): Promise<void> {
   const workerConcurrency = values['worker-concurrency'];
   const orders = Number(values.orders);
   const redisUrl = process.env.REDIS_URL;
-  const backends = (['redis', 'postgres'] as const).filter((b) => values.backend === 'both' || values.backend === b).filter((b) => b === 'postgres' || redisUrl);
+  const backends = (['redis', 'postgres'] as const)
+    .filter((b) => values.backend === 'both' || values.backend === b)
+    .filter((b) => b === 'postgres' || redisUrl);
   if (values.backend !== 'postgres' && !redisUrl) process.stderr.write('REDIS_URL is not set: measuring the PostgreSQL backend only\n');
 
   const results: BackendResult[] = [];
   for (const backend of backends) {
     process.stderr.write(`\n== ${backend} backend: ${workers} worker process(es)\n`);
-    results.push(await runBackend(backend, { workers, workerConcurrency, orders, seconds: Number(values.seconds), concurrency: Number(values.concurrency), redisUrl, tenants }));
+    results.push(
+      await runBackend(backend, {
+        workers,
+        workerConcurrency,
+        orders,
+        seconds: Number(values.seconds),
+        concurrency: Number(values.concurrency),
+        redisUrl,
+        tenants,
+      }),
+    );
   }
 
   const table = [
@@ -87,7 +99,10 @@ export async function main(argv: string[]): Promise<void> {
     '',
     'End-to-end latency: from the order being stored (intake commit) to its invoice being stored.',
     `Floor: the same ${orders} orders' three transactions each (intake, registration, invoice) through Lectern's service functions in one bare process, no HTTP, no queue, ${values.concurrency} orders at a time (bench/lib/orders-floor.ts).`,
-    ...results.map((r) => `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order.`),
+    ...results.map(
+      (r) =>
+        `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order.`,
+    ),
     ...results
       .filter((r) => r.endToEnd.redisCpu && r.noop.redisCpu)
       .map(
@@ -97,7 +112,8 @@ export async function main(argv: string[]): Promise<void> {
     ...results.map((r) => {
       const target = round(r.noop.jobsPerSecond * 0.25);
       const verdict = r.endToEnd.ordersPerSecond >= target ? 'met' : 'NOT met';
-      const bound = r.intake.rps < target ? `; intake alone takes ${r.intake.rps} orders/s, below that rate, and end to end cannot beat intake` : '';
+      const bound =
+        r.intake.rps < target ? `; intake alone takes ${r.intake.rps} orders/s, below that rate, and end to end cannot beat intake` : '';
       return `${BACKEND_LABEL[r.backend]}: target 0.25 x no-op = ${target} orders/s: ${verdict}${bound}`;
     }),
     '',
@@ -105,14 +121,32 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
   await writeResult(
     'orders',
-    { workers, workerConcurrency: Number(workerConcurrency), orders, intakeSeconds: Number(values.seconds), concurrency: Number(values.concurrency), tenants, redisCluster: process.env.REDIS_CLUSTER === 'on', queueShards: queueShards(), results },
+    {
+      workers,
+      workerConcurrency: Number(workerConcurrency),
+      orders,
+      intakeSeconds: Number(values.seconds),
+      concurrency: Number(values.concurrency),
+      tenants,
+      redisCluster: process.env.REDIS_CLUSTER === 'on',
+      queueShards: queueShards(),
+      results,
+    },
     { table, args: argv },
   );
 }
 
 async function runBackend(
   backend: 'redis' | 'postgres',
-  opts: { workers: number; workerConcurrency: string; orders: number; seconds: number; concurrency: number; redisUrl: string | undefined; tenants: number },
+  opts: {
+    workers: number;
+    workerConcurrency: string;
+    orders: number;
+    seconds: number;
+    concurrency: number;
+    redisUrl: string | undefined;
+    tenants: number;
+  },
 ): Promise<BackendResult> {
   const db = await benchDatabase(`orders_${backend}`);
   const knex = createKnex(db.url, { poolMax: 4, applicationName: 'bench-orders' });
@@ -131,7 +165,18 @@ async function runBackend(
   const web = await startProcess('dist/src/web.js', { ...queueEnv, PORT: String(port), HOST: '127.0.0.1' }, port);
   const spawnWorkers = (script: string[], env: Record<string, string> = {}) =>
     Array.from({ length: opts.workers }, () =>
-      spawn(process.execPath, script, { env: { ...process.env, ...queueEnv, LOG_LEVEL: 'warn', NODE_ENV: 'production', SESSION_SECRET: BENCH_SESSION_SECRET, WORKER_CONCURRENCY: opts.workerConcurrency, ...env }, stdio: ['ignore', 'ignore', 'inherit'] }),
+      spawn(process.execPath, script, {
+        env: {
+          ...process.env,
+          ...queueEnv,
+          LOG_LEVEL: 'warn',
+          NODE_ENV: 'production',
+          SESSION_SECRET: BENCH_SESSION_SECRET,
+          WORKER_CONCURRENCY: opts.workerConcurrency,
+          ...env,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
     );
   const running = new Set<ChildProcess>();
   const spawned = (procs: ChildProcess[]) => {
@@ -161,7 +206,9 @@ async function runBackend(
     // The floor: the same orders' transactions with no queue and no HTTP, right after the end to
     // end run (the same database, as full), the workers stopped and the web process idle.
     const warmup = opts.concurrency * 4;
-    process.stderr.write(`floor: ${opts.orders} orders (after ${warmup} to warm up) at concurrency ${opts.concurrency}, no queue, no HTTP\n`);
+    process.stderr.write(
+      `floor: ${opts.orders} orders (after ${warmup} to warm up) at concurrency ${opts.concurrency}, no queue, no HTTP\n`,
+    );
     const floor = await measureOrdersFloor({
       databaseUrl: db.url,
       queueNamespace: `${prefix}_floor`,
@@ -179,13 +226,30 @@ async function runBackend(
 
     // BullMQ's own rate on the same store: no-op jobs, the same number of worker processes.
     process.stderr.write(`no-op: ${opts.orders * 4} jobs\n`);
-    const noop = await noopRate(backend, db.url, opts.redisUrl, `${prefix}_noop`, opts.orders * 4, (noopPrefix) => spawned(spawnWorkers(['--import', 'tsx', 'bench/lib/noop-worker.ts'], { QUEUE_PREFIX: noopPrefix })), stopAll, cpuOf);
+    const noop = await noopRate(
+      backend,
+      db.url,
+      opts.redisUrl,
+      `${prefix}_noop`,
+      opts.orders * 4,
+      (noopPrefix) => spawned(spawnWorkers(['--import', 'tsx', 'bench/lib/noop-worker.ts'], { QUEUE_PREFIX: noopPrefix })),
+      stopAll,
+      cpuOf,
+    );
 
     return {
       backend,
       store,
       intake,
-      endToEnd: { orders: orderIds.length, seconds: round(seconds), ordersPerSecond: round(orderIds.length / seconds), p50ms: e2e.p50ms, p99ms: e2e.p99ms, failed: done.failed, ...(e2eCpu ? { redisCpu: e2eCpu } : {}) },
+      endToEnd: {
+        orders: orderIds.length,
+        seconds: round(seconds),
+        ordersPerSecond: round(orderIds.length / seconds),
+        p50ms: e2e.p50ms,
+        p99ms: e2e.p99ms,
+        failed: done.failed,
+        ...(e2eCpu ? { redisCpu: e2eCpu } : {}),
+      },
       noop,
       floor,
     };
@@ -199,7 +263,12 @@ async function runBackend(
 }
 
 /** Sends exactly `n` requests, `concurrency` at a time; returns the order ids, each with the number of the request that placed it. */
-async function runFixedLoad(port: number, n: number, concurrency: number, next: (i: number) => ReturnType<Parameters<typeof runLoad>[0]['next']>): Promise<{ ids: { i: number; id: number }[] }> {
+async function runFixedLoad(
+  port: number,
+  n: number,
+  concurrency: number,
+  next: (i: number) => ReturnType<Parameters<typeof runLoad>[0]['next']>,
+): Promise<{ ids: { i: number; id: number }[] }> {
   const ids: { i: number; id: number }[] = [];
   let i = 0;
   await Promise.all(
@@ -218,7 +287,16 @@ async function runFixedLoad(port: number, n: number, concurrency: number, next: 
 
 /** waitForOrders for each tenant's orders (the i-th request went to tenant i mod N), together. */
 async function waitForAllOrders(knex: Knex, fixtures: OrderFixture[], sent: { i: number; id: number }[], timeoutMs: number) {
-  const per = await Promise.all(fixtures.map((f, k) => waitForOrders(knex, f.tenant, sent.filter((o) => o.i % fixtures.length === k).map((o) => o.id), timeoutMs)));
+  const per = await Promise.all(
+    fixtures.map((f, k) =>
+      waitForOrders(
+        knex,
+        f.tenant,
+        sent.filter((o) => o.i % fixtures.length === k).map((o) => o.id),
+        timeoutMs,
+      ),
+    ),
+  );
   return {
     latenciesMs: per.flatMap((p) => p.latenciesMs),
     failed: per.reduce((n, p) => n + p.failed, 0),
@@ -241,7 +319,11 @@ async function waitForOrders(knex: Knex, tenant: Tenant, ids: number[], timeoutM
   const rows = await withTenant(knex, tenant, (db) =>
     db('opportunities')
       .whereIn('id', ids)
-      .select('state', db.raw(`extract(epoch from (completed_on - created_on)) * 1000 as ms`), db.raw(`extract(epoch from completed_on at time zone 'utc') * 1000 as at`)),
+      .select(
+        'state',
+        db.raw(`extract(epoch from (completed_on - created_on)) * 1000 as ms`),
+        db.raw(`extract(epoch from completed_on at time zone 'utc') * 1000 as at`),
+      ),
   );
   const ok = rows.filter((r: { state: string }) => r.state === 'completed');
   return {
@@ -261,7 +343,13 @@ async function noopRate(
   stopAll: (p: ChildProcess[]) => Promise<unknown>,
   cpuOf: () => Promise<Map<string, number> | undefined>,
 ): Promise<BackendResult['noop']> {
-  const queues = createQueueBackend({ redisUrl: backend === 'redis' ? redisUrl : undefined, redisCluster: process.env.REDIS_CLUSTER === 'on', shards: queueShards(), databaseUrl, prefix });
+  const queues = createQueueBackend({
+    redisUrl: backend === 'redis' ? redisUrl : undefined,
+    redisCluster: process.env.REDIS_CLUSTER === 'on',
+    shards: queueShards(),
+    databaseUrl,
+    prefix,
+  });
   // The noop queue is not one of Lectern's; the backend is typed for those. Jobs spread over every shard.
   const shards = queues.shards('noop' as 'orders');
   try {
@@ -272,7 +360,10 @@ async function noopRate(
     const started = Date.now();
     // The same job options as order jobs (completed jobs trimmed to the last 5,000), so done is
     // "nothing left to run" once every job has been added.
-    for (let i = 0, batch = 0; i < jobs; i += 500, batch++) await shards[batch % shards.length]!.addBulk(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ name: 'noop', data: { tenantId: 0, orderId: i + k } })));
+    for (let i = 0, batch = 0; i < jobs; i += 500, batch++)
+      await shards[batch % shards.length]!.addBulk(
+        Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ name: 'noop', data: { tenantId: 0, orderId: i + k } })),
+      );
     const deadline = Date.now() + 300_000;
     for (;;) {
       const counts = await Promise.all(shards.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
@@ -347,5 +438,9 @@ async function redisCpu(url: string): Promise<Map<string, number>> {
 function cpuUse(before: Map<string, number>, after: Map<string, number>, seconds: number, items: number): RedisCpu {
   const deltas = [...after].map(([node, s]) => s - (before.get(node) ?? s));
   const total = deltas.reduce((a, b) => a + b, 0);
-  return { masters: deltas.length, msPerItem: round((total * 1000) / items, 3), busiestPct: Math.round((Math.max(0, ...deltas) / seconds) * 100) };
+  return {
+    masters: deltas.length,
+    msPerItem: round((total * 1000) / items, 3),
+    busiestPct: Math.round((Math.max(0, ...deltas) / seconds) * 100),
+  };
 }

@@ -25,7 +25,9 @@ export async function main(argv: string[]): Promise<void> {
   const { db, knex, tenant } = await benchTenant('rest');
   await withTenant(knex, tenant, async (trx) => {
     await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
-    await trx('contacts').insert(Array.from({ length: 1000 }, (_, i) => ({ first_name: `First${i}`, last_name: `Last${i}`, email: `p${i}@bench.test` })));
+    await trx('contacts').insert(
+      Array.from({ length: 1000 }, (_, i) => ({ first_name: `First${i}`, last_name: `Last${i}`, email: `p${i}@bench.test` })),
+    );
   });
 
   const auth = `Basic ${Buffer.from('bench@bench.test:bench-password-1').toString('base64')}`;
@@ -48,7 +50,11 @@ export async function main(argv: string[]): Promise<void> {
   });
   const lecternPort = await freePort();
   const servers: Server[] = [
-    { name: 'lectern', port: lecternPort, proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort) },
+    {
+      name: 'lectern',
+      port: lecternPort,
+      proc: await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(lecternPort), HOST: '127.0.0.1' }, lecternPort),
+    },
     await helper('knex', 'bench/lib/knex-floor.ts'),
     await helper('bare', 'bench/lib/bare-rest.ts'),
     await helper('one', 'bench/lib/bare-rest.ts', { BENCH_MODE: 'one' }),
@@ -66,12 +72,15 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
 
-  const errors = Object.values(results).flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
+  const errors = Object.values(results)
+    .flatMap((r) => Object.values(r))
+    .reduce((n, o) => n + o.errors, 0);
   const table = [
     '| request | Lectern | knex floor | bare pg | one statement | Lectern / bare | Lectern / one statement |',
     '|---|---|---|---|---|---|---|',
     ...Object.entries(results).map(
-      ([n, r]) => `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${cell(r.one)} | ${round(r.lectern.rps / r.bare.rps)} | **${round(r.lectern.rps / r.one.rps)}** |`,
+      ([n, r]) =>
+        `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${cell(r.one)} | ${round(r.lectern.rps / r.bare.rps)} | **${round(r.lectern.rps / r.one.rps)}** |`,
     ),
   ].join('\n');
   const lines = [

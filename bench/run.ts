@@ -29,7 +29,10 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
 /** Set by `all` for its children: the build is done. */
 const BUILT_ENV = 'LECTERN_BENCH_BUILT';
 
-const usage = () => process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [--flags]\n       npm run bench -- all   (every benchmark with its defaults, one after another)\n`);
+const usage = () =>
+  process.stderr.write(
+    `usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [--flags]\n       npm run bench -- all   (every benchmark with its defaults, one after another)\n`,
+  );
 
 function build(): void {
   // Benchmarks measure the compiled code that production runs.
@@ -40,7 +43,9 @@ function build(): void {
 const [name, ...args] = process.argv.slice(2);
 if (name === 'all') {
   if (args.length) {
-    process.stderr.write(`\`all\` takes no flags (it runs every benchmark with its defaults); to pass ${args.join(' ')}, run that benchmark by its name.\n`);
+    process.stderr.write(
+      `\`all\` takes no flags (it runs every benchmark with its defaults); to pass ${args.join(' ')}, run that benchmark by its name.\n`,
+    );
     usage();
     process.exit(2);
   }
@@ -115,7 +120,13 @@ async function runAll(): Promise<number> {
         .filter(Boolean)
         .map((f) => path.relative(process.cwd(), f));
       const ok = code === 0;
-      outcomes.push({ bench, status: ok ? 'ok' : 'failed', detail: ok ? '' : signal ? `killed by ${signal}` : code === null ? 'did not start' : `exit code ${code}`, seconds: Math.round((Date.now() - t0) / 1000), files });
+      outcomes.push({
+        bench,
+        status: ok ? 'ok' : 'failed',
+        detail: ok ? '' : signal ? `killed by ${signal}` : code === null ? 'did not start' : `exit code ${code}`,
+        seconds: Math.round((Date.now() - t0) / 1000),
+        files,
+      });
     }
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -128,7 +139,10 @@ async function runAll(): Promise<number> {
       '',
       '| bench | outcome | seconds | results file |',
       '|---|---|---|---|',
-      ...outcomes.map((o) => `| ${o.bench} | ${o.status}${o.detail ? ` (${o.detail})` : ''} | ${o.seconds} | ${o.files.join(', ') || (o.status === 'ok' ? 'none written' : '-')} |`),
+      ...outcomes.map(
+        (o) =>
+          `| ${o.bench} | ${o.status}${o.detail ? ` (${o.detail})` : ''} | ${o.seconds} | ${o.files.join(', ') || (o.status === 'ok' ? 'none written' : '-')} |`,
+      ),
       '',
       failed.length ? `failed or not run: ${failed.map((o) => o.bench).join(', ')}` : 'all ok',
       '',

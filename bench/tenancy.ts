@@ -28,7 +28,8 @@ const benchMigration: SchemaMigration = {
   },
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 const load = () => os.loadavg().map((n) => round(n, 2));
 
 /**
@@ -87,7 +88,9 @@ export async function main(argv: string[]): Promise<void> {
     const rssOne = await rssMb(pid);
     const pgOne = await webMemory();
 
-    process.stderr.write(`phase 2: provisioning ${toProvision.length} more tenants${before ? ` (${before + 1} there already)` : ''} (load ${load().join(' ')})\n`);
+    process.stderr.write(
+      `phase 2: provisioning ${toProvision.length} more tenants${before ? ` (${before + 1} there already)` : ''} (load ${load().join(' ')})\n`,
+    );
     const limit = pLimit(Number(values['provision-concurrency']));
     const t0 = Date.now();
     // Seconds per tenant over each tenth of the run: how provisioning moves as the catalog grows.
@@ -103,7 +106,9 @@ export async function main(argv: string[]): Promise<void> {
             const count = (before + done) % step || step;
             steps.push({ upTo: before + done + 1, secondsPerTenant: round((Date.now() - stepStart) / 1000 / Math.min(count, done), 3) });
             stepStart = Date.now();
-            process.stderr.write(`  ${before + done + 1} tenants, ${steps.at(-1)!.secondsPerTenant} s per tenant lately (load ${load().join(' ')})\n`);
+            process.stderr.write(
+              `  ${before + done + 1} tenants, ${steps.at(-1)!.secondsPerTenant} s per tenant lately (load ${load().join(' ')})\n`,
+            );
           }
         }),
       ),
@@ -134,17 +139,23 @@ export async function main(argv: string[]): Promise<void> {
     fs.closeSync(report);
     const applied = withNew.tenants.filter((r) => r.applied.includes(benchMigration.name)).length;
     const perTenant = withNew.tenants.map((r) => r.ms).sort((a, b) => a - b);
-    const slowest = [...withNew.tenants].sort((a, b) => b.ms - a.ms).slice(0, 5).map((r) => ({ slug: r.slug, ms: r.ms }));
+    const slowest = [...withNew.tenants]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((r) => ({ slug: r.slug, ms: r.ms }));
     // What a rerun after an interrupted release does for the tenants already done.
     const t3 = Date.now();
     const rerun = await migrateAll(knex, { concurrency: migrateConcurrency, migrations });
     const rerunSeconds = (Date.now() - t3) / 1000;
-    if (withNew.failed.length || rerun.failed.length) throw new Error(`migrate-all failed for ${[...withNew.failed, ...rerun.failed].join(', ')}`);
+    if (withNew.failed.length || rerun.failed.length)
+      throw new Error(`migrate-all failed for ${[...withNew.failed, ...rerun.failed].join(', ')}`);
 
     // Cold: right after provisioning, each pooled connection meets most tenant schemas for the
     // first time (PostgreSQL's per-connection catalog caches). Warm: after every connection has
     // seen every schema, as in a web process that has been up for a while.
-    process.stderr.write(`phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${warmup}s warm-up, ${seconds}s warm (load ${load().join(' ')})\n`);
+    process.stderr.write(
+      `phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${warmup}s warm-up, ${seconds}s warm (load ${load().join(' ')})\n`,
+    );
     const rotate = (i: number) => ({ path: '/', host: hostOf(i % n) });
     const cold = await runLoad({ port, concurrency, seconds, next: rotate });
     await runLoad({ port, concurrency, seconds: warmup, next: rotate });
@@ -157,7 +168,8 @@ export async function main(argv: string[]): Promise<void> {
 
     // The README's table and figures, as they are written there.
     const num = (k: number) => k.toLocaleString('en-US');
-    const mb = (m: BackendMemory | undefined) => (m ? `${m.meanMb.toFixed(1)} (max ${m.maxMb.toFixed(1)}, ${m.connections} connections)` : 'n/a');
+    const mb = (m: BackendMemory | undefined) =>
+      m ? `${m.meanMb.toFixed(1)} (max ${m.maxMb.toFixed(1)}, ${m.connections} connections)` : 'n/a';
     const row = (label: string, r: LoadResult, rss: number, pgm: BackendMemory | undefined) =>
       `| ${label} | ${Math.round(r.rps)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors} | ${Math.round(rss)} | ${mb(pgm)} |`;
     const ratio = round(many.p50ms / one.p50ms);
@@ -253,7 +265,9 @@ async function undoBenchMigration(knex: Knex, concurrency: number): Promise<void
   await Promise.all(
     schemas.map((schema: string) =>
       limit(async () => {
-        const { rows } = await knex.raw<{ rows: { done: boolean }[] }>(`select to_regclass(?) is not null as done`, [`"${schema}".bench_contacts_created_on`]);
+        const { rows } = await knex.raw<{ rows: { done: boolean }[] }>(`select to_regclass(?) is not null as done`, [
+          `"${schema}".bench_contacts_created_on`,
+        ]);
         if (!rows[0]?.done) return;
         await knex.transaction(async (trx) => {
           await benchMigration.down(trx, schema);

@@ -23,7 +23,9 @@ const FRENCH = toGlobalId('Locale', 3);
 const PAGE = 20;
 
 /** The plugin's query (Api/Search.php fields through the SDK's Catalogue::loadAll), with `first` as the SDK inlines it. */
-const catalogueQuery = (first: number) => `query ($order: CatalogueFieldOrder, $filters: [CatalogueFieldFilter]!, $customFieldFilters: [CustomFieldFilterInput!]!) {
+const catalogueQuery = (
+  first: number,
+) => `query ($order: CatalogueFieldOrder, $filters: [CatalogueFieldFilter]!, $customFieldFilters: [CustomFieldFilterInput!]!) {
   catalogue(order: $order, first: ${first}, offset: 0, filters: $filters, customFieldFilters: $customFieldFilters) {
     pageInfo { startCursor endCursor totalRecords hasNextPage hasPreviousPage }
     edges { node { __typename
@@ -46,26 +48,38 @@ interface Node {
 
 /** Throws, with the answer, unless it is a full page of courses and learning paths with prices and images (in French with the header). */
 function checkAnswer(label: string, res: { status: number; json: unknown }, first: number, french: boolean): void {
-  const body = res.json as { data?: { catalogue?: { edges: { node: Node }[]; pageInfo: { totalRecords: number } } }; errors?: unknown[] } | undefined;
+  const body = res.json as
+    { data?: { catalogue?: { edges: { node: Node }[]; pageInfo: { totalRecords: number } } }; errors?: unknown[] } | undefined;
   const nodes = body?.data?.catalogue?.edges.map((e) => e.node) ?? [];
   const problems: string[] = [];
   if (res.status !== 200) problems.push(`HTTP ${res.status}`);
   if (body?.errors?.length) problems.push(`errors: ${JSON.stringify(body.errors).slice(0, 1500)}`);
   if (nodes.length !== first) problems.push(`${nodes.length} items, not ${first}`);
   // By authored name every tenth item is a learning path (French names may order otherwise).
-  if (!french && first >= PAGE && !(nodes.some((n) => n.__typename === 'Course') && nodes.some((n) => n.__typename === 'LearningPath'))) problems.push('not both courses and learning paths');
+  if (!french && first >= PAGE && !(nodes.some((n) => n.__typename === 'Course') && nodes.some((n) => n.__typename === 'LearningPath')))
+    problems.push('not both courses and learning paths');
   for (const n of nodes) {
     const price = n.__typename === 'Course' ? n.priceRange?.normalPrice : n.price;
     if (!price || price.financialUnit?.symbol !== '£') problems.push(`${n.__typename} ${n.name}: no price in £`);
     if (!n.imageUrl) problems.push(`${n.__typename} ${n.name}: no image`);
-    if (french !== /^(Cours|Parcours) \d/.test(n.name)) problems.push(`${n.__typename} ${n.name}: ${french ? 'not in French' : 'not as authored'}`);
+    if (french !== /^(Cours|Parcours) \d/.test(n.name))
+      problems.push(`${n.__typename} ${n.name}: ${french ? 'not in French' : 'not as authored'}`);
   }
-  if (problems.length) throw new Error(`WebLink catalogue (${label}) did not answer as a website needs:\n- ${[...new Set(problems)].slice(0, 12).join('\n- ')}\nanswer: ${JSON.stringify(res.json).slice(0, 2000)}`);
+  if (problems.length)
+    throw new Error(
+      `WebLink catalogue (${label}) did not answer as a website needs:\n- ${[...new Set(problems)].slice(0, 12).join('\n- ')}\nanswer: ${JSON.stringify(res.json).slice(0, 2000)}`,
+    );
 }
 
 /** A guest token for the bench's portal from the server on `port`. */
 async function portalToken(port: number): Promise<string> {
-  const res = await requestJson(port, { method: 'POST', path: '/portal/guest', host: 'localhost', headers: { 'content-type': 'application/json', accept: 'application/json, text/plain, */*' }, body: JSON.stringify({ domain: PORTAL }) });
+  const res = await requestJson(port, {
+    method: 'POST',
+    path: '/portal/guest',
+    host: 'localhost',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/plain, */*' },
+    body: JSON.stringify({ domain: PORTAL }),
+  });
   const token = (res.json as { portal_token?: string } | undefined)?.portal_token;
   if (res.status !== 200 || !token) throw new Error(`POST /portal/guest: ${res.status} ${JSON.stringify(res.json)}`);
   return token;
@@ -75,7 +89,13 @@ const catalogueRequest = (token: string, first: number, headers: Record<string, 
   method: 'POST',
   path: '/weblink/graphql/',
   host: 'localhost',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/plain, */*', authorization: `Bearer ${token}`, 'weblink-portal': PORTAL, ...headers },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/plain, */*',
+    authorization: `Bearer ${token}`,
+    'weblink-portal': PORTAL,
+    ...headers,
+  },
   body: JSON.stringify({ query: catalogueQuery(first), variables: VARIABLES }),
 });
 
@@ -92,7 +112,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     const token = await portalToken(counter.port);
     for (const first of [2, PAGE]) {
-      for (const [side, headers] of [['no header', {}], ['header', { 'weblink-content-locale': FRENCH }]] as const) {
+      for (const [side, headers] of [
+        ['no header', {}],
+        ['header', { 'weblink-content-locale': FRENCH }],
+      ] as const) {
         const { statements: n, answer } = await counter.count(() => catalogueRequest(token, first, headers));
         checkAnswer(`${side}, first: ${first}`, answer, first, side === 'header');
         statements[side][first] = n;
@@ -104,7 +127,11 @@ export async function main(argv: string[]): Promise<void> {
 
   const port = await freePort();
   // The per-address budget is for the public; the bench is one address asking as fast as it can.
-  const proc = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBLINK_RATE_LIMIT: '1000000' }, port);
+  const proc = await startProcess(
+    'dist/src/web.js',
+    { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBLINK_RATE_LIMIT: '1000000' },
+    port,
+  );
   let results: Record<'no header' | 'header', Outcome>;
   let peakRss: number;
   try {
@@ -148,5 +175,9 @@ export async function main(argv: string[]): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  await writeResult('weblink', { concurrency, seconds, rounds, page: PAGE, results, ratio: round(ratio), statements, peakRssMb: peakRss, errors }, { table, args: argv });
+  await writeResult(
+    'weblink',
+    { concurrency, seconds, rounds, page: PAGE, results, ratio: round(ratio), statements, peakRssMb: peakRss, errors },
+    { table, args: argv },
+  );
 }

@@ -13,10 +13,13 @@ const problems: string[] = [];
 if (!result.valid) problems.push(JSON.stringify(result.errors, null, 2));
 if (validator.version !== '3.1') problems.push(`expected OpenAPI 3.1, got ${validator.version}`);
 for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { deprecated?: boolean }>>)) {
-  for (const [method, op] of Object.entries(item)) if (!op.deprecated) problems.push(`${method.toUpperCase()} ${path} is not marked deprecated`);
+  for (const [method, op] of Object.entries(item))
+    if (!op.deprecated) problems.push(`${method.toUpperCase()} ${path} is not marked deprecated`);
 }
 if (problems.length) {
   process.stderr.write(`openapi: ${problems.join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write(`openapi: /api/v2/openapi.json is valid OpenAPI ${validator.version} (${Object.keys(doc.paths as object).length} paths)\n`);
+process.stdout.write(
+  `openapi: /api/v2/openapi.json is valid OpenAPI ${validator.version} (${Object.keys(doc.paths as object).length} paths)\n`,
+);

@@ -24,12 +24,17 @@ export function entryProblems(file: string, text: string): string[] {
       if (!statement.exportClause) problems.push(`${file}: 'export *' from '${spec}' (name what others may use)`);
       else if (ts.isNamedExports(statement.exportClause)) {
         for (const element of statement.exportClause.elements) {
-          if (BEHAVIOUR.test(element.name.text)) problems.push(`${file}: exports ${element.name.text}, a face's behaviour (a root field, mutation, resource, route, handler or processor): wire it in src/app/`);
+          if (BEHAVIOUR.test(element.name.text))
+            problems.push(
+              `${file}: exports ${element.name.text}, a face's behaviour (a root field, mutation, resource, route, handler or processor): wire it in src/app/`,
+            );
         }
       }
       continue;
     }
-    problems.push(`${file}: holds code (line ${source.getLineAndCharacterOfPosition(statement.getStart()).line + 1}); a public entry only re-exports`);
+    problems.push(
+      `${file}: holds code (line ${source.getLineAndCharacterOfPosition(statement.getStart()).line + 1}); a public entry only re-exports`,
+    );
   }
   return problems;
 }
@@ -44,7 +49,9 @@ export function publicEntries(modulesDir: string): string[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(import.meta.dirname, '..');
-  const problems = publicEntries(path.join(root, 'src/modules')).flatMap((file) => entryProblems(path.relative(root, file), readFileSync(file, 'utf8')));
+  const problems = publicEntries(path.join(root, 'src/modules')).flatMap((file) =>
+    entryProblems(path.relative(root, file), readFileSync(file, 'utf8')),
+  );
   if (problems.length) {
     process.stderr.write(`Public entries of modules:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
     process.exit(1);

@@ -37,7 +37,17 @@ async function main(): Promise<void> {
     });
     const dump = execFileSync(
       'pg_dump',
-      ['--dbname', url, '--schema', SCRATCH, '--exclude-table', `${SCRATCH}.knex_migrations*`, '--column-inserts', '--no-owner', '--no-privileges'],
+      [
+        '--dbname',
+        url,
+        '--schema',
+        SCRATCH,
+        '--exclude-table',
+        `${SCRATCH}.knex_migrations*`,
+        '--column-inserts',
+        '--no-owner',
+        '--no-privileges',
+      ],
       { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
     );
     const sql = statementsOf(dump)
@@ -45,7 +55,8 @@ async function main(): Promise<void> {
       .replaceAll(SCRATCH, BASELINE_PLACEHOLDER)
       .replaceAll(`'${now.utc}'`, `(now() AT TIME ZONE 'utc')`)
       .replaceAll(`'${now.tz}'`, 'now()');
-    if (sql.includes(now.utc.slice(0, 10))) throw new Error(`the dump holds a time of the migrations' run in a form this script does not replace`);
+    if (sql.includes(now.utc.slice(0, 10)))
+      throw new Error(`the dump holds a time of the migrations' run in a form this script does not replace`);
     if (sql.includes('`') || sql.includes('${')) throw new Error('the dump holds a backtick or ${: cannot write it as a template literal');
     const names = tenantMigrations.map((m) => m.name);
     writeFileSync(

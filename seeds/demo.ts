@@ -1,7 +1,11 @@
 import type { Db, Knex } from '../src/platform/db/knex.js';
 import { insertCategories } from '../src/modules/categories/categories.data.js';
 import { CATEGORY_TRANSLATED } from '../src/modules/categories/categories.service.js';
-import { appendScoreMapping, insertCourseTemplate, updateCourseTemplateRow } from '../src/modules/course-templates/course-templates.data.js';
+import {
+  appendScoreMapping,
+  insertCourseTemplate,
+  updateCourseTemplateRow,
+} from '../src/modules/course-templates/course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATED } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
 import { insertDelegates } from '../src/modules/delegates/delegates.data.js';
@@ -26,16 +30,46 @@ import { tenantSlugTaken } from '../src/platform/tenancy/tenants.data.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 
 /** Local demo credentials, printed by `npm start`. Only ever seeded outside production. */
-export const DEMO = { slug: 'demo', name: 'Demo Training Ltd', email: 'admin@demo.test', password: 'lectern-demo', portal: 'www.demo-training.test' } as const;
+export const DEMO = {
+  slug: 'demo',
+  name: 'Demo Training Ltd',
+  email: 'admin@demo.test',
+  password: 'lectern-demo',
+  portal: 'www.demo-training.test',
+} as const;
 
 /** Locale ids are the same in every instance (the catalogue of locales): English 1, French 3. */
 const ENGLISH = 1;
 const FRENCH = 3;
 
 const COMPANIES = [
-  { name: 'Northwind Logistics', code: 'NWL', email: 'training@northwind.example', tel: '+44 20 7946 0101', address_town: 'London', address_postcode: 'EC1A 1BB', address_country_id: 'GB' },
-  { name: 'Contoso Health', code: 'CTH', email: 'learning@contoso.example', tel: '+44 161 496 0202', address_town: 'Manchester', address_postcode: 'M1 1AE', address_country_id: 'GB' },
-  { name: 'Fabrikam Engineering', code: 'FAB', email: 'people@fabrikam.example', tel: '+353 1 555 0303', address_town: 'Dublin', address_postcode: 'D02 X285', address_country_id: 'IE' },
+  {
+    name: 'Northwind Logistics',
+    code: 'NWL',
+    email: 'training@northwind.example',
+    tel: '+44 20 7946 0101',
+    address_town: 'London',
+    address_postcode: 'EC1A 1BB',
+    address_country_id: 'GB',
+  },
+  {
+    name: 'Contoso Health',
+    code: 'CTH',
+    email: 'learning@contoso.example',
+    tel: '+44 161 496 0202',
+    address_town: 'Manchester',
+    address_postcode: 'M1 1AE',
+    address_country_id: 'GB',
+  },
+  {
+    name: 'Fabrikam Engineering',
+    code: 'FAB',
+    email: 'people@fabrikam.example',
+    tel: '+353 1 555 0303',
+    address_town: 'Dublin',
+    address_postcode: 'D02 X285',
+    address_country_id: 'IE',
+  },
 ];
 
 const CONTACTS = [
@@ -64,25 +98,109 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<SeededBasics> {
     { name: 'Leadership', priority: 2, introduction: 'Management and leadership skills.' },
   ]);
   const [firstAid] = await insertCategories(db, [{ name: 'First Aid', priority: 1, parent_id: hs!.id }]);
-  const campaign = await insertCampaign(db, { name: 'Spring 2027 courses', description: 'Promote the spring public schedule', currency: 'GBP', start_date: '2027-01-15', end_date: '2027-04-30', target_contacts: 500 });
-  await insertMarketingActivity(db, { name: 'March newsletter', description: 'Newsletter to past delegates', campaign_id: campaign, currency: 'GBP', cost: '250', date: '2027-03-01' });
-  const faw = await insertCourseTemplate(db, { code: 'FAW', title: 'First Aid at Work', course_text1: '<p>Three days of practical first aid.</p>', lifecycle_state: 'published', category_id: hs!.id });
-  const teams = await insertCourseTemplate(db, { code: 'LT1', title: 'Leading Teams', course_text1: '<p>Two days for new managers.</p>', lifecycle_state: 'published', category_id: lead!.id });
-  for (const mapping of [{ label: 'Assessment date', type_id: 2 }, { label: 'Practical passed', type_id: 3 }, { label: 'Theory score', type_id: 4 }]) {
+  const campaign = await insertCampaign(db, {
+    name: 'Spring 2027 courses',
+    description: 'Promote the spring public schedule',
+    currency: 'GBP',
+    start_date: '2027-01-15',
+    end_date: '2027-04-30',
+    target_contacts: 500,
+  });
+  await insertMarketingActivity(db, {
+    name: 'March newsletter',
+    description: 'Newsletter to past delegates',
+    campaign_id: campaign,
+    currency: 'GBP',
+    cost: '250',
+    date: '2027-03-01',
+  });
+  const faw = await insertCourseTemplate(db, {
+    code: 'FAW',
+    title: 'First Aid at Work',
+    course_text1: '<p>Three days of practical first aid.</p>',
+    lifecycle_state: 'published',
+    category_id: hs!.id,
+  });
+  const teams = await insertCourseTemplate(db, {
+    code: 'LT1',
+    title: 'Leading Teams',
+    course_text1: '<p>Two days for new managers.</p>',
+    lifecycle_state: 'published',
+    category_id: lead!.id,
+  });
+  for (const mapping of [
+    { label: 'Assessment date', type_id: 2 },
+    { label: 'Practical passed', type_id: 3 },
+    { label: 'Theory score', type_id: 4 },
+  ]) {
     await appendScoreMapping(db, faw.id, mapping);
   }
-  const london = await insertLocation(db, { name: 'Riverside Training Centre', address_street: '12 Wharf Road', address_town: 'London', address_postcode: 'N1 7GR', address_country_id: 'GB', time_zone_name: 'Europe/London' });
-  const manchester = await insertLocation(db, { name: 'Northern Skills Hub', address_street: '3 Deansgate', address_town: 'Manchester', address_postcode: 'M3 2BW', address_country_id: 'GB', time_zone_name: 'Europe/London' });
+  const london = await insertLocation(db, {
+    name: 'Riverside Training Centre',
+    address_street: '12 Wharf Road',
+    address_town: 'London',
+    address_postcode: 'N1 7GR',
+    address_country_id: 'GB',
+    time_zone_name: 'Europe/London',
+  });
+  const manchester = await insertLocation(db, {
+    name: 'Northern Skills Hub',
+    address_street: '3 Deansgate',
+    address_town: 'Manchester',
+    address_postcode: 'M3 2BW',
+    address_country_id: 'GB',
+    time_zone_name: 'Europe/London',
+  });
   const vat = await insertTaxType(db, { name: 'Standard VAT', rate: 20 });
   await insertTaxType(db, { name: 'Zero rated', rate: 0 });
-  const inLondon = { location: 'London', location_id: london.id, time_zone_name: 'Europe/London', tax_type_id: vat.id, title_cascades: true };
-  const fawEvent = await insertEvent(db, { ...inLondon, course_template_id: faw.id, code: 'FAW-LON-2703', title: 'First Aid at Work', start_date: '2027-03-10', end_date: '2027-03-12', start_time: '09:00', end_time: '17:00', classroom_start: '2027-03-10T09:00', classroom_end: '2027-03-12T17:00', price: '395', currency_code: 'GBP', delegates_max: 12 });
-  const teamsEvent = await insertEvent(db, { ...inLondon, location: 'Manchester', location_id: manchester.id, course_template_id: teams.id, code: 'LT1-MAN-2704', title: 'Leading Teams', start_date: '2027-04-20', end_date: '2027-04-21', start_time: '09:30', end_time: '16:30', classroom_start: '2027-04-20T09:30', classroom_end: '2027-04-21T16:30', price: '650', currency_code: 'GBP', delegates_max: 10, company_id: companyIds[1] });
+  const inLondon = {
+    location: 'London',
+    location_id: london.id,
+    time_zone_name: 'Europe/London',
+    tax_type_id: vat.id,
+    title_cascades: true,
+  };
+  const fawEvent = await insertEvent(db, {
+    ...inLondon,
+    course_template_id: faw.id,
+    code: 'FAW-LON-2703',
+    title: 'First Aid at Work',
+    start_date: '2027-03-10',
+    end_date: '2027-03-12',
+    start_time: '09:00',
+    end_time: '17:00',
+    classroom_start: '2027-03-10T09:00',
+    classroom_end: '2027-03-12T17:00',
+    price: '395',
+    currency_code: 'GBP',
+    delegates_max: 12,
+  });
+  const teamsEvent = await insertEvent(db, {
+    ...inLondon,
+    location: 'Manchester',
+    location_id: manchester.id,
+    course_template_id: teams.id,
+    code: 'LT1-MAN-2704',
+    title: 'Leading Teams',
+    start_date: '2027-04-20',
+    end_date: '2027-04-21',
+    start_time: '09:30',
+    end_time: '16:30',
+    classroom_start: '2027-04-20T09:30',
+    classroom_end: '2027-04-21T16:30',
+    price: '650',
+    currency_code: 'GBP',
+    delegates_max: 10,
+    company_id: companyIds[1],
+  });
   // Order setup, so a REST order with a `card` payment gets its invoice, and items can add a book.
   await createPaymentType(db, 'card');
   await createStockItem(db, { name: 'Course book', price: 25 });
   const people = await firstContactIds(db, 2);
-  await insertDelegates(db, [...people.map((contact_id) => ({ event_id: fawEvent.id, contact_id })), { event_id: fawEvent.id, num_places: 2 }]);
+  await insertDelegates(db, [
+    ...people.map((contact_id) => ({ event_id: fawEvent.id, contact_id })),
+    { event_id: fawEvent.id, num_places: 2 },
+  ]);
   return {
     categories: { healthAndSafety: hs!.id, leadership: lead!.id, firstAid: firstAid!.id },
     templates: { faw: faw.id, teams: teams.id },
@@ -139,7 +257,11 @@ const EXISTING: Record<'FAW' | 'LT1', Pick<DemoCourse, 'french' | 'teaser' | 'im
     events: [{ venue: 'manchester', week: 6, days: 3, places: 12 }],
   },
   LT1: {
-    french: { title: 'Diriger des \u00e9quipes', description: '<p>Deux jours pour les nouveaux managers.</p>', teaser: 'Deux jours pour les nouveaux managers : d\u00e9l\u00e9guer, donner du feedback et mener des r\u00e9unions utiles.' },
+    french: {
+      title: 'Diriger des \u00e9quipes',
+      description: '<p>Deux jours pour les nouveaux managers.</p>',
+      teaser: 'Deux jours pour les nouveaux managers : d\u00e9l\u00e9guer, donner du feedback et mener des r\u00e9unions utiles.',
+    },
     teaser: 'Two days for new managers: delegation, feedback and meetings that get things done.',
     image: 'leading-teams.jpg',
     price: { amount: '650', currency: 'GBP' },
@@ -152,7 +274,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'EFAW',
     title: 'Emergency First Aid at Work',
-    french: { title: 'Secourisme d\u2019urgence au travail', description: '<p>Une journ\u00e9e pour savoir agir en cas d\u2019urgence.</p>', teaser: 'Une journ\u00e9e pour g\u00e9rer une urgence au travail en attendant les secours.' },
+    french: {
+      title: 'Secourisme d\u2019urgence au travail',
+      description: '<p>Une journ\u00e9e pour savoir agir en cas d\u2019urgence.</p>',
+      teaser: 'Une journ\u00e9e pour g\u00e9rer une urgence au travail en attendant les secours.',
+    },
     category: 'firstAid',
     teaser: 'One day to handle an emergency at work until help arrives.',
     description: '<p>One day of practical emergency first aid: CPR, choking, bleeding and shock.</p>',
@@ -167,7 +293,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'FSA',
     title: 'Fire Safety Awareness',
-    french: { title: 'Sensibilisation \u00e0 la s\u00e9curit\u00e9 incendie', description: '<p>Pr\u00e9venir les incendies et \u00e9vacuer en s\u00e9curit\u00e9.</p>', teaser: 'Pr\u00e9venir les incendies, choisir le bon extincteur et \u00e9vacuer tout le monde en s\u00e9curit\u00e9.' },
+    french: {
+      title: 'Sensibilisation \u00e0 la s\u00e9curit\u00e9 incendie',
+      description: '<p>Pr\u00e9venir les incendies et \u00e9vacuer en s\u00e9curit\u00e9.</p>',
+      teaser: 'Pr\u00e9venir les incendies, choisir le bon extincteur et \u00e9vacuer tout le monde en s\u00e9curit\u00e9.',
+    },
     category: 'healthAndSafety',
     teaser: 'Prevent fires, use the right extinguisher and get everyone out safely.',
     description: '<p>Fire prevention, extinguishers and evacuation, online or in half a day.</p>',
@@ -181,7 +311,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'MHFA',
     title: 'Mental Health First Aid',
-    french: { title: 'Premiers secours en sant\u00e9 mentale', description: '<p>Reconna\u00eetre les signes et apporter une premi\u00e8re aide.</p>', teaser: 'Rep\u00e9rer les signes d\u2019une sant\u00e9 mentale fragile et apporter une premi\u00e8re aide en confiance.' },
+    french: {
+      title: 'Premiers secours en sant\u00e9 mentale',
+      description: '<p>Reconna\u00eetre les signes et apporter une premi\u00e8re aide.</p>',
+      teaser: 'Rep\u00e9rer les signes d\u2019une sant\u00e9 mentale fragile et apporter une premi\u00e8re aide en confiance.',
+    },
     category: 'firstAid',
     teaser: 'Spot the signs of poor mental health and give first support with confidence.',
     description: '<p>Online preparation, then two days in the classroom.</p>',
@@ -195,7 +329,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'MHE',
     title: 'Manual Handling Essentials',
-    french: { title: 'Manutention : l\u2019essentiel', description: '<p>Soulever et porter sans se blesser.</p>', teaser: 'Soulever, porter et d\u00e9placer des charges sans se blesser.' },
+    french: {
+      title: 'Manutention : l\u2019essentiel',
+      description: '<p>Soulever et porter sans se blesser.</p>',
+      teaser: 'Soulever, porter et d\u00e9placer des charges sans se blesser.',
+    },
     category: 'healthAndSafety',
     teaser: 'Lift, carry and move loads without injury (priced in euros for our Irish customers).',
     description: '<p>Half theory, half practice, with an assessment.</p>',
@@ -209,7 +347,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'CFP',
     title: 'Coaching for Performance',
-    french: { title: 'Coaching pour la performance', description: '<p>Des conversations qui font progresser.</p>', teaser: 'Des conversations de coaching qui font progresser vos \u00e9quipes.' },
+    french: {
+      title: 'Coaching pour la performance',
+      description: '<p>Des conversations qui font progresser.</p>',
+      teaser: 'Des conversations de coaching qui font progresser vos \u00e9quipes.',
+    },
     category: 'leadership',
     teaser: 'Coaching conversations that help your team grow.',
     description: '<p>Two days of coaching models and practice with an actor.</p>',
@@ -223,7 +365,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
   {
     code: 'PME',
     title: 'Project Management Essentials',
-    french: { title: 'Les fondamentaux de la gestion de projet', description: '<p>Planifier, suivre et livrer un projet.</p>', teaser: 'Planifier, suivre et livrer un projet dans les temps.' },
+    french: {
+      title: 'Les fondamentaux de la gestion de projet',
+      description: '<p>Planifier, suivre et livrer un projet.</p>',
+      teaser: 'Planifier, suivre et livrer un projet dans les temps.',
+    },
     category: 'leadership',
     teaser: 'Plan, track and deliver projects on time, whatever your method.',
     description: '<p>Three days: scope, plan, risks, stakeholders and delivery.</p>',
@@ -246,7 +392,14 @@ export interface DemoCatalogue {
     price: { amount: string; currency: string };
     events: { id: number; code: string; venue: Venue | 'existing'; deliveryMethod: string; start: string; amount: string }[];
   }[];
-  learningPaths: { id: number; code: string; name: string; frenchName: string; isBundle: boolean; price: { amount: string; currency: string } }[];
+  learningPaths: {
+    id: number;
+    code: string;
+    name: string;
+    frenchName: string;
+    isBundle: boolean;
+    price: { amount: string; currency: string };
+  }[];
 }
 
 const DAY_MS = 86_400_000;
@@ -260,7 +413,13 @@ function mondayAfter(today: Date): Date {
 }
 
 /** The columns of a demo event (times are local to Europe/London, as the locations are). */
-function eventColumns(basics: SeededBasics, template: { id: number; code: string; title: string }, e: DemoEvent, monday: Date, price: { amount: string; currency: string }): NewEvent {
+function eventColumns(
+  basics: SeededBasics,
+  template: { id: number; code: string; title: string },
+  e: DemoEvent,
+  monday: Date,
+  price: { amount: string; currency: string },
+): NewEvent {
   const first = plusDays(monday, e.week * 7 + (e.weekday ?? 0));
   const last = plusDays(first, e.days - 1);
   const [from, to] = e.hours ?? ['09:00', '17:00'];
@@ -278,7 +437,16 @@ function eventColumns(basics: SeededBasics, template: { id: number; code: string
   };
   if (!where) {
     // Online only: an LMS course open for `days` days (from the morning of the first to the evening of the last).
-    return { ...common, delivery_method: 'lms', is_lms: true, is_online: true, start_date: isoDate(first), end_date: isoDate(last), lms_start: `${isoDate(first)}T${from}`, lms_end: `${isoDate(last)}T${to}` };
+    return {
+      ...common,
+      delivery_method: 'lms',
+      is_lms: true,
+      is_online: true,
+      start_date: isoDate(first),
+      end_date: isoDate(last),
+      lms_start: `${isoDate(first)}T${from}`,
+      lms_end: `${isoDate(last)}T${to}`,
+    };
   }
   const classroom = {
     location: where.address_town,
@@ -292,7 +460,15 @@ function eventColumns(basics: SeededBasics, template: { id: number; code: string
   if (!e.onlineDaysBefore) return { ...common, ...classroom, delivery_method: 'classroom', start_date: isoDate(first) };
   // Blended: online preparation in the days before the classroom.
   const online = plusDays(first, -e.onlineDaysBefore);
-  return { ...common, ...classroom, delivery_method: 'blended', is_lms: true, start_date: isoDate(online), lms_start: `${isoDate(online)}T${from}`, lms_end: `${isoDate(plusDays(first, -1))}T${to}` };
+  return {
+    ...common,
+    ...classroom,
+    delivery_method: 'blended',
+    is_lms: true,
+    start_date: isoDate(online),
+    lms_start: `${isoDate(online)}T${from}`,
+    lms_end: `${isoDate(plusDays(first, -1))}T${to}`,
+  };
 }
 
 /** When a website says an event starts: in the classroom, else online (a local date-time). */
@@ -311,15 +487,22 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
   const monday = mondayAfter(today);
   const priced = (owner: PriceOwner, id: number, price: { amount: string; currency: string }) =>
     setPrice(db, owner, id, { price_level_id: normal, currency_code: price.currency, amount: price.amount });
-  const picture = (file: string, name: string) => insertDocument(db, { name, url: image(file), folder: 'Catalogue images', description: `Image of ${name}` });
+  const picture = (file: string, name: string) =>
+    insertDocument(db, { name, url: image(file), folder: 'Catalogue images', description: `Image of ${name}` });
   const translate = async ({ entity, lockOwner }: TranslatedKind, id: number, texts: Record<string, string>) => {
     const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
   };
   // The categories' French names (First Aid has no introduction to translate: absent falls back to none).
   for (const [id, texts] of [
-    [basics.categories.healthAndSafety, { name: 'Sant\u00e9 et s\u00e9curit\u00e9', description: 'Des formations pour travailler en s\u00e9curit\u00e9.' }],
-    [basics.categories.leadership, { name: 'Management et leadership', description: 'Les comp\u00e9tences du management et du leadership.' }],
+    [
+      basics.categories.healthAndSafety,
+      { name: 'Sant\u00e9 et s\u00e9curit\u00e9', description: 'Des formations pour travailler en s\u00e9curit\u00e9.' },
+    ],
+    [
+      basics.categories.leadership,
+      { name: 'Management et leadership', description: 'Les comp\u00e9tences du management et du leadership.' },
+    ],
     [basics.categories.firstAid, { name: 'Secourisme' }],
   ] as const) {
     await translate(CATEGORY_TRANSLATED, id, texts);
@@ -331,21 +514,54 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
     for (const e of course.events) {
       const event = await insertEvent(db, eventColumns(basics, template, e, monday, course.price));
       await priced('event', event.id, { amount: event.price!, currency: course.price.currency });
-      made.push({ id: event.id, code: event.code!, venue: e.venue, deliveryMethod: event.delivery_method, start: startOf(event), amount: event.price! });
+      made.push({
+        id: event.id,
+        code: event.code!,
+        venue: e.venue,
+        deliveryMethod: event.delivery_method,
+        start: startOf(event),
+        amount: event.price!,
+      });
     }
     return made;
   };
 
   // The two templates the demo had: a teaser, an image, a price, and more dates.
-  for (const [code, id, event] of [['FAW', basics.templates.faw, basics.events.faw], ['LT1', basics.templates.teams, basics.events.teams]] as const) {
+  for (const [code, id, event] of [
+    ['FAW', basics.templates.faw, basics.events.faw],
+    ['LT1', basics.templates.teams, basics.events.teams],
+  ] as const) {
     const course = EXISTING[code];
     const doc = await picture(course.image, event.title);
-    const template = await updateCourseTemplateRow(db, id, { teaser_description: course.teaser, image_document_id: doc.id, ...(course.french ? { locale_id: ENGLISH } : {}) });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATED, id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
+    const template = await updateCourseTemplateRow(db, id, {
+      teaser_description: course.teaser,
+      image_document_id: doc.id,
+      ...(course.french ? { locale_id: ENGLISH } : {}),
+    });
+    if (course.french)
+      await translate(COURSE_TEMPLATE_TRANSLATED, id, {
+        title: course.french.title,
+        courseText1: course.french.description,
+        teaserDescription: course.french.teaser,
+      });
     await priced('course_template', id, course.price);
     await priced('event', event.id, { amount: event.price!, currency: event.currency_code! });
-    const existing = { id: event.id, code: event.code!, venue: 'existing' as const, deliveryMethod: event.delivery_method, start: startOf(event), amount: event.price! };
-    courses.push({ id, code, title: template.title, frenchTitle: course.french?.title ?? null, price: course.price, events: [existing, ...(await schedule({ id, code, title: template.title }, course))] });
+    const existing = {
+      id: event.id,
+      code: event.code!,
+      venue: 'existing' as const,
+      deliveryMethod: event.delivery_method,
+      start: startOf(event),
+      amount: event.price!,
+    };
+    courses.push({
+      id,
+      code,
+      title: template.title,
+      frenchTitle: course.french?.title ?? null,
+      price: course.price,
+      events: [existing, ...(await schedule({ id, code, title: template.title }, course))],
+    });
   }
 
   for (const course of DEMO_COURSES) {
@@ -360,9 +576,21 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       category_id: basics.categories[course.category],
       locale_id: ENGLISH,
     });
-    if (course.french) await translate(COURSE_TEMPLATE_TRANSLATED, template.id, { title: course.french.title, courseText1: course.french.description, teaserDescription: course.french.teaser });
+    if (course.french)
+      await translate(COURSE_TEMPLATE_TRANSLATED, template.id, {
+        title: course.french.title,
+        courseText1: course.french.description,
+        teaserDescription: course.french.teaser,
+      });
     await priced('course_template', template.id, course.price);
-    courses.push({ id: template.id, code: course.code, title: course.title, frenchTitle: course.french?.title ?? null, price: course.price, events: await schedule({ id: template.id, code: course.code, title: course.title }, course) });
+    courses.push({
+      id: template.id,
+      code: course.code,
+      title: course.title,
+      frenchTitle: course.french?.title ?? null,
+      price: course.price,
+      events: await schedule({ id: template.id, code: course.code, title: course.title }, course),
+    });
   }
 
   const byCode = (code: string) => courses.find((c) => c.code === code)!;
@@ -377,7 +605,11 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       category: basics.categories.healthAndSafety,
       image: 'workplace-safety.jpg',
       price: { amount: '299', currency: 'GBP' },
-      objectives: [{ event_id: byCode('EFAW').events[0]!.id }, { course_template_id: byCode('FSA').id }, { course_template_id: byCode('MHE').id }],
+      objectives: [
+        { event_id: byCode('EFAW').events[0]!.id },
+        { course_template_id: byCode('FSA').id },
+        { course_template_id: byCode('MHE').id },
+      ],
     },
     {
       code: 'NMB',
@@ -389,7 +621,11 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       category: basics.categories.leadership,
       image: 'new-manager.jpg',
       price: { amount: '1495', currency: 'GBP' },
-      objectives: [{ event_id: byCode('LT1').events[1]!.id }, { event_id: byCode('CFP').events[0]!.id }, { course_template_id: byCode('PME').id }],
+      objectives: [
+        { event_id: byCode('LT1').events[1]!.id },
+        { event_id: byCode('CFP').events[0]!.id },
+        { course_template_id: byCode('PME').id },
+      ],
     },
   ];
   const learningPaths: DemoCatalogue['learningPaths'] = [];
@@ -420,7 +656,8 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
  */
 export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoCatalogue> {
   const companyIds = await insertCompanies(db, COMPANIES);
-  await insertContacts(db,
+  await insertContacts(
+    db,
     CONTACTS.map(([first, last, job, company]) => ({
       first_name: first,
       last_name: last,
@@ -432,7 +669,10 @@ export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoC
       is_staff: company === null,
     })),
   );
-  const basics = await seedEvents(db, companyIds.map((c) => c.id));
+  const basics = await seedEvents(
+    db,
+    companyIds.map((c) => c.id),
+  );
   return seedCatalogue(db, basics, today);
 }
 

@@ -38,7 +38,11 @@ test('when PORTAL_TOKEN_SECRET is unset, then portal tokens get keys of their ow
   t.deepEqual(loadConfig(session).portalTokenKeys, derived, 'the same in every process');
   t.notDeepEqual(loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'c'.repeat(32) }).portalTokenKeys, [derived[0]]);
   t.deepEqual(loadConfig({ ...session, PORTAL_TOKEN_SECRET: 'p'.repeat(32) }).portalTokenKeys, ['p'.repeat(32)]);
-  t.deepEqual(loadConfig({}).portalTokenKeys, loadConfig({}).portalTokenKeys, 'outside production a fixed key, so tokens survive a restart');
+  t.deepEqual(
+    loadConfig({}).portalTokenKeys,
+    loadConfig({}).portalTokenKeys,
+    'outside production a fixed key, so tokens survive a restart',
+  );
 });
 
 test('when a variable is invalid, then the error names each bad variable', (t) => {

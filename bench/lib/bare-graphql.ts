@@ -85,7 +85,10 @@ app.use(async (ctx) => {
   const c = await pool.connect();
   try {
     await c.query(`begin; select set_config('search_path', '${schema}', true)`);
-    const auth = await c.query('select 1 from platform.oauth_tokens where access_token_hash = $1 and revoked_at is null and access_expires_at > now()', [crypto.createHash('sha256').update(token).digest('hex')]);
+    const auth = await c.query(
+      'select 1 from platform.oauth_tokens where access_token_hash = $1 and revoked_at is null and access_expires_at > now()',
+      [crypto.createHash('sha256').update(token).digest('hex')],
+    );
     if (!auth.rowCount) {
       ctx.status = 401;
       await c.query('commit');

@@ -43,7 +43,13 @@ async function oneStatement(ctx: Koa.Context, id: string | undefined): Promise<v
   else if (ctx.method === 'GET') ctx.body = (await pool.query(`select * from ${contacts} order by id asc limit 100`)).rows;
   else if (ctx.method === 'POST') {
     const b = ctx.request.body as { first_name: string; last_name: string; email: string };
-    ctx.body = (await pool.query(`insert into ${contacts} (first_name, last_name, email) values ($1, $2, $3) returning *`, [b.first_name, b.last_name, b.email])).rows[0];
+    ctx.body = (
+      await pool.query(`insert into ${contacts} (first_name, last_name, email) values ($1, $2, $3) returning *`, [
+        b.first_name,
+        b.last_name,
+        b.email,
+      ])
+    ).rows[0];
   }
 }
 
@@ -51,11 +57,22 @@ app.use(async (ctx) => {
   const m = /^\/api\/v2\/crm\/contacts(?:\/(\d+))?$/.exec(ctx.path);
   if (!m) return;
   if (one) return oneStatement(ctx, m[1]);
-  if (ctx.method === 'GET' && m[1]) ctx.body = await inTx(async (c) => (await c.query('select * from contacts where id = $1', [Number(m[1])])).rows[0]);
-  else if (ctx.method === 'GET') ctx.body = await inTx(async (c) => (await c.query('select * from contacts order by id asc limit 100')).rows);
+  if (ctx.method === 'GET' && m[1])
+    ctx.body = await inTx(async (c) => (await c.query('select * from contacts where id = $1', [Number(m[1])])).rows[0]);
+  else if (ctx.method === 'GET')
+    ctx.body = await inTx(async (c) => (await c.query('select * from contacts order by id asc limit 100')).rows);
   else if (ctx.method === 'POST') {
     const b = ctx.request.body as { first_name: string; last_name: string; email: string };
-    ctx.body = await inTx(async (c) => (await c.query('insert into contacts (first_name, last_name, email) values ($1, $2, $3) returning *', [b.first_name, b.last_name, b.email])).rows[0]);
+    ctx.body = await inTx(
+      async (c) =>
+        (
+          await c.query('insert into contacts (first_name, last_name, email) values ($1, $2, $3) returning *', [
+            b.first_name,
+            b.last_name,
+            b.email,
+          ])
+        ).rows[0],
+    );
   }
 });
 

@@ -13,7 +13,13 @@ export async function seedWebsiteCatalogue(trx: Knex, opts: { templates: number;
   const name = (i: number) => `Course ${String(i).padStart(3, '0')}`;
   const [category] = await trx('categories').insert({ name: 'Health & Safety', priority: 1 }).returning('id');
   const images: { id: number }[] = await trx('documents')
-    .insert(Array.from({ length: opts.templates + opts.paths }, (_, i) => ({ name: `image-${i}.jpg`, url: `https://images.bench-training.test/image-${i}.jpg`, folder: 'Catalogue images' })))
+    .insert(
+      Array.from({ length: opts.templates + opts.paths }, (_, i) => ({
+        name: `image-${i}.jpg`,
+        url: `https://images.bench-training.test/image-${i}.jpg`,
+        folder: 'Catalogue images',
+      })),
+    )
     .returning('id');
   await seedTranslatedTemplates(trx, {
     count: opts.templates,
@@ -29,7 +35,9 @@ export async function seedWebsiteCatalogue(trx: Knex, opts: { templates: number;
   });
   const templates: { id: number }[] = await trx('course_templates').orderBy('id').select('id');
   const [normal] = await trx('price_levels').where({ name: 'Normal' }).select('id');
-  await trx('prices').insert(templates.map((t, i) => ({ course_template_id: t.id, price_level_id: normal.id, currency_code: 'GBP', amount: 100 + (i % 50) * 10 })));
+  await trx('prices').insert(
+    templates.map((t, i) => ({ course_template_id: t.id, price_level_id: normal.id, currency_code: 'GBP', amount: 100 + (i % 50) * 10 })),
+  );
 
   const paths: { id: number }[] = await trx('learning_paths')
     .insert(
@@ -45,9 +53,19 @@ export async function seedWebsiteCatalogue(trx: Knex, opts: { templates: number;
       })),
     )
     .returning('id');
-  await trx('learning_path_translations').insert(paths.map((p) => ({ learning_path_id: p.id, locale_id: 3, name: `Parcours ${p.id}`, description: `Un parcours (${p.id}).` })));
-  await trx('prices').insert(paths.map((p, i) => ({ learning_path_id: p.id, price_level_id: normal.id, currency_code: 'GBP', amount: 900 + i * 10 })));
+  await trx('learning_path_translations').insert(
+    paths.map((p) => ({ learning_path_id: p.id, locale_id: 3, name: `Parcours ${p.id}`, description: `Un parcours (${p.id}).` })),
+  );
+  await trx('prices').insert(
+    paths.map((p, i) => ({ learning_path_id: p.id, price_level_id: normal.id, currency_code: 'GBP', amount: 900 + i * 10 })),
+  );
   await trx('learning_path_objectives').insert(
-    paths.flatMap((p, i) => [0, 1, 2].map((k) => ({ learning_path_id: p.id, position: k + 1, course_template_id: templates[(i * 3 + k) % templates.length]!.id }))),
+    paths.flatMap((p, i) =>
+      [0, 1, 2].map((k) => ({
+        learning_path_id: p.id,
+        position: k + 1,
+        course_template_id: templates[(i * 3 + k) % templates.length]!.id,
+      })),
+    ),
   );
 }

@@ -43,9 +43,18 @@ export async function compareVariants<Name extends string>(
   for (let r = 0; r < opts.rounds; r++) {
     for (const v of [...variants.slice(r % variants.length), ...variants.slice(0, r % variants.length)]) {
       const a = acc.get(v.name)!;
-      const sampler = v.proc === variants[0]!.proc ? setInterval(() => void rssMb(v.proc.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 250) : undefined;
+      const sampler =
+        v.proc === variants[0]!.proc
+          ? setInterval(() => void rssMb(v.proc.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 250)
+          : undefined;
       const cpuBefore = await cpuMs(v.proc.pid!);
-      const res = await runLoad({ port: v.port, concurrency: opts.concurrency, seconds: opts.seconds / opts.rounds, next: v.next, latencies: a.latencies });
+      const res = await runLoad({
+        port: v.port,
+        concurrency: opts.concurrency,
+        seconds: opts.seconds / opts.rounds,
+        next: v.next,
+        latencies: a.latencies,
+      });
       a.cpu += (await cpuMs(v.proc.pid!)) - cpuBefore;
       clearInterval(sampler);
       a.errors += res.errors;
@@ -53,7 +62,10 @@ export async function compareVariants<Name extends string>(
     }
   }
   const results = Object.fromEntries(
-    [...acc].map(([name, a]) => [name, { ...summarise(a.latencies, a.errors, a.seconds), cpuMsPerRequest: round(a.cpu / Math.max(1, a.latencies.length), 3) }]),
+    [...acc].map(([name, a]) => [
+      name,
+      { ...summarise(a.latencies, a.errors, a.seconds), cpuMsPerRequest: round(a.cpu / Math.max(1, a.latencies.length), 3) },
+    ]),
   ) as Record<Name, Outcome>;
   return { results, peakRssMb: peakRss };
 }
@@ -67,8 +79,13 @@ export async function compareServers<Name extends string>(
   const results: Record<string, Record<Name, Outcome>> = {};
   let peakRss = 0;
   for (const [scenario, next] of Object.entries(scenarios)) {
-    process.stderr.write(`${scenario}: ${opts.rounds} rounds of ${round(opts.seconds / opts.rounds, 1)}s per server, concurrency ${opts.concurrency}\n`);
-    const compared = await compareVariants(servers.map((s) => ({ ...s, next })), opts);
+    process.stderr.write(
+      `${scenario}: ${opts.rounds} rounds of ${round(opts.seconds / opts.rounds, 1)}s per server, concurrency ${opts.concurrency}\n`,
+    );
+    const compared = await compareVariants(
+      servers.map((s) => ({ ...s, next })),
+      opts,
+    );
     results[scenario] = compared.results;
     peakRss = Math.max(peakRss, compared.peakRssMb);
   }
@@ -76,13 +93,18 @@ export async function compareServers<Name extends string>(
 }
 
 /** `req/s / p50 ms / p99 ms / CPU ms per request` of one server: one cell of the README's tables. */
-export const cell = (o: Outcome) => `${Math.round(o.rps)} / ${o.p50ms.toFixed(1)} / ${o.p99ms.toFixed(1)} / ${o.cpuMsPerRequest.toFixed(2)}`;
+export const cell = (o: Outcome) =>
+  `${Math.round(o.rps)} / ${o.p50ms.toFixed(1)} / ${o.p99ms.toFixed(1)} / ${o.cpuMsPerRequest.toFixed(2)}`;
 
 /** `--seconds 12 --rounds 3 --concurrency 16`, the flags of the side-by-side benches. */
 export function compareArgs(argv: string[]): { seconds: number; rounds: number; concurrency: number } {
   const { values } = parseArgs({
     args: argv,
-    options: { seconds: { type: 'string', default: '12' }, rounds: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '16' } },
+    options: {
+      seconds: { type: 'string', default: '12' },
+      rounds: { type: 'string', default: '3' },
+      concurrency: { type: 'string', default: '16' },
+    },
   });
   return { seconds: Number(values.seconds), rounds: Number(values.rounds), concurrency: Number(values.concurrency) };
 }

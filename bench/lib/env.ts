@@ -32,7 +32,11 @@ export async function benchDatabase(name: string): Promise<{ url: string; direct
   let adminUrl = process.env.DATABASE_URL;
   let embedded: EmbeddedDatabase | undefined;
   if (!adminUrl) {
-    embedded = await ensureEmbeddedDatabase(path.resolve(process.env.DATA_DIR || '.lectern'), 'postgres', createLogger({ logLevel: 'warn' }, 'bench', 2));
+    embedded = await ensureEmbeddedDatabase(
+      path.resolve(process.env.DATA_DIR || '.lectern'),
+      'postgres',
+      createLogger({ logLevel: 'warn' }, 'bench', 2),
+    );
     adminUrl = embedded.url;
   }
   const url = withDatabase(adminUrl, database);
@@ -61,12 +65,22 @@ export async function startProcess(script: string, env: Record<string, string | 
   // The bench's own DATABASE_DIRECT_URL names its database, not the bench database the process gets.
   const direct = env.DATABASE_URL && !('DATABASE_DIRECT_URL' in env) ? { DATABASE_DIRECT_URL: directUrlFor(env.DATABASE_URL) } : {};
   const child = spawn(process.execPath, [...profile, script], {
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_SCHEME: 'http', SESSION_SECRET: BENCH_SESSION_SECRET, ...direct, ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      PUBLIC_SCHEME: 'http',
+      SESSION_SECRET: BENCH_SESSION_SECRET,
+      ...direct,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (port) {
     for (let i = 0; i < 150; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ok) return child;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -87,6 +101,9 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export async function startHelper(script: string, env: Record<string, string>): Promise<{ port: number; proc: ChildProcess }> {
   const { freePort: free } = await import('../../src/platform/util/net.js');
   const port = await free();
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return { port, proc };
 }

@@ -22,7 +22,10 @@ app.use(async (ctx) => {
     await trx.raw(`select set_config('search_path', ?, true)`, [schema]);
     const auth = await trx.raw('select id from users where lower(email) = ?', ['bench@bench.test']);
     if (!auth.rowCount) throw new Error('no user');
-    if (ctx.method === 'GET' && m[1]) return trx('contacts').where({ id: Number(m[1]) }).first();
+    if (ctx.method === 'GET' && m[1])
+      return trx('contacts')
+        .where({ id: Number(m[1]) })
+        .first();
     if (ctx.method === 'GET') return trx('contacts').orderBy('id').limit(100);
     const b = ctx.request.body as { first_name: string; last_name: string; email: string };
     return (await trx('contacts').insert({ first_name: b.first_name, last_name: b.last_name, email: b.email }).returning('*'))[0];

@@ -77,22 +77,28 @@ export function summarise(latencies: number[], errors: number, seconds: number):
 }
 
 /** One request with an explicit Host header (fetch drops it); answers the status and parsed JSON body. */
-export function requestJson(port: number, r: { method?: string; path: string; host: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; json: unknown }> {
+export function requestJson(
+  port: number,
+  r: { method?: string; path: string; host: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: r.method ?? 'GET', path: r.path, headers: { host: r.host, ...r.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: r.method ?? 'GET', path: r.path, headers: { host: r.host, ...r.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
     req.on('error', reject);
     if (r.body) req.write(r.body);
     req.end();

@@ -14,5 +14,14 @@ const queues = createQueueBackend({
 });
 // The noop queue is not one of Lectern's; the backend's worker factory is typed for those. One
 // worker per shard, as Lectern's worker processes run.
-const workers = queues.workers('noop' as 'orders', async () => undefined, { concurrency: Number(process.env.WORKER_CONCURRENCY ?? 5), lockDuration: 30000 });
-process.on('SIGTERM', () => void Promise.all(workers.map((w) => w.close())).then(() => queues.close()).then(() => process.exit(0)));
+const workers = queues.workers('noop' as 'orders', async () => undefined, {
+  concurrency: Number(process.env.WORKER_CONCURRENCY ?? 5),
+  lockDuration: 30000,
+});
+process.on(
+  'SIGTERM',
+  () =>
+    void Promise.all(workers.map((w) => w.close()))
+      .then(() => queues.close())
+      .then(() => process.exit(0)),
+);

@@ -29,15 +29,30 @@ export async function orderFixture(knex: Knex, slug: string): Promise<OrderFixtu
   const { contacts, eventId, userId } = await withTenant(knex, tenant, async (trx) => {
     const user = await createUser(trx, { email, password, role: 'admin' });
     await createPaymentType(trx, 'card');
-    const ids = (await trx('contacts').insert(Array.from({ length: 50 }, (_, i) => ({ first_name: `P${i}`, last_name: slug }))).returning('id')).map((r: { id: number }) => r.id);
-    const [tpl] = await trx('course_templates').insert({ title: `${slug} course` }).returning('id');
-    const [ev] = await trx('events').insert({ course_template_id: tpl.id, title: `${slug} event`, price: 100, currency_code: 'GBP' }).returning('id');
+    const ids = (
+      await trx('contacts')
+        .insert(Array.from({ length: 50 }, (_, i) => ({ first_name: `P${i}`, last_name: slug })))
+        .returning('id')
+    ).map((r: { id: number }) => r.id);
+    const [tpl] = await trx('course_templates')
+      .insert({ title: `${slug} course` })
+      .returning('id');
+    const [ev] = await trx('events')
+      .insert({ course_template_id: tpl.id, title: `${slug} event`, price: 100, currency_code: 'GBP' })
+      .returning('id');
     return { contacts: ids, eventId: ev.id as number, userId: user.id };
   });
   const auth = `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
   const body = (i: number) => ({
     contact_id: contacts[i % 50],
-    items: [{ event_id: eventId, price: 100, quantity: 3, students: [{ contact_id: contacts[(i + 1) % 50] }, { contact_id: contacts[(i + 2) % 50] }] }],
+    items: [
+      {
+        event_id: eventId,
+        price: 100,
+        quantity: 3,
+        students: [{ contact_id: contacts[(i + 1) % 50] }, { contact_id: contacts[(i + 2) % 50] }],
+      },
+    ],
     payment: { amount: 300, type: 'card', currency: 'GBP' },
   });
   return {

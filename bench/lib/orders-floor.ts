@@ -88,9 +88,14 @@ export function measureOrdersFloor(input: FloorInput): Promise<FloorResult> {
 async function runFloor(input: FloorInput): Promise<FloorResult> {
   const { tenant, actor, bodies, warmup, concurrency } = input;
   // A connection per order in flight: the pool never makes an order wait.
-  const knex = createKnex(input.databaseUrl, { poolMax: concurrency, applicationName: 'bench-orders-floor', queueNamespace: input.queueNamespace });
+  const knex = createKnex(input.databaseUrl, {
+    poolMax: concurrency,
+    applicationName: 'bench-orders-floor',
+    queueNamespace: input.queueNamespace,
+  });
   const expect = (orderId: number, step: string, outcome: StepOutcome, state: string) => {
-    if (!('done' in outcome) || outcome.done !== state) throw new Error(`order ${orderId}: the ${step} step answered ${JSON.stringify(outcome)}, not done: ${state}`);
+    if (!('done' in outcome) || outcome.done !== state)
+      throw new Error(`order ${orderId}: the ${step} step answered ${JSON.stringify(outcome)}, not done: ${state}`);
   };
   const one = async (body: unknown): Promise<number> => {
     const t0 = performance.now();

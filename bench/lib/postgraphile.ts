@@ -30,7 +30,9 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 // PostGraphile 5 (grafast, @dataplan/pg) declares Node >= 22 and calls Promise.withResolvers
 // (new in Node 22). This project runs on Node 20, where that call throws and every query
 // answers null; the standard's few lines, only when missing, so all servers run on the same Node.
-const promiseStatics = Promise as unknown as { withResolvers?: () => { promise: Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void } };
+const promiseStatics = Promise as unknown as {
+  withResolvers?: () => { promise: Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+};
 promiseStatics.withResolvers ??= () => {
   let resolve!: (v: unknown) => void;
   let reject!: (e: unknown) => void;
@@ -41,7 +43,8 @@ promiseStatics.withResolvers ??= () => {
   return { promise, resolve, reject };
 };
 
-if (process.env.GRAPHILE_ENV !== 'production') throw new Error("bench/lib/postgraphile.ts: start it with GRAPHILE_ENV=production (Grafast's production mode)");
+if (process.env.GRAPHILE_ENV !== 'production')
+  throw new Error("bench/lib/postgraphile.ts: start it with GRAPHILE_ENV=production (Grafast's production mode)");
 const schema = process.env.BENCH_SCHEMA!;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
@@ -57,7 +60,14 @@ pool.on('connect', (client) => {
 const preset: GraphileConfig.Preset = {
   extends: [PostGraphileAmberPreset],
   pgServices: [makePgService({ pool, schemas: [schema] })],
-  grafserv: { graphqlPath: '/graphql', graphiql: false, graphiqlOnGraphQLGET: false, graphqlOverGET: false, watch: false, websockets: false },
+  grafserv: {
+    graphqlPath: '/graphql',
+    graphiql: false,
+    graphiqlOnGraphQLGET: false,
+    graphqlOverGET: false,
+    watch: false,
+    websockets: false,
+  },
   grafast: { explain: false },
 };
 const pgl = postgraphile(preset);
@@ -71,7 +81,10 @@ app.use(async (ctx, next) => {
   }
   if (ctx.path !== '/graphql' || ctx.method !== 'POST') return next();
   const token = /^Bearer (.+)$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-  const auth = await pool.query('select 1 from platform.oauth_tokens where access_token_hash = $1 and revoked_at is null and access_expires_at > now()', [crypto.createHash('sha256').update(token).digest('hex')]);
+  const auth = await pool.query(
+    'select 1 from platform.oauth_tokens where access_token_hash = $1 and revoked_at is null and access_expires_at > now()',
+    [crypto.createHash('sha256').update(token).digest('hex')],
+  );
   if (!auth.rowCount) {
     ctx.status = 401;
     return;

@@ -18,7 +18,11 @@ import pg from 'pg';
  */
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
-export async function writeResult(bench: string, figures: Record<string, unknown>, opts: { table?: string; args?: string[] } = {}): Promise<string> {
+export async function writeResult(
+  bench: string,
+  figures: Record<string, unknown>,
+  opts: { table?: string; args?: string[] } = {},
+): Promise<string> {
   // The name becomes a file name in bench/results: nothing that could point elsewhere.
   if (!/^[a-z][a-z0-9-]*$/.test(bench)) throw new Error(`bench name ${JSON.stringify(bench)} is not [a-z][a-z0-9-]*`);
   const at = new Date();

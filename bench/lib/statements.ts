@@ -21,7 +21,16 @@ export class StatementCounter {
 
   static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<StatementCounter> {
     const port = await freePort();
-    const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'development', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: 'benchcount', ...env });
+    const config = loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      QUEUE_PREFIX: 'benchcount',
+      ...env,
+    });
     const rt = await createRuntime(config, 'bench-count');
     return new StatementCounter(rt, await startHttpServer(createApp(rt), port, '127.0.0.1'));
   }
@@ -31,7 +40,10 @@ export class StatementCounter {
   }
 
   /** The statements of `request` (built for this app's port), and its answer. */
-  async count(request: (port: number) => BenchRequest | Promise<BenchRequest>, tries = 3): Promise<{ statements: number; answer: { status: number; json: unknown } }> {
+  async count(
+    request: (port: number) => BenchRequest | Promise<BenchRequest>,
+    tries = 3,
+  ): Promise<{ statements: number; answer: { status: number; json: unknown } }> {
     const r = await request(this.port);
     const answer = await requestJson(this.port, r); // warms the caches (tenant, portal, locales)
     let least = Infinity;

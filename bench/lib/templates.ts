@@ -6,8 +6,13 @@ import type { Knex } from '../../src/platform/db/knex.js';
  * titles too with `german`), with two translatable custom fields, `tagline` (translated into
  * French) and `audience`. `row(i)` adds columns to template i. French (and German) are enabled.
  */
-export async function seedTranslatedTemplates(trx: Knex, opts: { count: number; german?: boolean; row?: (i: number) => Record<string, unknown> }): Promise<void> {
-  await trx('locales').whereIn('code', opts.german ? ['fr', 'de'] : ['fr']).update({ supported: true });
+export async function seedTranslatedTemplates(
+  trx: Knex,
+  opts: { count: number; german?: boolean; row?: (i: number) => Record<string, unknown> },
+): Promise<void> {
+  await trx('locales')
+    .whereIn('code', opts.german ? ['fr', 'de'] : ['fr'])
+    .update({ supported: true });
   const [tagline, audience] = await trx('custom_field_definitions')
     .insert([
       { key: 'tagline', label: 'Tagline', type: 'text', applies_to: 'course_template', is_translatable: true },
@@ -15,11 +20,24 @@ export async function seedTranslatedTemplates(trx: Knex, opts: { count: number; 
     ])
     .returning('id');
   const templates: { id: number }[] = await trx('course_templates')
-    .insert(Array.from({ length: opts.count }, (_, i) => ({ title: `Course ${i}`, course_text1: `<p>About course ${i}</p>`, locale_id: 1, ...opts.row?.(i) })))
+    .insert(
+      Array.from({ length: opts.count }, (_, i) => ({
+        title: `Course ${i}`,
+        course_text1: `<p>About course ${i}</p>`,
+        locale_id: 1,
+        ...opts.row?.(i),
+      })),
+    )
     .returning('id');
   await trx('course_template_translations').insert(
     templates.flatMap(({ id }) => [
-      { course_template_id: id, locale_id: 3, title: `Cours ${id}`, course_text1: `<p>Le cours ${id}</p>`, teaser_description: `Ce que le cours ${id} enseigne.` },
+      {
+        course_template_id: id,
+        locale_id: 3,
+        title: `Cours ${id}`,
+        course_text1: `<p>Le cours ${id}</p>`,
+        teaser_description: `Ce que le cours ${id} enseigne.`,
+      },
       ...(opts.german ? [{ course_template_id: id, locale_id: 5, title: `Kurs ${id}` }] : []),
     ]),
   );

@@ -41,17 +41,37 @@
 
   const TEXT = {
     en: {
-      title: 'Our courses', loading: 'Loading the catalogue…', loaded: (n) => `${n} courses and learning paths`,
-      course: 'Course', path: 'Learning path', noDates: 'No dates scheduled yet: ask us for one.', from: 'from', to: 'to',
-      online: 'Online', blended: 'Blended: online part from', places: (n) => (n === 1 ? '1 place left' : `${n} places left`), full: 'Fully booked',
-      days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'], months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
+      title: 'Our courses',
+      loading: 'Loading the catalogue…',
+      loaded: (n) => `${n} courses and learning paths`,
+      course: 'Course',
+      path: 'Learning path',
+      noDates: 'No dates scheduled yet: ask us for one.',
+      from: 'from',
+      to: 'to',
+      online: 'Online',
+      blended: 'Blended: online part from',
+      places: (n) => (n === 1 ? '1 place left' : `${n} places left`),
+      full: 'Fully booked',
+      days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'],
+      months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
       failed: 'The catalogue could not be loaded.',
     },
     fr: {
-      title: 'Nos formations', loading: 'Chargement du catalogue…', loaded: (n) => `${n} formations et parcours`,
-      course: 'Formation', path: 'Parcours', noDates: 'Pas encore de date : contactez-nous.', from: 'du', to: 'au',
-      online: 'En ligne', blended: 'Mixte : partie en ligne à partir du', places: (n) => (n <= 1 ? `${n} place restante` : `${n} places restantes`), full: 'Complet',
-      days: ['lun.', 'mar.', 'mer.', 'jeu.', 'ven.', 'sam.', 'dim.'], months: ['janv.', 'févr.', 'mars', 'avr.', 'mai', 'juin', 'juil.', 'août', 'sept.', 'oct.', 'nov.', 'déc.'],
+      title: 'Nos formations',
+      loading: 'Chargement du catalogue…',
+      loaded: (n) => `${n} formations et parcours`,
+      course: 'Formation',
+      path: 'Parcours',
+      noDates: 'Pas encore de date : contactez-nous.',
+      from: 'du',
+      to: 'au',
+      online: 'En ligne',
+      blended: 'Mixte : partie en ligne à partir du',
+      places: (n) => (n <= 1 ? `${n} place restante` : `${n} places restantes`),
+      full: 'Complet',
+      days: ['lun.', 'mar.', 'mer.', 'jeu.', 'ven.', 'sam.', 'dim.'],
+      months: ['janv.', 'févr.', 'mars', 'avr.', 'mai', 'juin', 'juil.', 'août', 'sept.', 'oct.', 'nov.', 'déc.'],
       failed: 'Le catalogue n’a pas pu être chargé.',
     },
   };
@@ -111,7 +131,10 @@
     if (amount === null || amount === undefined || amount === '') return '';
     const n = Number(amount);
     const digits = Number.isInteger(n) ? 0 : 2;
-    const number = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { minimumFractionDigits: digits, maximumFractionDigits: 2 }).format(n);
+    const number = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: 2,
+    }).format(n);
     if (!symbol) return number;
     return lang === 'fr' ? `${number}\u00a0${symbol}` : `${symbol}${number}`;
   }
@@ -141,7 +164,8 @@
     const t = TEXT[lang];
     const method = String(e.deliveryMethod || '').toLowerCase();
     let when;
-    if (method === 'lms') when = `${t.online}: ${t.from} ${formatDate(e.lmsStart || e.start, false)} ${t.to} ${formatDate(e.lmsEnd || e.end, false)}`;
+    if (method === 'lms')
+      when = `${t.online}: ${t.from} ${formatDate(e.lmsStart || e.start, false)} ${t.to} ${formatDate(e.lmsEnd || e.end, false)}`;
     else when = formatDate(e.classroomStart || e.start);
     const places = typeof e.remainingPlaces === 'number' ? (e.remainingPlaces > 0 ? t.places(e.remainingPlaces) : t.full) : null;
     return el(
@@ -150,7 +174,9 @@
       el('span', { class: 'when' }, when),
       method === 'blended' && e.lmsStart ? el('span', { class: 'where' }, ` (${t.blended} ${formatDate(e.lmsStart, false)})`) : null,
       e.location && e.location.name ? el('span', { class: 'where' }, ` · ${e.location.name}`) : null,
-      e.price && e.price.amount !== null && e.price.amount !== undefined ? el('span', { class: 'event-price' }, ` · ${formatMoney(e.price.amount, symbol)}`) : null,
+      e.price && e.price.amount !== null && e.price.amount !== undefined
+        ? el('span', { class: 'event-price' }, ` · ${formatMoney(e.price.amount, symbol)}`)
+        : null,
       places ? el('span', { class: 'places' }, ` · ${places}`) : null,
     );
   }
@@ -160,10 +186,20 @@
     const isCourse = node.__typename === 'Course';
     const price = isCourse ? node.priceRange && node.priceRange.normalPrice : node.price;
     const symbol = price && price.financialUnit ? price.financialUnit.symbol : '';
-    const initials = (node.name || '?').split(/\s+/).map((w) => w[0]).join('').slice(0, 3);
-    const picture = node.imageUrl && /^https?:\/\//.test(node.imageUrl) ? el('img', { src: node.imageUrl, alt: '', loading: 'lazy' }) : el('div', { class: 'placeholder', 'aria-hidden': 'true' }, initials);
+    const initials = (node.name || '?')
+      .split(/\s+/)
+      .map((w) => w[0])
+      .join('')
+      .slice(0, 3);
+    const picture =
+      node.imageUrl && /^https?:\/\//.test(node.imageUrl)
+        ? el('img', { src: node.imageUrl, alt: '', loading: 'lazy' })
+        : el('div', { class: 'placeholder', 'aria-hidden': 'true' }, initials);
     // Placeholder addresses (and broken links) show the initials instead.
-    if (picture.tagName === 'IMG') picture.addEventListener('error', () => picture.replaceWith(el('div', { class: 'placeholder', 'aria-hidden': 'true' }, initials)), { once: true });
+    if (picture.tagName === 'IMG')
+      picture.addEventListener('error', () => picture.replaceWith(el('div', { class: 'placeholder', 'aria-hidden': 'true' }, initials)), {
+        once: true,
+      });
     const dates = isCourse
       ? events.length
         ? el('ul', { class: 'dates' }, ...events.map((e) => eventLine(e, symbol)))
@@ -179,7 +215,9 @@
         el('span', { class: 'kind' }, `${isCourse ? t.course : t.path}${node.category ? ` · ${node.category}` : ''}`),
         el('h2', {}, node.name),
         el('p', { class: 'teaser' }, node.teaserDescription || plain(node.description)),
-        price && price.amount !== null && price.amount !== undefined ? el('span', { class: 'price' }, formatMoney(price.amount, symbol)) : null,
+        price && price.amount !== null && price.amount !== undefined
+          ? el('span', { class: 'price' }, formatMoney(price.amount, symbol))
+          : null,
         dates,
       ),
     );
@@ -201,7 +239,9 @@
         return card(node, upcoming);
       }),
     );
-    document.getElementById('status').textContent = TEXT[lang].loaded(catalogue.pageInfo ? catalogue.pageInfo.totalRecords : catalogue.edges.length);
+    document.getElementById('status').textContent = TEXT[lang].loaded(
+      catalogue.pageInfo ? catalogue.pageInfo.totalRecords : catalogue.edges.length,
+    );
   }
 
   async function load() {

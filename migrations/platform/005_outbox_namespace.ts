@@ -9,7 +9,10 @@ import type { Knex } from 'knex';
 export const name = '005_outbox_namespace';
 
 export async function up(knex: Knex, schema: string): Promise<void> {
-  await knex.raw(`alter table ??.outbox add column queue_namespace text not null default coalesce(nullif(current_setting('lectern.queue_namespace', true), ''), 'lectern')`, [schema]);
+  await knex.raw(
+    `alter table ??.outbox add column queue_namespace text not null default coalesce(nullif(current_setting('lectern.queue_namespace', true), ''), 'lectern')`,
+    [schema],
+  );
   await knex.raw('drop index if exists ??.outbox_pending_idx', [schema]);
   await knex.raw('create index outbox_pending_idx on ??.outbox (queue_namespace, id) where enqueued_at is null', [schema]);
 }

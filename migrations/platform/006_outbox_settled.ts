@@ -21,7 +21,10 @@ export async function up(knex: Knex, schema: string): Promise<void> {
   });
   await knex.raw('update ??.outbox set settled_at = coalesce(enqueued_at, now()) where job_id is null', [schema]);
   // What a reconciler sweep reads: open, enqueued rows of its namespace, oldest check first.
-  await knex.raw('create index outbox_open_idx on ??.outbox (queue_namespace, checked_at) where settled_at is null and enqueued_at is not null', [schema]);
+  await knex.raw(
+    'create index outbox_open_idx on ??.outbox (queue_namespace, checked_at) where settled_at is null and enqueued_at is not null',
+    [schema],
+  );
   // What a finished job settles by.
   await knex.raw('create index outbox_open_job_idx on ??.outbox (job_id) where settled_at is null', [schema]);
 }

@@ -41,7 +41,16 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.integer('company_id').references('id').inTable(`${schema}.companies`).onDelete('SET NULL');
     t.integer('account_id');
     for (const c of ['email', 'tel', 'mobile', 'fax']) t.text(c);
-    for (const c of ['address_unit', 'address_street', 'address_locality', 'address_town', 'address_region', 'address_postcode', 'address_country_id']) t.text(c);
+    for (const c of [
+      'address_unit',
+      'address_street',
+      'address_locality',
+      'address_town',
+      'address_region',
+      'address_postcode',
+      'address_country_id',
+    ])
+      t.text(c);
     for (const c of ['membership_number', 'contract_notes']) t.text(c);
     t.timestamp('created_on', { useTz: false }).notNullable().defaultTo(knex.raw(`(now() at time zone 'utc')`));
     t.integer('created_by_id');

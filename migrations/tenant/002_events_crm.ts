@@ -164,7 +164,16 @@ export async function up(knex: Knex, schema: string): Promise<void> {
 }
 
 export async function down(knex: Knex, schema: string): Promise<void> {
-  for (const table of ['delegate_scores', 'delegates', 'events', 'score_mappings', 'course_templates', 'categories', 'marketing_activities', 'campaigns']) {
+  for (const table of [
+    'delegate_scores',
+    'delegates',
+    'events',
+    'score_mappings',
+    'course_templates',
+    'categories',
+    'marketing_activities',
+    'campaigns',
+  ]) {
     await knex.schema.withSchema(schema).dropTableIfExists(table);
   }
 }

@@ -84,7 +84,11 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.specificType('student_ids', 'integer[]').notNullable().defaultTo('{}');
     t.integer('quantity').notNullable();
     t.decimal('unit_price', 14, 2).notNullable();
-    t.check(`(kind = 'event' and event_id is not null) or (kind = 'stock_item' and stock_item_id is not null and parent_line_id is not null)`, [], 'opportunity_lines_kind');
+    t.check(
+      `(kind = 'event' and event_id is not null) or (kind = 'stock_item' and stock_item_id is not null and parent_line_id is not null)`,
+      [],
+      'opportunity_lines_kind',
+    );
     t.check('quantity > 0', [], 'opportunity_lines_quantity');
     t.index(['opportunity_id']);
   });
@@ -142,7 +146,8 @@ export async function down(knex: Knex, schema: string): Promise<void> {
   const s = () => knex.schema.withSchema(schema);
   for (const table of ['payments', 'invoice_lines', 'invoices']) await s().dropTableIfExists(table);
   await s().alterTable('delegates', (t) => t.dropForeign(['registration_id']));
-  for (const table of ['registrations', 'opportunity_lines', 'opportunities', 'stock_items', 'payment_types']) await s().dropTableIfExists(table);
+  for (const table of ['registrations', 'opportunity_lines', 'opportunities', 'stock_items', 'payment_types'])
+    await s().dropTableIfExists(table);
   await s().alterTable('settings', (t) => {
     t.dropChecks(['settings_order_workflow']);
     t.dropColumns('order_workflow', 'prevent_overbooking');

@@ -27,7 +27,14 @@ export async function up(knex: Knex, schema: string): Promise<void> {
   });
   await knex.raw('create unique index locales_one_default on ??.locales (is_default) where is_default', [schema]);
   await knex(ref('locales')).insert(
-    LOCALE_CATALOGUE.map((l) => ({ id: l.id, code: l.code, name: l.name, full_name: l.fullName, supported: l.code === DEFAULT_LOCALE_CODE, is_default: l.code === DEFAULT_LOCALE_CODE })),
+    LOCALE_CATALOGUE.map((l) => ({
+      id: l.id,
+      code: l.code,
+      name: l.name,
+      full_name: l.fullName,
+      supported: l.code === DEFAULT_LOCALE_CODE,
+      is_default: l.code === DEFAULT_LOCALE_CODE,
+    })),
   );
 
   await s().createTable('custom_field_definitions', (t) => {
@@ -75,7 +82,13 @@ export async function up(knex: Knex, schema: string): Promise<void> {
       t.timestamp('updated_on', { useTz: false }).notNullable().defaultTo(utcNow);
       t.unique([owner, 'locale_id']);
     });
-  await translations('course_template_translations', 'course_template_id', 'course_templates', ['title', 'course_text1', 'course_text2', 'related_courses_text', 'lms_summary']);
+  await translations('course_template_translations', 'course_template_id', 'course_templates', [
+    'title',
+    'course_text1',
+    'course_text2',
+    'related_courses_text',
+    'lms_summary',
+  ]);
 
   await s().createTable('learning_paths', (t) => {
     t.increments('id');
@@ -106,7 +119,15 @@ export async function up(knex: Knex, schema: string): Promise<void> {
 
 export async function down(knex: Knex, schema: string): Promise<void> {
   const s = () => knex.schema.withSchema(schema);
-  for (const table of ['event_field_values', 'learning_path_field_values', 'course_template_field_values', 'learning_path_translations', 'learning_paths', 'course_template_translations', 'course_template_delivery_locales']) {
+  for (const table of [
+    'event_field_values',
+    'learning_path_field_values',
+    'course_template_field_values',
+    'learning_path_translations',
+    'learning_paths',
+    'course_template_translations',
+    'course_template_delivery_locales',
+  ]) {
     await s().dropTableIfExists(table);
   }
   await s().alterTable('course_templates', (t) => {

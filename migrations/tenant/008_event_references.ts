@@ -10,7 +10,10 @@ export const name = '008_event_references';
 export async function up(knex: Knex, schema: string): Promise<void> {
   const s = () => knex.schema.withSchema(schema);
   const ref = (table: string) => `${schema}.${table}`;
-  await knex.raw('update ??.events set tax_type_id = null where tax_type_id is not null and tax_type_id not in (select id from ??.tax_types)', [schema, schema]);
+  await knex.raw(
+    'update ??.events set tax_type_id = null where tax_type_id is not null and tax_type_id not in (select id from ??.tax_types)',
+    [schema, schema],
+  );
   await s().alterTable('events', (t) => {
     t.foreign('tax_type_id').references('id').inTable(ref('tax_types')).onDelete('RESTRICT');
     t.index(['tax_type_id']);

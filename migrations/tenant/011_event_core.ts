@@ -13,7 +13,15 @@ import type { Knex } from 'knex';
  */
 export const name = '011_event_core';
 
-const COLUMNS = ['is_sold_out', 'internal_notes', 'external_notes', 'target_fill_rate', 'registration_opens_at', 'remote_meeting_url', 'cancelled_at'];
+const COLUMNS = [
+  'is_sold_out',
+  'internal_notes',
+  'external_notes',
+  'target_fill_rate',
+  'registration_opens_at',
+  'remote_meeting_url',
+  'cancelled_at',
+];
 
 export async function up(knex: Knex, schema: string): Promise<void> {
   await knex.schema.withSchema(schema).alterTable('events', (t) => {

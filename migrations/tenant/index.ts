@@ -17,4 +17,21 @@ import * as m015 from './015_identity_changes.js';
 import * as m016 from './016_identity_generation.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
-export const tenantMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016];
+export const tenantMigrations: readonly SchemaMigration[] = [
+  m001,
+  m002,
+  m003,
+  m004,
+  m005,
+  m006,
+  m007,
+  m008,
+  m009,
+  m010,
+  m011,
+  m012,
+  m013,
+  m014,
+  m015,
+  m016,
+];

@@ -36,14 +36,27 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
     if (slug && !hostTenant) return graphqlErrors(ctx, 404, `No instance at host '${ctx.get('host')}'`, 'NOT_FOUND');
     // GraphiQL, for people exploring the API locally (its requests need a token, set in its headers
     // pane); not for a GET that carries its query in a JSON body.
-    if (ctx.method === 'GET' && rt.config.env !== 'production' && ctx.accepts('json', 'html') === 'html' && !ctx.query.query && !ctx.is('json')) {
+    if (
+      ctx.method === 'GET' &&
+      rt.config.env !== 'production' &&
+      ctx.accepts('json', 'html') === 'html' &&
+      !ctx.query.query &&
+      !ctx.is('json')
+    ) {
       ctx.type = 'html';
       ctx.body = graphiqlPage();
       return;
     }
     if (!server.acceptable(ctx)) return;
     await https(ctx, async () => {
-      const auth = await checkBearer(rt.knex, rt.registry, rt.accessTokens, ctx.get('authorization') || undefined, hostTenant, (challenge) => ctx.set('WWW-Authenticate', challenge));
+      const auth = await checkBearer(
+        rt.knex,
+        rt.registry,
+        rt.accessTokens,
+        ctx.get('authorization') || undefined,
+        hostTenant,
+        (challenge) => ctx.set('WWW-Authenticate', challenge),
+      );
       if (!auth.ok) {
         ctx.set('WWW-Authenticate', auth.challenge);
         return graphqlErrors(ctx, 401, auth.message, 'UNAUTHENTICATED');
@@ -61,8 +74,21 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
         const user = found.value;
         const permissions = AskedPermissions.remembering(user.permissions);
         const gone = () => (ctx.set('WWW-Authenticate', challenge), new AppError(401, 'unauthenticated', message));
-        await checkRequest(db, rt.identities.check(tenant.schema, key, found, read, (fresh) => identityRefusal(user, fresh, permissions, { password: false, unauthenticated: gone })));
-        return { context: { db, tenant, clientId, ...requestScope(db), user: { id: user.id, email: user.email, companyId: user.company_id, permissions } } };
+        await checkRequest(
+          db,
+          rt.identities.check(tenant.schema, key, found, read, (fresh) =>
+            identityRefusal(user, fresh, permissions, { password: false, unauthenticated: gone }),
+          ),
+        );
+        return {
+          context: {
+            db,
+            tenant,
+            clientId,
+            ...requestScope(db),
+            user: { id: user.id, email: user.email, companyId: user.company_id, permissions },
+          },
+        };
       });
     });
   };
@@ -71,7 +97,8 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
 /** What GraphiQL's headers pane holds until a token is pasted in. */
 export const GRAPHIQL_PLACEHOLDER = 'Bearer <access token>';
 /** What GraphiQL shows while its headers still hold {@link GRAPHIQL_PLACEHOLDER}. */
-export const GRAPHIQL_TOKEN_HINT = 'Replace <access token> in the Request Headers pane (below the query) with an access token from POST /oauth/token: the Docs and completion load once it is there.';
+export const GRAPHIQL_TOKEN_HINT =
+  'Replace <access token> in the Request Headers pane (below the query) with an access token from POST /oauth/token: the Docs and completion load once it is there.';
 
 /**
  * GraphiQL (graphql-helix's) for `GET /graphql` in development. GraphiQL fetches the schema once,

@@ -1,9 +1,17 @@
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { applyToEventsMutation, backgroundJobQuery } from '../modules/background-jobs/background-jobs.graphql.js';
 import { learningCategoriesQuery, LearningCategoryMutations } from '../modules/categories/categories.graphql.js';
-import { courseTemplateMutations, courseTemplateQuery, courseTemplatesQuery } from '../modules/course-templates/course-templates.graphql.js';
+import {
+  courseTemplateMutations,
+  courseTemplateQuery,
+  courseTemplatesQuery,
+} from '../modules/course-templates/course-templates.graphql.js';
 import { catalogueQuery } from '../modules/catalogue/catalogue.graphql.js';
-import { CustomFieldDefinitionMutations, customFieldDefinitionsQuery, customFieldTemplateQuery } from '../modules/custom-fields/custom-fields.graphql.js';
+import {
+  CustomFieldDefinitionMutations,
+  customFieldDefinitionsQuery,
+  customFieldTemplateQuery,
+} from '../modules/custom-fields/custom-fields.graphql.js';
 import { LearningPathMutations, learningPathsQuery } from '../modules/learning-paths/learning-paths.graphql.js';
 import { OBJECTIVE_TYPES } from '../modules/learning-paths/learning-objectives.graphql.js';
 import { EventMutations } from '../modules/events/event-mutations.graphql.js';
@@ -72,7 +80,10 @@ export function buildSchema(): GraphQLSchema {
   const mutation = new GraphQLObjectType<unknown, GraphQLContext>({
     name: 'Mutation',
     fields: {
-      courseTemplate: group(courseTemplateMutations({ applyToEvents: applyToEventsMutation }), 'Create and update course templates and their translations (COURSE_TEMPLATE_EDIT).'),
+      courseTemplate: group(
+        courseTemplateMutations({ applyToEvents: applyToEventsMutation }),
+        'Create and update course templates and their translations (COURSE_TEMPLATE_EDIT).',
+      ),
       learningPaths: group(LearningPathMutations, 'Create and update learning paths and their translations (LEARNING_PATH_EDIT).'),
       learningCategory: group(LearningCategoryMutations, 'Translations of categories (CATEGORY_EDIT).'),
       locale: group(LocaleMutations, "The instance's locales (LOCALE_EDIT)."),

@@ -20,15 +20,33 @@ export interface MigrationEntry {
 }
 
 const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/marketing_activities[/:id]', operations: [], note: 'Core GraphQL has no marketing activities: keep using REST for them.' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/campaigns[/:id]', operations: [], note: 'Core GraphQL has no campaigns: keep using REST for them.' },
+  {
+    rest: 'GET|POST|PUT|DELETE /api/v2/crm/marketing_activities[/:id]',
+    operations: [],
+    note: 'Core GraphQL has no marketing activities: keep using REST for them.',
+  },
+  {
+    rest: 'GET|POST|PUT|DELETE /api/v2/crm/campaigns[/:id]',
+    operations: [],
+    note: 'Core GraphQL has no campaigns: keep using REST for them.',
+  },
   {
     rest: 'GET /api/v2/crm/contacts[/:id]',
-    operations: ['query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id contact { id legacyId firstName lastName email organisation } } } } }'],
+    operations: [
+      'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id contact { id legacyId firstName lastName email organisation } } } } }',
+    ],
     note: 'Only the contact who placed an order, on its opportunity: there is no contacts query yet.',
   },
-  { rest: 'POST|PUT|DELETE /api/v2/crm/contacts[/:id]', operations: [], note: 'Core GraphQL cannot write contacts: keep using REST for them.' },
-  { rest: 'GET|POST|PUT|DELETE /api/v2/crm/companies[/:id]', operations: [], note: 'Core GraphQL has no companies (a contact gives only companyLegacyId, the REST id of its company).' },
+  {
+    rest: 'POST|PUT|DELETE /api/v2/crm/contacts[/:id]',
+    operations: [],
+    note: 'Core GraphQL cannot write contacts: keep using REST for them.',
+  },
+  {
+    rest: 'GET|POST|PUT|DELETE /api/v2/crm/companies[/:id]',
+    operations: [],
+    note: 'Core GraphQL has no companies (a contact gives only companyLegacyId, the REST id of its company).',
+  },
   {
     rest: 'GET /api/v2/event/categories[/:id]',
     operations: [
@@ -37,7 +55,11 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
     ],
     note: 'REST event categories are GraphQL learning categories.',
   },
-  { rest: 'POST|PUT|DELETE /api/v2/event/categories[/:id]', operations: [], note: 'Core GraphQL cannot write learning categories: keep using REST for them.' },
+  {
+    rest: 'POST|PUT|DELETE /api/v2/event/categories[/:id]',
+    operations: [],
+    note: 'Core GraphQL cannot write learning categories: keep using REST for them.',
+  },
   {
     rest: 'GET /api/v2/event/public_events[/:id]',
     operations: [
@@ -47,9 +69,16 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
   },
   {
     rest: 'POST /api/v2/event/public_events',
-    operations: ['mutation ($input: ClassroomEventCreateInput!) { event { createClassroom(input: $input) { event { id legacyId title } errors { label message value } } } }'],
+    operations: [
+      'mutation ($input: ClassroomEventCreateInput!) { event { createClassroom(input: $input) { event { id legacyId title } errors { label message value } } } }',
+    ],
   },
-  { rest: 'PUT /api/v2/event/public_events/:id', operations: ['mutation ($id: ID!, $input: EventUpdateInput!) { event { update(eventId: $id, input: $input) { event { id title lifecycleState } errors { label message value } } } }'] },
+  {
+    rest: 'PUT /api/v2/event/public_events/:id',
+    operations: [
+      'mutation ($id: ID!, $input: EventUpdateInput!) { event { update(eventId: $id, input: $input) { event { id title lifecycleState } errors { label message value } } } }',
+    ],
+  },
   {
     rest: 'DELETE /api/v2/event/public_events/:id',
     operations: ['mutation { event { delete(input: {eventIds: ["<Event id>"]}) { eventIds errors { label message value } } } }'],
@@ -62,32 +91,55 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
       'query { courseTemplate(id: "<CourseTemplate id>") { id legacyId code title lifecycleState } }',
     ],
   },
-  { rest: 'POST /api/v2/event/event_templates', operations: ['mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id legacyId } errors { label message value } } } }'] },
+  {
+    rest: 'POST /api/v2/event/event_templates',
+    operations: [
+      'mutation ($input: CourseTemplateCreateInput!) { courseTemplate { create(input: $input) { courseTemplate { id legacyId } errors { label message value } } } }',
+    ],
+  },
   {
     rest: 'PUT /api/v2/event/event_templates/:id',
-    operations: ['mutation ($id: ID!, $input: CourseTemplateUpdateInput!) { courseTemplate { update(courseTemplateId: $id, input: $input) { courseTemplate { id title } errors { label message value } } } }'],
+    operations: [
+      'mutation ($id: ID!, $input: CourseTemplateUpdateInput!) { courseTemplate { update(courseTemplateId: $id, input: $input) { courseTemplate { id title } errors { label message value } } } }',
+    ],
   },
   {
     rest: 'DELETE /api/v2/event/event_templates/:id',
-    operations: ['mutation { courseTemplate { update(courseTemplateId: "<CourseTemplate id>", input: {lifecycleState: cancelled}) { courseTemplate { id lifecycleState } errors { label message value } } } }'],
+    operations: [
+      'mutation { courseTemplate { update(courseTemplateId: "<CourseTemplate id>", input: {lifecycleState: cancelled}) { courseTemplate { id lifecycleState } errors { label message value } } } }',
+    ],
     note: 'GraphQL does not delete course templates: cancel one instead.',
   },
   {
     rest: 'GET /api/v2/event/delegates[/:id]',
-    operations: ['query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id registration { legacyId delegates { legacyId numPlaces event { id title } contact { id email } } } } } } }'],
+    operations: [
+      'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id registration { legacyId delegates { legacyId numPlaces event { id title } contact { id email } } } } } } }',
+    ],
     note: 'Only the delegates an order registered, on its opportunity: there is no learners query yet.',
   },
-  { rest: 'POST|DELETE /api/v2/event/delegates[/:id]', operations: [], note: 'Core GraphQL cannot add or remove delegates: keep using REST (or place an order).' },
-  { rest: 'POST /api/v2/event/delegates/:id/name', operations: [], note: 'Core GraphQL cannot name a delegate place: keep using REST for it.' },
+  {
+    rest: 'POST|DELETE /api/v2/event/delegates[/:id]',
+    operations: [],
+    note: 'Core GraphQL cannot add or remove delegates: keep using REST (or place an order).',
+  },
+  {
+    rest: 'POST /api/v2/event/delegates/:id/name',
+    operations: [],
+    note: 'Core GraphQL cannot name a delegate place: keep using REST for it.',
+  },
   { rest: 'GET|POST /api/v2/event/delegates/:id/scores', operations: [], note: 'Core GraphQL has no scores: keep using REST for them.' },
-  { rest: 'GET /api/v2/system/custom_templates[/:id]; POST /api/v2/system/custom_templates/:id/mappings', operations: [], note: 'Core GraphQL has no score templates or mappings: keep using REST for them.' },
+  {
+    rest: 'GET /api/v2/system/custom_templates[/:id]; POST /api/v2/system/custom_templates/:id/mappings',
+    operations: [],
+    note: 'Core GraphQL has no score templates or mappings: keep using REST for them.',
+  },
   {
     rest: 'POST /api/v2/orders',
     operations: [
       'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id legacyId state processingStatus failureReason invoice { id legacyId } } } } }',
       'mutation { opportunity { release(opportunityId: "<Opportunity id>") { opportunity { id state processingStatus } errors { label message value } } } }',
     ],
-    note: 'No mutation places an order yet: place it with REST (order_id is the opportunity\'s legacyId), then follow it, and release one the manual workflow holds, in GraphQL.',
+    note: "No mutation places an order yet: place it with REST (order_id is the opportunity's legacyId), then follow it, and release one the manual workflow holds, in GraphQL.",
   },
 ];
 
@@ -97,7 +149,9 @@ function operationNames(document: string): string[] {
   return parse(document).definitions.flatMap((d) => {
     if (d.kind !== Kind.OPERATION_DEFINITION) return [];
     return fields(d.selectionSet.selections).flatMap((f) =>
-      d.operation === 'mutation' && f.selectionSet ? fields(f.selectionSet.selections).map((op) => `mutation ${f.name.value}.${op.name.value}`) : [`${d.operation} ${f.name.value}`],
+      d.operation === 'mutation' && f.selectionSet
+        ? fields(f.selectionSet.selections).map((op) => `mutation ${f.name.value}.${op.name.value}`)
+        : [`${d.operation} ${f.name.value}`],
     );
   });
 }
@@ -105,7 +159,9 @@ function operationNames(document: string): string[] {
 /** Every legacy REST endpoint and what replaces it, as `GET /api/v2/migration` lists it (JSON) and shows it (HTML). */
 export const MIGRATION_MAP: MigrationEntry[] = ENTRIES.map((e) => ({
   rest: e.rest,
-  graphql: e.operations.length ? [...new Set(e.operations.flatMap(operationNames))].join('; ') : `None yet: ${e.note ?? 'no GraphQL operation does this.'}`,
+  graphql: e.operations.length
+    ? [...new Set(e.operations.flatMap(operationNames))].join('; ')
+    : `None yet: ${e.note ?? 'no GraphQL operation does this.'}`,
   operations: e.operations,
   ...(e.note && e.operations.length ? { note: e.note } : {}),
 }));
@@ -115,7 +171,9 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 /** The guide as a page, for people. */
 export function migrationGuideHtml(): string {
   const rows = MIGRATION_MAP.map((m) => {
-    const what = m.operations.length ? `<code>${esc(m.graphql)}</code>${m.note ? `<p>${esc(m.note)}</p>` : ''}${m.operations.map((o) => `<pre><code>${esc(o)}</code></pre>`).join('')}` : `<strong>${esc(m.graphql)}</strong>`;
+    const what = m.operations.length
+      ? `<code>${esc(m.graphql)}</code>${m.note ? `<p>${esc(m.note)}</p>` : ''}${m.operations.map((o) => `<pre><code>${esc(o)}</code></pre>`).join('')}`
+      : `<strong>${esc(m.graphql)}</strong>`;
     return `<tr><td><code>${esc(m.rest)}</code></td><td>${what}</td></tr>`;
   }).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lectern: migrating from REST v2 to GraphQL</title>

@@ -16,7 +16,11 @@ export const DASHBOARD_PATH = '/admin/queues';
 export function queueDashboard(rt: Runtime): AppMiddleware {
   let board: Promise<AppMiddleware> | undefined;
   const load = async (): Promise<AppMiddleware> => {
-    const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([import('@bull-board/api'), import('@bull-board/api/bullMQAdapter'), import('@bull-board/koa')]);
+    const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/koa'),
+    ]);
     const adapter = new KoaAdapter();
     adapter.setBasePath(DASHBOARD_PATH);
     // bull-board keys its queues by name: the shards of a sharded queue are told apart by a
@@ -26,7 +30,12 @@ export function queueDashboard(rt: Runtime): AppMiddleware {
       const shards = rt.queues.shards(name);
       if (shards.length === 1) return [new BullMQAdapter(shards[0]!)];
       return shards.map(
-        (q, k) => new BullMQAdapter(q, { prefix: `s${k}.`, delimiter: '.', description: `Shard ${k} of ${shards.length} (tenants whose id mod ${shards.length} is ${k}), Redis keys ${q.opts.prefix ?? ''}` }),
+        (q, k) =>
+          new BullMQAdapter(q, {
+            prefix: `s${k}.`,
+            delimiter: '.',
+            description: `Shard ${k} of ${shards.length} (tenants whose id mod ${shards.length} is ${k}), Redis keys ${q.opts.prefix ?? ''}`,
+          }),
       );
     });
     createBullBoard({ queues, serverAdapter: adapter });

@@ -15,7 +15,13 @@ import { contacts } from '../modules/crm/contacts.rest.js';
 import { marketingActivities } from '../modules/crm/marketing-activities.rest.js';
 import { categories } from '../modules/categories/categories.rest.js';
 import { customTemplates } from '../modules/course-templates/custom-templates.rest.js';
-import { addCustomTemplateMapping, delegatesResource, delegateScores, nameDelegatePlace, saveDelegateScores } from '../modules/delegates/delegates.rest.js';
+import {
+  addCustomTemplateMapping,
+  delegatesResource,
+  delegateScores,
+  nameDelegatePlace,
+  saveDelegateScores,
+} from '../modules/delegates/delegates.rest.js';
 import { eventTemplates } from '../modules/course-templates/event-templates.rest.js';
 import { publicEventsResource } from '../modules/events/public-events.rest.js';
 import type { Runtime } from './runtime.js';
@@ -28,7 +34,15 @@ const delegates = delegatesResource({ events: publicEvents, contacts });
 
 /** Every REST resource, in the order the OpenAPI document lists them. */
 export const RESOURCES: readonly Resource[] = [
-  marketingActivities, campaigns, contacts, companies, categories, delegates, publicEvents, eventTemplates, customTemplates,
+  marketingActivities,
+  campaigns,
+  contacts,
+  companies,
+  categories,
+  delegates,
+  publicEvents,
+  eventTemplates,
+  customTemplates,
 ];
 
 /** `:id` is an integer path segment; anything else names no entity. */
@@ -63,7 +77,8 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   router.use(bodyErrors());
 
   // Each route names the permission it needs; it is checked before anything is read.
-  const allow = (permission: string, handler: (ctx: AppContext, db: Knex) => Promise<unknown>): AppMiddleware =>
+  const allow =
+    (permission: string, handler: (ctx: AppContext, db: Knex) => Promise<unknown>): AppMiddleware =>
     async (ctx) => {
       assertPermission(ctx.state.user, permission);
       ctx.body = await handler(ctx, dbOf(ctx));
@@ -73,24 +88,58 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
     const [view, edit] = [`${res.permission}_VIEW`, `${res.permission}_EDIT`];
     for (const path of [res.path, ...(res.aliases ?? [])]) {
       const base = `/${path}`;
-      if (res.operations.includes('list')) router.get(base, allow(view, (ctx, db) => res.list(db, ctx.query)));
-      if (res.operations.includes('get')) router.get(`${base}/:id`, allow(view, (ctx, db) => res.get(db, idParam(ctx))));
-      if (res.operations.includes('create')) router.post(base, allow(edit, (ctx, db) => res.create(db, ctx.request.body)));
-      if (res.operations.includes('update')) router.put(`${base}/:id`, allow(edit, (ctx, db) => res.update(db, idParam(ctx), ctx.request.body)));
-      if (res.operations.includes('delete')) router.delete(`${base}/:id`, allow(edit, (ctx, db) => res.remove(db, idParam(ctx))));
+      if (res.operations.includes('list'))
+        router.get(
+          base,
+          allow(view, (ctx, db) => res.list(db, ctx.query)),
+        );
+      if (res.operations.includes('get'))
+        router.get(
+          `${base}/:id`,
+          allow(view, (ctx, db) => res.get(db, idParam(ctx))),
+        );
+      if (res.operations.includes('create'))
+        router.post(
+          base,
+          allow(edit, (ctx, db) => res.create(db, ctx.request.body)),
+        );
+      if (res.operations.includes('update'))
+        router.put(
+          `${base}/:id`,
+          allow(edit, (ctx, db) => res.update(db, idParam(ctx), ctx.request.body)),
+        );
+      if (res.operations.includes('delete'))
+        router.delete(
+          `${base}/:id`,
+          allow(edit, (ctx, db) => res.remove(db, idParam(ctx))),
+        );
     }
   }
 
-  router.post('/event/delegates/:id/name', allow('DELEGATE_EDIT', (ctx, db) => nameDelegatePlace(delegates, db, idParam(ctx), ctx.request.body)));
-  router.get('/event/delegates/:id/scores', allow('DELEGATE_VIEW', (ctx, db) => delegateScores(db, idParam(ctx))));
-  router.post('/event/delegates/:id/scores', allow('DELEGATE_EDIT', (ctx, db) => saveDelegateScores(db, idParam(ctx), ctx.request.body)));
+  router.post(
+    '/event/delegates/:id/name',
+    allow('DELEGATE_EDIT', (ctx, db) => nameDelegatePlace(delegates, db, idParam(ctx), ctx.request.body)),
+  );
+  router.get(
+    '/event/delegates/:id/scores',
+    allow('DELEGATE_VIEW', (ctx, db) => delegateScores(db, idParam(ctx))),
+  );
+  router.post(
+    '/event/delegates/:id/scores',
+    allow('DELEGATE_EDIT', (ctx, db) => saveDelegateScores(db, idParam(ctx), ctx.request.body)),
+  );
   // Orders finish in the worker: the answer says the order is taken, `orders:show` says how it went.
   router.post(
     '/orders',
     allow('OPPORTUNITY_EDIT', async (ctx, db) => {
       const user = ctx.state.user!;
       const key = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
-      const placed = await placeOrder(db, { tenantId: tenantOf(ctx).id, userId: user.id, companyId: user.companyId }, ctx.request.body, key);
+      const placed = await placeOrder(
+        db,
+        { tenantId: tenantOf(ctx).id, userId: user.id, companyId: user.companyId },
+        ctx.request.body,
+        key,
+      );
       if (placed.replayed) ctx.set('Idempotent-Replayed', 'true');
       return { msg: placed.replayed ? 'Order already received' : 'Order received', order_id: placed.orderId };
     }),
@@ -115,11 +164,33 @@ const { $schema: _draft, ...ORDER_BODY_SCHEMA } = z.toJSONSchema(orderSchema, { 
 export const EXTRA_OPENAPI_PATHS: Record<string, unknown> = {
   '/api/v2/orders': {
     post: {
-      tags: ['orders'], deprecated: true, summary: 'Create an order; a worker then makes its registration and, when the tenant is set up for it, its invoice',
-      parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'the same key and body answer the same order_id; the same key with another body is 422' }],
+      tags: ['orders'],
+      deprecated: true,
+      summary: 'Create an order; a worker then makes its registration and, when the tenant is set up for it, its invoice',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', maxLength: 255 },
+          description: 'the same key and body answer the same order_id; the same key with another body is 422',
+        },
+      ],
       requestBody: { required: true, content: { 'application/json': { schema: ORDER_BODY_SCHEMA } } },
       responses: {
-        '200': { description: 'Order received', content: { 'application/json': { schema: { type: 'object', required: ['msg', 'order_id'], additionalProperties: false, properties: { msg: { type: 'string' }, order_id: { type: 'integer' } } } } } },
+        '200': {
+          description: 'Order received',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['msg', 'order_id'],
+                additionalProperties: false,
+                properties: { msg: { type: 'string' }, order_id: { type: 'integer' } },
+              },
+            },
+          },
+        },
         '400': { description: 'The body is not a valid order: details.fields names each field at fault; nothing is written' },
         '404': { description: 'contact_id (or company_id) names no record; nothing is written' },
         '422': { description: 'The Idempotency-Key was used for a different order' },
@@ -128,31 +199,75 @@ export const EXTRA_OPENAPI_PATHS: Record<string, unknown> = {
   },
   '/api/v2/event/delegates/{id}/name': {
     post: {
-      tags: ['event'], deprecated: true, summary: 'Name one place of an unnamed delegate row',
+      tags: ['event'],
+      deprecated: true,
+      summary: 'Name one place of an unnamed delegate row',
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['contact_id'], properties: { contact_id: { type: 'integer' } } } } } },
-      responses: { '200': { description: 'The new named delegate (reduced event, contact with user_id)' }, '400': { description: 'contact_id not supplied' }, '404': { description: 'Delegate or contact does not exist' } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { type: 'object', required: ['contact_id'], properties: { contact_id: { type: 'integer' } } } },
+        },
+      },
+      responses: {
+        '200': { description: 'The new named delegate (reduced event, contact with user_id)' },
+        '400': { description: 'contact_id not supplied' },
+        '404': { description: 'Delegate or contact does not exist' },
+      },
     },
   },
   '/api/v2/event/delegates/{id}/scores': {
     get: {
-      tags: ['event'], deprecated: true, summary: "A delegate's score entries",
+      tags: ['event'],
+      deprecated: true,
+      summary: "A delegate's score entries",
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      responses: { '200': { description: 'Score entries', content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } } }, '404': { description: 'Delegate does not exist' } },
+      responses: {
+        '200': { description: 'Score entries', content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } } },
+        '404': { description: 'Delegate does not exist' },
+      },
     },
     post: {
-      tags: ['event'], deprecated: true, summary: 'Set scores: keys are mapping ids, values strings',
+      tags: ['event'],
+      deprecated: true,
+      summary: 'Set scores: keys are mapping ids, values strings',
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } },
-      responses: { '200': { description: 'Score entries after the update', content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } } }, '400': { description: 'Unknown mapping or invalid value; nothing written' }, '404': { description: 'Delegate does not exist' } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object', additionalProperties: { type: 'string' } } } },
+      },
+      responses: {
+        '200': {
+          description: 'Score entries after the update',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreEntries' } } },
+        },
+        '400': { description: 'Unknown mapping or invalid value; nothing written' },
+        '404': { description: 'Delegate does not exist' },
+      },
     },
   },
   '/api/v2/system/custom_templates/{id}/mappings': {
     post: {
-      tags: ['system'], deprecated: true, summary: 'Add a score mapping (label, type_id) to a custom template',
+      tags: ['system'],
+      deprecated: true,
+      summary: 'Add a score mapping (label, type_id) to a custom template',
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['label', 'type_id'], properties: { label: { type: 'string' }, type_id: { type: 'integer', enum: [1, 2, 3, 4] } } } } } },
-      responses: { '200': { description: 'The custom template with its mappings' }, '404': { description: 'Template does not exist, or the mapping could not be created' } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['label', 'type_id'],
+              properties: { label: { type: 'string' }, type_id: { type: 'integer', enum: [1, 2, 3, 4] } },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'The custom template with its mappings' },
+        '404': { description: 'Template does not exist, or the mapping could not be created' },
+      },
     },
   },
 };

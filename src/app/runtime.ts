@@ -8,7 +8,6 @@ import type { ActiveUser } from '../modules/users/users.data.js';
 import { identityChangesCounted } from '../platform/tenancy/access-generation.js';
 import type { AccessTokenCheck } from '../modules/oauth/oauth.data.js';
 
-
 /** A process's runtime: the platform's parts, and what the web faces share (usage counts, the password guard). */
 export interface Runtime extends PlatformRuntime {
   /** Legacy REST call counts (web only; flushed on close). */
@@ -30,7 +29,12 @@ export interface Runtime extends PlatformRuntime {
 export async function createRuntime(config: Config, name: string, log = createLogger(config, name)): Promise<Runtime> {
   const platform = await createPlatformRuntime(config, name, log);
   const legacyUsage = new LegacyUsageRecorder(platform.knex, log);
-  const passwords = new PasswordGuard(platform.knex, { concurrency: config.passwordCheckConcurrency, queue: config.passwordCheckQueue, addressFreeFailures: config.passwordFailuresPerAddress, namespace: config.queuePrefix });
+  const passwords = new PasswordGuard(platform.knex, {
+    concurrency: config.passwordCheckConcurrency,
+    queue: config.passwordCheckQueue,
+    addressFreeFailures: config.passwordFailuresPerAddress,
+    namespace: config.queuePrefix,
+  });
   // Connects on first use only: workers and the CLI never authenticate requests. LISTEN needs a
   // session of its own, which a pooler in transaction mode does not give: the direct URL.
   const changes = new ChangeListener(platform.directDatabaseUrl, log);

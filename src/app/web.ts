@@ -33,7 +33,10 @@ import type { GraphQLSchema } from 'graphql';
 const stack = (...parts: unknown[]): AppMiddleware => compose(parts as AppMiddleware[]) as unknown as AppMiddleware;
 
 /** Runs `mw` only where `when` holds; elsewhere the request goes on untouched. */
-const only = (when: (ctx: AppContext) => boolean, mw: AppMiddleware): AppMiddleware => (ctx, next) => (when(ctx) ? mw(ctx, next) : next());
+const only =
+  (when: (ctx: AppContext) => boolean, mw: AppMiddleware): AppMiddleware =>
+  (ctx, next) =>
+    when(ctx) ? mw(ctx, next) : next();
 
 /**
  * The web application. Middleware is declared here, once, in order: request id and access log,
@@ -60,7 +63,10 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   const platform = platformRoutes(rt, metrics);
   const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];
   rt.legacyUsage.start();
-  const deprecation = restDeprecation({ enabled: rt.config.legacyRestApi, graphqlUrl: (host) => `${rt.config.publicScheme}://${host}/graphql` });
+  const deprecation = restDeprecation({
+    enabled: rt.config.legacyRestApi,
+    graphqlUrl: (host) => `${rt.config.publicScheme}://${host}/graphql`,
+  });
 
   app.use(requestContext(rt.log));
   app.use(errorMapping());
@@ -101,7 +107,12 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
       ),
     ),
   );
-  app.use(only((ctx) => ctx.path.startsWith('/oauth/') && onPlatformHost(ctx), pageStack(authorizeRoutes({ config: rt.config, registry: rt.registry, servers, signIn }))));
+  app.use(
+    only(
+      (ctx) => ctx.path.startsWith('/oauth/') && onPlatformHost(ctx),
+      pageStack(authorizeRoutes({ config: rt.config, registry: rt.registry, servers, signIn })),
+    ),
+  );
 
   const tenantPages = pageStack(controlPanelRoutes({ knex: rt.knex, signIn }), portalsControlPanelRoutes({ knex: rt.knex }));
   app.use(

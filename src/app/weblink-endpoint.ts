@@ -156,7 +156,11 @@ export function weblinkEndpoint(rt: Runtime, schema: GraphQLSchema = buildWebLin
         const slug = slugFromHost(ctx.get('host'), rt.config.baseDomain);
         const hostTenant = slug ? await rt.registry.bySlug(slug) : undefined;
         if (slug && !hostTenant) return graphqlErrors(ctx, 404, `No instance at host '${ctx.get('host').slice(0, 300)}'`, 'NOT_FOUND');
-        const caller = await weblinkCaller(portals, rt.config.portalTokenKeys, { hostTenant, portalHeader: ctx.get(PORTAL_HEADER), authorization: ctx.get('authorization') });
+        const caller = await weblinkCaller(portals, rt.config.portalTokenKeys, {
+          hostTenant,
+          portalHeader: ctx.get(PORTAL_HEADER),
+          authorization: ctx.get('authorization'),
+        });
         if (!caller.ok) {
           if (caller.challenge) ctx.set('WWW-Authenticate', caller.challenge);
           return graphqlErrors(ctx, caller.status, caller.message, caller.code);
@@ -170,7 +174,9 @@ export function weblinkEndpoint(rt: Runtime, schema: GraphQLSchema = buildWebLin
         const counted = await budget(ctx, `${tenant.id}:${ctx.ip}`);
         if (!counted.ok) {
           const seconds = counted.retryAfterSeconds;
-          return graphqlErrors(ctx, 429, `Too many requests from your address; try again in ${seconds} s`, 'RATE_LIMITED', { retryAfterSeconds: seconds });
+          return graphqlErrors(ctx, 429, `Too many requests from your address; try again in ${seconds} s`, 'RATE_LIMITED', {
+            retryAfterSeconds: seconds,
+          });
         }
 
         ctx.vary(CONTENT_LOCALE_HEADER);

@@ -1,7 +1,15 @@
 import { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../kit/graphql/context.js';
 import { OBJECTIVE_TYPES } from '../modules/catalogue/catalogue-types.weblink.js';
-import { catalogueQuery, categoriesQuery, coursesQuery, eventsQuery, learningPathsQuery, localesQuery, locationsQuery } from '../modules/catalogue/catalogue.weblink.js';
+import {
+  catalogueQuery,
+  categoriesQuery,
+  coursesQuery,
+  eventsQuery,
+  learningPathsQuery,
+  localesQuery,
+  locationsQuery,
+} from '../modules/catalogue/catalogue.weblink.js';
 
 /**
  * The WebLink schema, assembled from the catalogue module (src/modules/catalogue): the public,

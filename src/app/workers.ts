@@ -22,10 +22,16 @@ export interface RunningWorkers {
  * A job that completed has done its work: its outbox row is settled, so the reconciler no longer
  * follows it. Best effort: a row left open is settled by the reconciler's next look.
  */
-function settling<D, R>(rt: Pick<Runtime, 'knex' | 'log'>, fn: (job: Job<D>, token?: string) => Promise<R>): (job: Job<D>, token?: string) => Promise<R> {
+function settling<D, R>(
+  rt: Pick<Runtime, 'knex' | 'log'>,
+  fn: (job: Job<D>, token?: string) => Promise<R>,
+): (job: Job<D>, token?: string) => Promise<R> {
   return async (job, token) => {
     const result = await fn(job, token);
-    if (job.id) await settleJob(rt.knex, job.id).catch((err: Error) => rt.log.warn({ jobId: job.id, err: { message: err.message } }, 'could not settle the outbox row of a completed job'));
+    if (job.id)
+      await settleJob(rt.knex, job.id).catch((err: Error) =>
+        rt.log.warn({ jobId: job.id, err: { message: err.message } }, 'could not settle the outbox row of a completed job'),
+      );
     return result;
   };
 }
@@ -61,14 +67,22 @@ export function startWorkers(rt: Runtime): RunningWorkers {
   ];
   for (const w of workers) {
     const at = { queue: w.name, ...(rt.queues.shardCount > 1 ? { prefix: w.opts.prefix } : {}) };
-    w.on('failed', (job, err) => rt.log.warn({ ...at, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'));
+    w.on('failed', (job, err) =>
+      rt.log.warn({ ...at, jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message } }, 'job failed'),
+    );
     w.on('error', (err) => rt.log.warn({ ...at, err: { message: err.message } }, 'worker error'));
   }
   const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
   const reconciler = startReconciler(
     new Reconciler(rt.knex, rt.queues, rt.log, rt.config.queuePrefix, rt.config.reconcileAfterMs, {
-      orders: { pending: inTenant(rt, (db, d) => orderNeedsWork(db, d.orderId)), markFailed: (job) => markFailedOrderJob(rt)(job, /stalled/i.test(job.failedReason ?? '')) },
-      'course-templates': { pending: inTenant(rt, (db, d) => backgroundJobNeedsWork(db, d.backgroundJobId)), markFailed: (job) => markFailedBackgroundJob(rt)(job, /stalled/i.test(job.failedReason ?? '')) },
+      orders: {
+        pending: inTenant(rt, (db, d) => orderNeedsWork(db, d.orderId)),
+        markFailed: (job) => markFailedOrderJob(rt)(job, /stalled/i.test(job.failedReason ?? '')),
+      },
+      'course-templates': {
+        pending: inTenant(rt, (db, d) => backgroundJobNeedsWork(db, d.backgroundJobId)),
+        markFailed: (job) => markFailedBackgroundJob(rt)(job, /stalled/i.test(job.failedReason ?? '')),
+      },
     }),
     rt.config.reconcileAfterMs,
     rt.log,

@@ -5,7 +5,8 @@ import { UsageError, str, tenantBySlug, type Commands } from './command.js';
 /** OAuth clients: integrations and a tenant's client credentials. */
 export const clientCommands: Commands = {
   'clients:create': {
-    summary: "Register an OAuth client: an integration (authorization code flow, any tenant's users authorize it) or, with --grant client_credentials, a tenant's client credentials acting as a service user",
+    summary:
+      "Register an OAuth client: an integration (authorization code flow, any tenant's users authorize it) or, with --grant client_credentials, a tenant's client credentials acting as a service user",
     flags: {
       name: { description: 'what the application is called (shown on the consent page); required for an integration' },
       'redirect-uri': { description: 'its OAuth callback URI, matched exactly (https://, or http:// on localhost)' },
@@ -15,19 +16,47 @@ export const clientCommands: Commands = {
     },
     async run(rt, flags) {
       const grant = typeof flags.grant === 'string' ? flags.grant : 'authorization_code';
-      const endpoints = { authorizationEndpoint: `${platformBaseUrl(rt.config)}/oauth/authorize`, tokenEndpoint: `${platformBaseUrl(rt.config)}/oauth/token` };
+      const endpoints = {
+        authorizationEndpoint: `${platformBaseUrl(rt.config)}/oauth/authorize`,
+        tokenEndpoint: `${platformBaseUrl(rt.config)}/oauth/token`,
+      };
       if (grant === 'client_credentials') {
-        if (flags['redirect-uri'] !== undefined) throw new UsageError('--redirect-uri is for integrations (authorization_code), not client credentials');
+        if (flags['redirect-uri'] !== undefined)
+          throw new UsageError('--redirect-uri is for integrations (authorization_code), not client credentials');
         const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
         const serviceUser = str(flags, 'service-user');
         const name = typeof flags.name === 'string' ? flags.name : `Service access as ${serviceUser}`;
         const c = await createServiceClient(rt.knex, tenant, { name, serviceUser, createdBy: 'ops CLI' });
-        return { output: { clientId: c.clientId, clientSecret: c.clientSecret, name: c.name, grants: c.grants, tenant: tenant.slug, serviceUser: c.serviceUserEmail, tokenEndpoint: endpoints.tokenEndpoint } };
+        return {
+          output: {
+            clientId: c.clientId,
+            clientSecret: c.clientSecret,
+            name: c.name,
+            grants: c.grants,
+            tenant: tenant.slug,
+            serviceUser: c.serviceUserEmail,
+            tokenEndpoint: endpoints.tokenEndpoint,
+          },
+        };
       }
       if (grant !== 'authorization_code') throw new UsageError('--grant must be authorization_code or client_credentials');
-      if (flags.tenant !== undefined || flags['service-user'] !== undefined) throw new UsageError('--tenant and --service-user are for client credentials (--grant client_credentials)');
-      const c = await createIntegrationClient(rt.knex, { name: str(flags, 'name'), redirectUris: [str(flags, 'redirect-uri')], createdBy: 'ops CLI' });
-      return { output: { clientId: c.clientId, clientSecret: c.clientSecret, name: c.name, grants: c.grants, redirectUris: c.redirectUris, ...endpoints } };
+      if (flags.tenant !== undefined || flags['service-user'] !== undefined)
+        throw new UsageError('--tenant and --service-user are for client credentials (--grant client_credentials)');
+      const c = await createIntegrationClient(rt.knex, {
+        name: str(flags, 'name'),
+        redirectUris: [str(flags, 'redirect-uri')],
+        createdBy: 'ops CLI',
+      });
+      return {
+        output: {
+          clientId: c.clientId,
+          clientSecret: c.clientSecret,
+          name: c.name,
+          grants: c.grants,
+          redirectUris: c.redirectUris,
+          ...endpoints,
+        },
+      };
     },
   },
   'clients:list': {

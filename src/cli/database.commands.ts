@@ -16,7 +16,9 @@ export const databaseCommands: Commands = {
       const applied: Record<string, number> = {};
       let migrated = 0;
       const onResult = (r: TenantMigrationResult) => {
-        process.stderr.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.slug} (${r.schema}) ${r.applied.length} applied in ${r.ms} ms${r.error ? `: ${r.error}` : ''}\n`);
+        process.stderr.write(
+          `${r.ok ? 'ok  ' : 'FAIL'} ${r.slug} (${r.schema}) ${r.applied.length} applied in ${r.ms} ms${r.error ? `: ${r.error}` : ''}\n`,
+        );
         if (report !== undefined) fs.writeSync(report, JSON.stringify(r) + '\n');
         if (r.applied.length) migrated++;
         for (const name of r.applied) applied[name] = (applied[name] ?? 0) + 1;

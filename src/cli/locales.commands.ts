@@ -2,7 +2,15 @@ import { toGlobalId } from '../kit/graphql/ids.js';
 import { disableLocale, enableLocale, listSupportedLocales, setDefaultLocale, type LocaleRow } from '../modules/locales/locales.service.js';
 import { inTenant, str, tenantFlag, type Commands } from './command.js';
 
-const localeOutput = (l: LocaleRow) => ({ id: toGlobalId('Locale', l.id), legacyId: l.id, code: l.code, name: l.name, fullName: l.full_name, supported: l.supported, default: l.is_default });
+const localeOutput = (l: LocaleRow) => ({
+  id: toGlobalId('Locale', l.id),
+  legacyId: l.id,
+  code: l.code,
+  name: l.name,
+  fullName: l.full_name,
+  supported: l.supported,
+  default: l.is_default,
+});
 
 /** The locales a tenant offers for content. */
 export const localeCommands: Commands = {

@@ -26,7 +26,18 @@ import { userCommands } from './users.commands.js';
  * through `inTenant` (command.ts), the same tenant transaction as a web request.
  */
 
-const AREAS = { ...tenantCommands, ...userCommands, ...adminCommands, ...usageCommands, ...orderCommands, ...localeCommands, ...clientCommands, ...portalCommands, ...placementCommands, ...databaseCommands };
+const AREAS = {
+  ...tenantCommands,
+  ...userCommands,
+  ...adminCommands,
+  ...usageCommands,
+  ...orderCommands,
+  ...localeCommands,
+  ...clientCommands,
+  ...portalCommands,
+  ...placementCommands,
+  ...databaseCommands,
+};
 
 /** The order `help` lists them in. */
 const HELP_ORDER: (keyof typeof AREAS)[] = [
@@ -61,7 +72,9 @@ const HELP_ORDER: (keyof typeof AREAS)[] = [
   'seed:demo',
 ];
 
-const COMMANDS: Record<string, Command> = Object.fromEntries([...new Set([...HELP_ORDER, ...Object.keys(AREAS)])].map((name) => [name, AREAS[name]!]));
+const COMMANDS: Record<string, Command> = Object.fromEntries(
+  [...new Set([...HELP_ORDER, ...Object.keys(AREAS)])].map((name) => [name, AREAS[name]!]),
+);
 
 function usage(): string {
   const lines = ['Usage: npm run cli -- <command> [--flags]', '', 'Commands:'];

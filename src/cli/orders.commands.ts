@@ -1,4 +1,10 @@
-import { configureOrders, createPaymentType, createStockItem, listPaymentTypes, listStockItems } from '../modules/orders/order-settings.service.js';
+import {
+  configureOrders,
+  createPaymentType,
+  createStockItem,
+  listPaymentTypes,
+  listStockItems,
+} from '../modules/orders/order-settings.service.js';
 import { listOrders, showOrder } from '../modules/orders/order-view.service.js';
 import { releaseOrder, retryOrder } from '../modules/orders/orders.service.js';
 import { UsageError, boolFlag, inTenant, intFlag, str, tenantFlag, type Commands } from './command.js';
@@ -9,12 +15,22 @@ const orderFlags = { ...tenantFlag, id: { required: true, description: 'order id
 export const orderCommands: Commands = {
   'tenants:configure': {
     summary: 'Set how REST orders are processed: the workflow from their initial state, and the opt-in capacity check',
-    flags: { ...tenantFlag, 'order-workflow': { description: 'automatic or manual' }, 'prevent-overbooking': { description: 'true or false' } },
+    flags: {
+      ...tenantFlag,
+      'order-workflow': { description: 'automatic or manual' },
+      'prevent-overbooking': { description: 'true or false' },
+    },
     async run(rt, flags) {
       const workflow = flags['order-workflow'];
-      if (workflow !== undefined && workflow !== 'automatic' && workflow !== 'manual') throw new UsageError('--order-workflow must be automatic or manual');
+      if (workflow !== undefined && workflow !== 'automatic' && workflow !== 'manual')
+        throw new UsageError('--order-workflow must be automatic or manual');
       const preventOverbooking = boolFlag(flags, 'prevent-overbooking');
-      const settings = await inTenant(rt, flags, (db) => configureOrders(db, { ...(workflow ? { orderWorkflow: workflow } : {}), ...(preventOverbooking !== undefined ? { preventOverbooking } : {}) }));
+      const settings = await inTenant(rt, flags, (db) =>
+        configureOrders(db, {
+          ...(workflow ? { orderWorkflow: workflow } : {}),
+          ...(preventOverbooking !== undefined ? { preventOverbooking } : {}),
+        }),
+      );
       return { output: { tenant: flags.tenant, ...settings } };
     },
   },
@@ -29,8 +45,12 @@ export const orderCommands: Commands = {
     run: async (rt, flags) => ({ output: await inTenant(rt, flags, (db) => listPaymentTypes(db)) }),
   },
   'stock-items:create': {
-    summary: "Add a stock item that order items can carry as children (a course book, a lunch)",
-    flags: { ...tenantFlag, name: { required: true, description: 'e.g. "Course book"' }, price: { required: true, description: 'unit price, e.g. 25' } },
+    summary: 'Add a stock item that order items can carry as children (a course book, a lunch)',
+    flags: {
+      ...tenantFlag,
+      name: { required: true, description: 'e.g. "Course book"' },
+      price: { required: true, description: 'unit price, e.g. 25' },
+    },
     async run(rt, flags) {
       const price = Number(str(flags, 'price'));
       if (!/^\d+(\.\d{1,2})?$/.test(str(flags, 'price'))) throw new UsageError('--price must be an amount such as 25 or 12.50');
@@ -49,7 +69,11 @@ export const orderCommands: Commands = {
   },
   'orders:list': {
     summary: "A tenant's orders, newest first",
-    flags: { ...tenantFlag, 'external-id': { description: 'only orders with this external_id' }, state: { description: 'only orders in this state (e.g. failed)' } },
+    flags: {
+      ...tenantFlag,
+      'external-id': { description: 'only orders with this external_id' },
+      state: { description: 'only orders in this state (e.g. failed)' },
+    },
     async run(rt, flags) {
       const filter = {
         ...(typeof flags['external-id'] === 'string' ? { externalId: flags['external-id'] } : {}),

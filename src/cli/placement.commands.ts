@@ -5,7 +5,10 @@ import { UsageError, str, tenantBySlug, type Commands } from './command.js';
 export const placementCommands: Commands = {
   'tenants:move': {
     summary: 'Move a tenant schema to another node of a Citus 12.1+ cluster (citus_schema_move)',
-    flags: { tenant: { required: true, description: 'the tenant slug' }, node: { required: true, description: 'host:port of the target node, as in pg_dist_node' } },
+    flags: {
+      tenant: { required: true, description: 'the tenant slug' },
+      node: { required: true, description: 'host:port of the target node, as in pg_dist_node' },
+    },
     async run(rt, flags) {
       const node = str(flags, 'node');
       const m = /^([A-Za-z0-9.-]{1,253}):(\d{1,5})$/.exec(node);

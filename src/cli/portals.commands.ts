@@ -4,7 +4,8 @@ import { str, tenantBySlug, tenantFlag, type Commands } from './command.js';
 /** Portals: the website addresses an instance's WebLink catalogue is published at. */
 export const portalCommands: Commands = {
   'portals:add': {
-    summary: "Add a portal (a website address of the instance's WebLink catalogue; https://x.example/ is taken as x.example); a domain belongs to one instance",
+    summary:
+      "Add a portal (a website address of the instance's WebLink catalogue; https://x.example/ is taken as x.example); a domain belongs to one instance",
     flags: { ...tenantFlag, domain: { required: true, description: 'host name, e.g. acme.administrateweblink.com' } },
     async run(rt, flags) {
       const tenant = await tenantBySlug(rt, str(flags, 'tenant'));

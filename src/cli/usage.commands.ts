@@ -13,7 +13,10 @@ export const usageCommands: Commands = {
         if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UsageError('--days must be a whole number from 1 to 3660');
         // The platform table is schema-qualified: read it on the tenant transaction, one connection for the command.
         const rows = await usageSince(db, tenant.id, days);
-        const emails = await userEmails(db, rows.map((r) => r.user_id));
+        const emails = await userEmails(
+          db,
+          rows.map((r) => r.user_id),
+        );
         const emailOf = new Map(emails.map((u) => [u.id, u.email]));
         return rows.map((r) => ({
           day: r.day,

@@ -24,10 +24,18 @@ export const userCommands: Commands = {
     },
   },
   'roles:create': {
-    summary: "Create a role: a named set of permissions (<ENTITY>_VIEW / <ENTITY>_EDIT, '*', '*_VIEW'); give it to users with users:create --role",
-    flags: { ...tenantFlag, name: { required: true, description: 'e.g. editor' }, permissions: { required: true, description: 'comma-separated, e.g. COURSE_TEMPLATE_VIEW,COURSE_TEMPLATE_EDIT' } },
+    summary:
+      "Create a role: a named set of permissions (<ENTITY>_VIEW / <ENTITY>_EDIT, '*', '*_VIEW'); give it to users with users:create --role",
+    flags: {
+      ...tenantFlag,
+      name: { required: true, description: 'e.g. editor' },
+      permissions: { required: true, description: 'comma-separated, e.g. COURSE_TEMPLATE_VIEW,COURSE_TEMPLATE_EDIT' },
+    },
     async run(rt, flags) {
-      const permissions = str(flags, 'permissions').split(',').map((p) => p.trim()).filter(Boolean);
+      const permissions = str(flags, 'permissions')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       return { output: await inTenant(rt, flags, (db) => createRole(db, { name: str(flags, 'name'), permissions })) };
     },
   },

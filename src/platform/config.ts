@@ -22,78 +22,89 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+  );
 
-const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: intIn(0, 65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-  REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']).optional(),
-  REDIS_CLUSTER: z.enum(['on', 'off']).default('off'),
-  QUEUE_SHARDS: intIn(1, 256).default(1),
-  BASE_DOMAIN: z
-    .string()
-    .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain name such as localhost or lectern.example.com')
-    .default('localhost'),
-  PUBLIC_SCHEME: z.enum(['http', 'https']).optional(),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  DATA_DIR: z.string().min(1).default('.lectern'),
-  DB_POOL_MAX: intIn(1, 200).default(10),
-  WORKER_CONCURRENCY: intIn(1, 100).default(5),
-  WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
-  JOB_ATTEMPTS: intIn(1, 100).default(8),
-  RECONCILE_AFTER_MS: intIn(500, 86400000).default(60000),
-  APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
-  WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
-  STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
-  WEBLINK_STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(5000),
-  PROXY_HOPS: intIn(1, 10).default(1),
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
-    .default('lectern'),
-  MIGRATE_CONCURRENCY: intIn(1, 64).default(4),
-  PASSWORD_CHECK_CONCURRENCY: intIn(1, 64).default(2),
-  PASSWORD_CHECK_QUEUE: intIn(0, 10000).default(100),
-  PASSWORD_FAILURES_PER_ADDRESS: intIn(1, 1000000).default(50),
-  BODY_LIMIT: z
-    .string()
-    .regex(/^\d+(b|kb|mb)$/i, 'must look like 512kb or 1mb')
-    .default('1mb'),
-  SHUTDOWN_TIMEOUT_MS: intIn(1000, 120000).default(25000),
-  SHUTDOWN_IDLE_GRACE_MS: intIn(0, 10000).default(1500),
-  HEADERS_TIMEOUT_MS: intIn(1000, 60000).default(10000),
-  REQUEST_TIMEOUT_MS: intIn(1000, 300000).default(30000),
-  OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
-  TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
-  IDENTITY_CACHE_TTL_MS: intIn(0, 3600000).default(300000),
-  IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
-  SEED_DEMO: bool.optional(),
-  LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
-  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
-  SESSION_SECRET: z
-    .string()
-    .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
-    .optional(),
-  PORTAL_TOKEN_SECRET: z
-    .string()
-    .refine((v) => v.split(',').every((k) => k.trim().length >= 32), 'must be at least 32 characters (several, comma-separated, to rotate)')
-    .optional(),
-}).superRefine((e, ctx) => {
-  // Every web process must sign session cookies with the same keys; a random one per process
-  // would sign users out whenever a request lands on another dyno.
-  if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
-    ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required in production (at least 32 random characters)' });
-  }
-});
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: intIn(0, 65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    REDIS_URL: url(['redis:', 'rediss:']).optional(),
+    DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']).optional(),
+    REDIS_CLUSTER: z.enum(['on', 'off']).default('off'),
+    QUEUE_SHARDS: intIn(1, 256).default(1),
+    BASE_DOMAIN: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain name such as localhost or lectern.example.com')
+      .default('localhost'),
+    PUBLIC_SCHEME: z.enum(['http', 'https']).optional(),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    DATA_DIR: z.string().min(1).default('.lectern'),
+    DB_POOL_MAX: intIn(1, 200).default(10),
+    WORKER_CONCURRENCY: intIn(1, 100).default(5),
+    WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
+    JOB_ATTEMPTS: intIn(1, 100).default(8),
+    RECONCILE_AFTER_MS: intIn(500, 86400000).default(60000),
+    APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
+    WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
+    STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
+    WEBLINK_STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(5000),
+    PROXY_HOPS: intIn(1, 10).default(1),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lowercase letters, digits or _ (max 31), starting with a letter')
+      .default('lectern'),
+    MIGRATE_CONCURRENCY: intIn(1, 64).default(4),
+    PASSWORD_CHECK_CONCURRENCY: intIn(1, 64).default(2),
+    PASSWORD_CHECK_QUEUE: intIn(0, 10000).default(100),
+    PASSWORD_FAILURES_PER_ADDRESS: intIn(1, 1000000).default(50),
+    BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, 'must look like 512kb or 1mb')
+      .default('1mb'),
+    SHUTDOWN_TIMEOUT_MS: intIn(1000, 120000).default(25000),
+    SHUTDOWN_IDLE_GRACE_MS: intIn(0, 10000).default(1500),
+    HEADERS_TIMEOUT_MS: intIn(1000, 60000).default(10000),
+    REQUEST_TIMEOUT_MS: intIn(1000, 300000).default(30000),
+    OUTBOX_SWEEP_MS: intIn(100, 600000).default(5000),
+    TENANT_CACHE_TTL_MS: intIn(0, 3600000).default(30000),
+    IDENTITY_CACHE_TTL_MS: intIn(0, 3600000).default(300000),
+    IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
+    SEED_DEMO: bool.optional(),
+    LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
+    SESSION_SECRET: z
+      .string()
+      .refine(
+        (v) => v.split(',').every((k) => k.trim().length >= 32),
+        'must be at least 32 characters (several, comma-separated, to rotate)',
+      )
+      .optional(),
+    PORTAL_TOKEN_SECRET: z
+      .string()
+      .refine(
+        (v) => v.split(',').every((k) => k.trim().length >= 32),
+        'must be at least 32 characters (several, comma-separated, to rotate)',
+      )
+      .optional(),
+  })
+  .superRefine((e, ctx) => {
+    // Every web process must sign session cookies with the same keys; a random one per process
+    // would sign users out whenever a request lands on another dyno.
+    if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required in production (at least 32 random characters)' });
+    }
+  });
 
 type Env = z.infer<typeof schema>;
 
@@ -108,7 +119,10 @@ const DEVELOPMENT_PORTAL_TOKEN_KEY = 'lectern-development-portal-token-key-not-s
  */
 function portalTokenKeys(e: Env): string[] {
   if (e.PORTAL_TOKEN_SECRET) return e.PORTAL_TOKEN_SECRET.split(',').map((k) => k.trim());
-  if (e.SESSION_SECRET) return e.SESSION_SECRET.split(',').map((k) => crypto.createHmac('sha256', k.trim()).update('lectern portal tokens').digest('base64url'));
+  if (e.SESSION_SECRET)
+    return e.SESSION_SECRET.split(',').map((k) =>
+      crypto.createHmac('sha256', k.trim()).update('lectern portal tokens').digest('base64url'),
+    );
   return [DEVELOPMENT_PORTAL_TOKEN_KEY];
 }
 
@@ -205,9 +219,7 @@ export class ConfigError extends Error {
 /** Reads and validates the environment; throws {@link ConfigError} naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings are treated as unset: `DATABASE_URL= npm start` means "no database URL".
-  const cleaned = Object.fromEntries(
-    Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
-  );
+  const cleaned = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {

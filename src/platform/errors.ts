@@ -74,7 +74,11 @@ export function dataExceptionOf(err: unknown): AppError | undefined {
  */
 export function queryTimeoutOf(err: unknown): AppError | undefined {
   if ((err as { code?: unknown })?.code !== '57014') return undefined;
-  return new AppError(503, 'query_timeout', 'The request took longer than this API allows and was stopped; ask for less (fewer records, fewer filters) or try again later');
+  return new AppError(
+    503,
+    'query_timeout',
+    'The request took longer than this API allows and was stopped; ask for less (fewer records, fewer filters) or try again later',
+  );
 }
 
 /** PostgreSQL binds at most this many values to one statement (the protocol counts them in 16 bits). */
@@ -82,7 +86,11 @@ export const MAX_BOUND_VALUES = 65535;
 
 /** The refusal of a statement with more values than PostgreSQL can bind: it came from a request's input. */
 export function tooManyValues(count: number): AppError {
-  return new AppError(400, 'too_many_values', `The request carries too many values (${count}; at most ${MAX_BOUND_VALUES} can be used in one query): send fewer`);
+  return new AppError(
+    400,
+    'too_many_values',
+    `The request carries too many values (${count}; at most ${MAX_BOUND_VALUES} can be used in one query): send fewer`,
+  );
 }
 
 export class ServiceUnavailableError extends AppError {

@@ -6,7 +6,10 @@ export type { Logger };
 /** Longest text of any one field of a logged error (a message may carry a statement with 70,000 parameters). */
 const MAX_ERROR_TEXT = 2000;
 
-const clip = (v: unknown) => (typeof v === 'string' && v.length > MAX_ERROR_TEXT ? `${v.slice(0, MAX_ERROR_TEXT)}... [${v.length - MAX_ERROR_TEXT} more characters]` : v);
+const clip = (v: unknown) =>
+  typeof v === 'string' && v.length > MAX_ERROR_TEXT
+    ? `${v.slice(0, MAX_ERROR_TEXT)}... [${v.length - MAX_ERROR_TEXT} more characters]`
+    : v;
 
 /**
  * Errors as logged: pino's standard form, with every text field cut to a bounded prefix and

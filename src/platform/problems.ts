@@ -24,7 +24,13 @@ export function problem(field: string, value: unknown, message: string): Problem
  */
 export function lineProblems(field: string, value: string | null | undefined, max: number, required = false): Problem[] {
   if (value == null || (value.length <= max && isSingleLine(value) && !(required && value.trim() === ''))) return [];
-  return [problem(field, value, required ? `${field} must be one line of 1 to ${max} characters` : `${field} must be one line of at most ${max} characters`)];
+  return [
+    problem(
+      field,
+      value,
+      required ? `${field} must be one line of 1 to ${max} characters` : `${field} must be one line of at most ${max} characters`,
+    ),
+  ];
 }
 
 /** `value` among `allowed`, else the problem naming them. */

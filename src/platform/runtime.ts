@@ -42,7 +42,11 @@ export interface PlatformRuntime {
  * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (reusing a running
  * one found through its state file, or starting it).
  */
-export async function resolveDatabase(config: Config, log: Logger, database = 'lectern'): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+export async function resolveDatabase(
+  config: Config,
+  log: Logger,
+  database = 'lectern',
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.databaseUrl) return { url: config.databaseUrl };
   const embedded = await ensureEmbeddedDatabase(config.dataDir, database, log);
   return { url: embedded.url, embedded };
@@ -66,7 +70,12 @@ export async function createPlatformRuntime(config: Config, name: string, log = 
   const registry = new TenantRegistry(knex, config.tenantCacheTtlMs);
   const dispatcher = new OutboxDispatcher(knex, queues, log, config.queuePrefix);
   // Half the pool for one tenant, a quarter for its anonymous WebLink traffic (at least one each).
-  const gate = new TenantGate({ perTenant: Math.max(1, Math.floor(config.dbPoolMax / 2)), perTenantWeblink: Math.max(1, Math.floor(config.dbPoolMax / 4)), maxWaiting: 200, maxWaitMs: 10_000 });
+  const gate = new TenantGate({
+    perTenant: Math.max(1, Math.floor(config.dbPoolMax / 2)),
+    perTenantWeblink: Math.max(1, Math.floor(config.dbPoolMax / 4)),
+    maxWaiting: 200,
+    maxWaitMs: 10_000,
+  });
   let closed = false;
   let redis: RedisClient | undefined;
   return {

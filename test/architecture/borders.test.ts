@@ -11,7 +11,10 @@ import { entryProblems, publicEntries } from '../../scripts/public-entries.js';
  * each shown failing on a small tree of modules written for the test, and holding on the real one.
  */
 const root = path.resolve(import.meta.dirname, '../..');
-const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: unknown[]; options: Record<string, unknown> };
+const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as {
+  forbidden: unknown[];
+  options: Record<string, unknown>;
+};
 
 /** The rule names depcruise reports for a tree of files (path -> text) laid out as the project is. */
 async function violations(tree: Record<string, string>): Promise<string[]> {
@@ -30,7 +33,11 @@ async function violations(tree: Record<string, string>): Promise<string[]> {
 
 /** The violations of the project's rules in the tree at `baseDir`. */
 async function cruiseViolations(baseDir: string, options: Record<string, unknown>, cruised?: (count: number) => void): Promise<string[]> {
-  const result = await cruise(['src'], { ...options, baseDir, validate: true, ruleSet: { forbidden: config.forbidden } } as never, { extensions: ['.ts', '.js'] } as never);
+  const result = await cruise(
+    ['src'],
+    { ...options, baseDir, validate: true, ruleSet: { forbidden: config.forbidden } } as never,
+    { extensions: ['.ts', '.js'] } as never,
+  );
   const output = result.output as { summary: { totalCruised: number; violations: { rule: { name: string }; from: string; to: string }[] } };
   cruised?.(output.summary.totalCruised);
   return [...new Set(output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`))].sort();
@@ -55,8 +62,10 @@ test("when a module imports another module's face, or any file but its public en
     'src/modules/events/index.graphql.ts': "export { Event } from './events.graphql.js';\n",
     'src/modules/events/events.graphql.ts': 'export const Event = {};\nexport const eventsQuery = {};\n',
     'src/modules/events/events.data.ts': 'export const eventsByIds = 1;\n',
-    'src/modules/delegates/delegates.graphql.ts': "import { eventsQuery } from '../events/events.graphql.js';\nimport { Event } from '../events/index.graphql.js';\nexport const d = [eventsQuery, Event];\n",
-    'src/modules/delegates/delegates.service.ts': "import { eventsByIds } from '../events/events.data.js';\nexport const s = eventsByIds;\n",
+    'src/modules/delegates/delegates.graphql.ts':
+      "import { eventsQuery } from '../events/events.graphql.js';\nimport { Event } from '../events/index.graphql.js';\nexport const d = [eventsQuery, Event];\n",
+    'src/modules/delegates/delegates.service.ts':
+      "import { eventsByIds } from '../events/events.data.js';\nexport const s = eventsByIds;\n",
   });
   t.deepEqual(found, [
     'modules-through-public-entry: src/modules/delegates/delegates.graphql.ts -> src/modules/events/events.graphql.ts',
@@ -87,16 +96,31 @@ test('when a public entry exports a root field, a mutation group, a REST resourc
   );
   t.is(problems.length, 6, problems.join('\n'));
   for (const name of ['eventsQuery', 'EventMutations', 'publicEventsResource', "'export *'", "'../crm/index.graphql.js'", 'holds code']) {
-    t.true(problems.some((p) => p.includes(name)), name);
+    t.true(
+      problems.some((p) => p.includes(name)),
+      name,
+    );
   }
-  t.deepEqual(entryProblems('src/modules/events/index.graphql.ts', "export { Event, eventById, pricesField, type PriceArgs } from './events.graphql.js';"), []);
+  t.deepEqual(
+    entryProblems(
+      'src/modules/events/index.graphql.ts',
+      "export { Event, eventById, pricesField, type PriceArgs } from './events.graphql.js';",
+    ),
+    [],
+  );
 });
 
 test('the real modules hold: no violation of any border rule, and every public entry only re-exports what others may use', async (t) => {
   const entries = publicEntries(path.join(root, 'src/modules'));
   t.true(entries.length >= 20, 'the scan finds the public entries');
-  t.deepEqual(entries.flatMap((f) => entryProblems(path.relative(root, f), readFileSync(f, 'utf8'))), []);
+  t.deepEqual(
+    entries.flatMap((f) => entryProblems(path.relative(root, f), readFileSync(f, 'utf8'))),
+    [],
+  );
   let files = 0;
-  t.deepEqual(await cruiseViolations(root, { ...config.options, tsConfig: { fileName: path.join(root, 'tsconfig.json') } }, (n) => (files = n)), []);
+  t.deepEqual(
+    await cruiseViolations(root, { ...config.options, tsConfig: { fileName: path.join(root, 'tsconfig.json') } }, (n) => (files = n)),
+    [],
+  );
   t.true(files > 250, `the cruise read the code (${files} files)`);
 });

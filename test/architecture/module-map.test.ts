@@ -5,19 +5,45 @@ import path from 'node:path';
 /** The README's module table ("Where things live") stays true: a row per module, and the tests it names exist. */
 const root = path.resolve(import.meta.dirname, '../..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-const table = readme.slice(readme.indexOf('| module | what it owns | tests |'), readme.indexOf('\n\n', readme.indexOf('| module | what it owns | tests |')));
-const rows = new Map([...table.matchAll(/^\| `([a-z-]+)` \| [^|]+ \| ([^\n]+) \|$/gm)].map((m) => [m[1]!, [...m[2]!.matchAll(/`(test\/[^`]+)`/g)].map((t) => t[1]!)]));
+const table = readme.slice(
+  readme.indexOf('| module | what it owns | tests |'),
+  readme.indexOf('\n\n', readme.indexOf('| module | what it owns | tests |')),
+);
+const rows = new Map(
+  [...table.matchAll(/^\| `([a-z-]+)` \| [^|]+ \| ([^\n]+) \|$/gm)].map((m) => [
+    m[1]!,
+    [...m[2]!.matchAll(/`(test\/[^`]+)`/g)].map((t) => t[1]!),
+  ]),
+);
 
 test("each module of src/modules has a row in the README's module table, with at least one test file", (t) => {
-  const modules = readdirSync(path.join(root, 'src/modules'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const modules = readdirSync(path.join(root, 'src/modules'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   t.true(modules.length > 20);
-  t.deepEqual(modules.filter((m) => !rows.has(m)), [], 'modules without a row');
-  t.deepEqual([...rows.keys()].filter((m) => !modules.includes(m)), [], 'rows without a module');
-  t.deepEqual(modules.filter((m) => !rows.get(m)?.length), [], 'modules without a test named');
+  t.deepEqual(
+    modules.filter((m) => !rows.has(m)),
+    [],
+    'modules without a row',
+  );
+  t.deepEqual(
+    [...rows.keys()].filter((m) => !modules.includes(m)),
+    [],
+    'rows without a module',
+  );
+  t.deepEqual(
+    modules.filter((m) => !rows.get(m)?.length),
+    [],
+    'modules without a test named',
+  );
 });
 
 test("every test file the README's module table names exists", (t) => {
   const named = [...rows.values()].flat();
   t.true(named.length > 30);
-  t.deepEqual(named.filter((f) => !existsSync(path.join(root, f))), []);
+  t.deepEqual(
+    named.filter((f) => !existsSync(path.join(root, f))),
+    [],
+  );
 });

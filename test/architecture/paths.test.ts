@@ -24,7 +24,26 @@ function files(dir: string): string[] {
   });
 }
 
-const WRITE_CALLS = new Set(['insert', 'update', 'patch', 'patchAndFetchById', 'updateAndFetchById', 'delete', 'del', 'deleteById', 'merge', 'increment', 'decrement', 'insertGraph', 'upsertGraph', 'relate', 'unrelate', 'forUpdate', 'forNoKeyUpdate', 'truncate']);
+const WRITE_CALLS = new Set([
+  'insert',
+  'update',
+  'patch',
+  'patchAndFetchById',
+  'updateAndFetchById',
+  'delete',
+  'del',
+  'deleteById',
+  'merge',
+  'increment',
+  'decrement',
+  'insertGraph',
+  'upsertGraph',
+  'relate',
+  'unrelate',
+  'forUpdate',
+  'forNoKeyUpdate',
+  'truncate',
+]);
 const WRITE_SQL = /\b(insert\s+into|update\s+[a-z_."]+\s+set|delete\s+from|for\s+update|for\s+no\s+key\s+update)\b/i;
 
 /** Whether `node` holds a write: a call of a writing method, or SQL text that writes. */
@@ -33,7 +52,15 @@ export function writes(node: ts.Node): boolean {
   const visit = (n: ts.Node) => {
     if (found) return;
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && WRITE_CALLS.has(n.expression.name.text)) found = true;
-    else if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n)) && WRITE_SQL.test(n.text)) found = true;
+    else if (
+      (ts.isStringLiteral(n) ||
+        ts.isNoSubstitutionTemplateLiteral(n) ||
+        ts.isTemplateHead(n) ||
+        ts.isTemplateMiddle(n) ||
+        ts.isTemplateTail(n)) &&
+      WRITE_SQL.test(n.text)
+    )
+      found = true;
     else ts.forEachChild(n, visit);
   };
   visit(node);
@@ -48,7 +75,13 @@ export function writingExports(source: ts.SourceFile): Set<string> {
     if (ts.isFunctionDeclaration(statement) && statement.name && exported(statement) && writes(statement)) out.add(statement.name.text);
     if (ts.isVariableStatement(statement) && exported(statement)) {
       for (const d of statement.declarationList.declarations) {
-        if (ts.isIdentifier(d.name) && d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer)) && writes(d.initializer)) out.add(d.name.text);
+        if (
+          ts.isIdentifier(d.name) &&
+          d.initializer &&
+          (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer)) &&
+          writes(d.initializer)
+        )
+          out.add(d.name.text);
       }
     }
   }
@@ -64,7 +97,13 @@ for (const file of moduleFiles.filter((f) => f.endsWith('.data.ts'))) writers.se
 for (const file of moduleFiles.filter((f) => path.basename(f) === 'index.ts')) {
   const names = new Set<string>();
   for (const statement of parse(file).statements) {
-    if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier || !statement.exportClause || !ts.isNamedExports(statement.exportClause)) continue;
+    if (
+      !ts.isExportDeclaration(statement) ||
+      !statement.moduleSpecifier ||
+      !statement.exportClause ||
+      !ts.isNamedExports(statement.exportClause)
+    )
+      continue;
     const target = path.resolve(path.dirname(file), (statement.moduleSpecifier as ts.StringLiteral).text.replace(/[.]js$/, '.ts'));
     for (const e of statement.exportClause.elements) if (writers.get(target)?.has((e.propertyName ?? e.name).text)) names.add(e.name.text);
   }
@@ -75,10 +114,16 @@ for (const file of moduleFiles.filter((f) => path.basename(f) === 'index.ts')) {
 export function writesImportedBy(file: string, source: ts.SourceFile, writersByFile: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const found: string[] = [];
   for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !statement.importClause?.namedBindings || !ts.isNamedImports(statement.importClause.namedBindings)) continue;
+    if (
+      !ts.isImportDeclaration(statement) ||
+      !statement.importClause?.namedBindings ||
+      !ts.isNamedImports(statement.importClause.namedBindings)
+    )
+      continue;
     const target = path.resolve(path.dirname(file), (statement.moduleSpecifier as ts.StringLiteral).text.replace(/[.]js$/, '.ts'));
     for (const e of statement.importClause.namedBindings.elements) {
-      if (!e.isTypeOnly && writersByFile.get(target)?.has((e.propertyName ?? e.name).text)) found.push(`${path.relative(root, file)}: ${(e.propertyName ?? e.name).text} (${path.relative(root, target)})`);
+      if (!e.isTypeOnly && writersByFile.get(target)?.has((e.propertyName ?? e.name).text))
+        found.push(`${path.relative(root, file)}: ${(e.propertyName ?? e.name).text} (${path.relative(root, target)})`);
     }
   }
   return found;
@@ -87,13 +132,19 @@ export function writesImportedBy(file: string, source: ts.SourceFile, writersByF
 test('the scan finds the data functions that write', (t) => {
   const all = [...writers.entries()].filter(([f]) => f.endsWith('.data.ts')).flatMap(([, names]) => [...names]);
   t.true(all.length > 30, `${all.length} writing functions found`);
-  for (const name of ['insertEvent', 'updateEventRow', 'lockEvent', 'insertOpportunity', 'upsertTranslationRow']) t.true(all.includes(name), name);
+  for (const name of ['insertEvent', 'updateEventRow', 'lockEvent', 'insertOpportunity', 'upsertTranslationRow'])
+    t.true(all.includes(name), name);
   for (const name of ['eventsByIds', 'placesBooked', 'supportedLocales']) t.false(all.includes(name), name);
 });
 
 test('when a face imports a data function that writes (directly or through an index.ts), then this test fails', (t) => {
   const file = path.join(root, 'src/modules/crm/contacts.graphql.ts');
-  const probe = ts.createSourceFile(file, "import { insertContacts, contactsByIds } from './crm.data.js';\nimport { insertEvent } from '../events/index.js';\n", ts.ScriptTarget.Latest, true);
+  const probe = ts.createSourceFile(
+    file,
+    "import { insertContacts, contactsByIds } from './crm.data.js';\nimport { insertEvent } from '../events/index.js';\n",
+    ts.ScriptTarget.Latest,
+    true,
+  );
   const known = new Map([
     [path.join(root, 'src/modules/crm/crm.data.ts'), new Set(['insertContacts'])],
     [path.join(root, 'src/modules/events/index.ts'), new Set(['insertEvent'])],
@@ -107,5 +158,8 @@ test('when a face imports a data function that writes (directly or through an in
 test('no face writes except through a service: faces import only reading data functions', (t) => {
   const faces = moduleFiles.filter((f) => FACE.test(f));
   t.true(faces.length > 30);
-  t.deepEqual(faces.flatMap((f) => writesImportedBy(f, parse(f), writers)), []);
+  t.deepEqual(
+    faces.flatMap((f) => writesImportedBy(f, parse(f), writers)),
+    [],
+  );
 });

@@ -28,13 +28,31 @@ for (const file of [...files(path.join(root, 'migrations/platform')), ...files(p
   for (const m of text.matchAll(/createTable(?:IfNotExists)?\(\s*['"`]([a-z_]+)['"`]/g)) tables.add(m[1]!);
   // Tables made by a helper of the migration, `const translations = (table: string, ...) => s().createTable(table, ...)`,
   // are named by its calls: `await translations('course_template_translations', ...)`.
-  for (const helper of text.matchAll(/const (\w+) = (?:async )?\(table: string[^)]*\)[^{]*=>\s*\{?\s*(?:await )?s\(\)\.createTable\(table/g)) {
+  for (const helper of text.matchAll(
+    /const (\w+) = (?:async )?\(table: string[^)]*\)[^{]*=>\s*\{?\s*(?:await )?s\(\)\.createTable\(table/g,
+  )) {
     for (const m of text.matchAll(new RegExp(`\\b${helper[1]}\\(\\s*'([a-z_]+)'`, 'g'))) tables.add(m[1]!);
   }
 }
 
 /** Calls whose string argument is a table name: `db('x')`, `.from('x')`, `.join('x', ...)`... */
-const TABLE_CALLS = new Set(['db', 'knex', 'trx', 'from', 'into', 'table', 'join', 'innerJoin', 'leftJoin', 'rightJoin', 'fullOuterJoin', 'hasTable', 'update', 'insert', 'delete']);
+const TABLE_CALLS = new Set([
+  'db',
+  'knex',
+  'trx',
+  'from',
+  'into',
+  'table',
+  'join',
+  'innerJoin',
+  'leftJoin',
+  'rightJoin',
+  'fullOuterJoin',
+  'hasTable',
+  'update',
+  'insert',
+  'delete',
+]);
 /** Properties whose string value is a table name: `{ table: 'x' }`, `static tableName = 'x'`. */
 const TABLE_PROPERTIES = new Set(['table', 'tableName', 'from']);
 
@@ -50,13 +68,30 @@ function tablesNamedBy(node: ts.StringLiteralLike | ts.TemplateLiteralLikeNode, 
   // `platform.outbox`, and the tail `.oauth_tokens as t` of `${PLATFORM_SCHEMA}.oauth_tokens as t`: a schema-qualified name.
   const qualified = /^(?:[a-z_]+)?\.([a-z_]+)\b/.exec(text);
   if (qualified && tables.has(qualified[1]!) && !tables.has(text.split('.')[0]!)) named.push(qualified[1]!);
-  const bare = text.split('.')[0]!.split(/\s+as\s+/i)[0]!.trim();
+  const bare = text
+    .split('.')[0]!
+    .split(/\s+as\s+/i)[0]!
+    .trim();
   const parent = node.parent;
   if (tables.has(bare)) {
-    const asArgument = parent && ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && TABLE_CALLS.has(calleeName(parent) ?? '');
+    const asArgument =
+      parent &&
+      ts.isCallExpression(parent) &&
+      parent.arguments.includes(node as ts.Expression) &&
+      TABLE_CALLS.has(calleeName(parent) ?? '');
     const asProperty =
-      parent && (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.initializer === node && ts.isIdentifier(parent.name) && TABLE_PROPERTIES.has(parent.name.text);
-    const asGetter = parent && ts.isReturnStatement(parent) && parent.parent?.parent && ts.isGetAccessor(parent.parent.parent) && ts.isIdentifier(parent.parent.parent.name) && parent.parent.parent.name.text === 'tableName';
+      parent &&
+      (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+      parent.initializer === node &&
+      ts.isIdentifier(parent.name) &&
+      TABLE_PROPERTIES.has(parent.name.text);
+    const asGetter =
+      parent &&
+      ts.isReturnStatement(parent) &&
+      parent.parent?.parent &&
+      ts.isGetAccessor(parent.parent.parent) &&
+      ts.isIdentifier(parent.parent.parent.name) &&
+      parent.parent.parent.name.text === 'tableName';
     // `'events.id'` and `'events as e'` name the table wherever they appear.
     if (asArgument || asProperty || asGetter || text !== bare) named.push(bare);
   }
@@ -72,8 +107,12 @@ const FACE = /[.](rest|graphql|weblink|processor|routes|auth)[.]ts$|-auth[.]ts$/
 /** The module a file belongs to (`src/modules/<module>/...`), or the file itself outside modules. */
 const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? file;
 
-const codeFiles = [...files(path.join(root, 'src')), ...files(path.join(root, 'workers')), ...files(path.join(root, 'seeds'))].map((f) => path.relative(root, f));
-const sources = new Map(codeFiles.map((file) => [file, ts.createSourceFile(file, readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true)]));
+const codeFiles = [...files(path.join(root, 'src')), ...files(path.join(root, 'workers')), ...files(path.join(root, 'seeds'))].map((f) =>
+  path.relative(root, f),
+);
+const sources = new Map(
+  codeFiles.map((file) => [file, ts.createSourceFile(file, readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true)]),
+);
 
 /** Model classes by name: the table each stands for and the data file that declares it (`class Event ... { static tableName = 'events' }`). */
 function modelClassesIn(source: ts.SourceFile): Map<string, string> {
@@ -81,9 +120,15 @@ function modelClassesIn(source: ts.SourceFile): Map<string, string> {
   for (const statement of source.statements) {
     if (!ts.isClassDeclaration(statement) || !statement.name) continue;
     for (const member of statement.members) {
-      if (!ts.isPropertyDeclaration(member) || !ts.isIdentifier(member.name) || member.name.text !== 'tableName' || !member.initializer) continue;
+      if (!ts.isPropertyDeclaration(member) || !ts.isIdentifier(member.name) || member.name.text !== 'tableName' || !member.initializer)
+        continue;
       const init = member.initializer;
-      const text = ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) ? init.text : ts.isTemplateExpression(init) ? init.templateSpans.at(-1)!.literal.text : '';
+      const text =
+        ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)
+          ? init.text
+          : ts.isTemplateExpression(init)
+            ? init.templateSpans.at(-1)!.literal.text
+            : '';
       const table = /^\.?([a-z_]+)$/.exec(text)?.[1];
       if (table) found.set(statement.name.text, table);
     }
@@ -97,10 +142,19 @@ for (const [file, source] of sources) for (const [name, table] of modelClassesIn
  * The tables a file names through another module's model classes: every use (a query, `.tableName`,
  * a relation's `modelClass`) of a class it imports from another module, under whatever local name.
  */
-function tablesNamedThroughModels(file: string, source: ts.SourceFile, modelsByName: ReadonlyMap<string, { table: string; file: string }>): string[] {
+function tablesNamedThroughModels(
+  file: string,
+  source: ts.SourceFile,
+  modelsByName: ReadonlyMap<string, { table: string; file: string }>,
+): string[] {
   const local = new Map<string, string>();
   for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !statement.importClause?.namedBindings || !ts.isNamedImports(statement.importClause.namedBindings)) continue;
+    if (
+      !ts.isImportDeclaration(statement) ||
+      !statement.importClause?.namedBindings ||
+      !ts.isNamedImports(statement.importClause.namedBindings)
+    )
+      continue;
     // A face exports GraphQL types, some named as a model is (`Event`): only domain files export models.
     if (FACE.test((statement.moduleSpecifier as ts.StringLiteral).text.replace(/[.]js$/, '.ts'))) continue;
     if (statement.importClause.isTypeOnly) continue; // a row type reads nothing
@@ -138,7 +192,17 @@ for (const [file, source] of sources) {
 }
 
 test('the migrations create the tables this test knows about', (t) => {
-  for (const table of ['events', 'course_templates', 'users', 'outbox', 'tenants', 'delegates', 'course_template_translations', 'event_field_values']) t.true(tables.has(table), table);
+  for (const table of [
+    'events',
+    'course_templates',
+    'users',
+    'outbox',
+    'tenants',
+    'delegates',
+    'course_template_translations',
+    'event_field_values',
+  ])
+    t.true(tables.has(table), table);
 });
 
 /**
@@ -157,13 +221,20 @@ function usesOf(file: string): Set<string> {
 /** The tables whose Objection model a file declares (`static override tableName = 'x'`). */
 function modelsOf(file: string): Set<string> {
   // `'events'`, or a platform table qualified by its schema: `` `${PLATFORM_SCHEMA}.tenants` ``.
-  return new Set([...readFileSync(path.join(root, file), 'utf8').matchAll(/static (?:override )?tableName = ['"`](?:\$\{PLATFORM_SCHEMA\}\.)?([a-z_]+)['"`]/g)].map((m) => m[1]!));
+  return new Set(
+    [
+      ...readFileSync(path.join(root, file), 'utf8').matchAll(
+        /static (?:override )?tableName = ['"`](?:\$\{PLATFORM_SCHEMA\}\.)?([a-z_]+)['"`]/g,
+      ),
+    ].map((m) => m[1]!),
+  );
 }
 
 test("each table is named only in data-access files (*.data.ts) of the module whose model declares it, or under another module's @uses", (t) => {
   const wrong: string[] = [];
   const declaring = new Map<string, string[]>();
-  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts'))) for (const table of modelsOf(file)) declaring.set(table, [...(declaring.get(table) ?? []), file]);
+  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts')))
+    for (const table of modelsOf(file)) declaring.set(table, [...(declaring.get(table) ?? []), file]);
   for (const table of [...tables].sort()) {
     const named = [...(owners.get(table) ?? [])].sort();
     if (named.length === 0) continue; // a table no code reads (yet)
@@ -185,10 +256,12 @@ test('a data-access file lists under @uses only tables it names that another mod
   const stale: string[] = [];
   const dataFiles = new Set([...owners.values()].flatMap((s) => [...s]).filter((f) => f.endsWith('.data.ts')));
   const ownerOf = new Map<string, string>();
-  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts'))) for (const table of modelsOf(file)) ownerOf.set(table, moduleOf(file));
+  for (const file of codeFiles.filter((f) => f.endsWith('.data.ts')))
+    for (const table of modelsOf(file)) ownerOf.set(table, moduleOf(file));
   for (const file of dataFiles) {
     for (const table of usesOf(file)) {
-      if (!tables.has(table) || !owners.get(table)?.has(file) || ownerOf.get(table) === moduleOf(file)) stale.push(`${file}: @uses ${table}`);
+      if (!tables.has(table) || !owners.get(table)?.has(file) || ownerOf.get(table) === moduleOf(file))
+        stale.push(`${file}: @uses ${table}`);
     }
   }
   t.deepEqual(stale, []);
@@ -196,7 +269,12 @@ test('a data-access file lists under @uses only tables it names that another mod
 
 test('the scan finds table names in code (it would see a stray query)', (t) => {
   // A query written anywhere names its table in one of the forms above; the scan must see them.
-  const probe = ts.createSourceFile('probe.ts', "db('events').where({ id: 1 }); db.raw('select * from users');", ts.ScriptTarget.Latest, true);
+  const probe = ts.createSourceFile(
+    'probe.ts',
+    "db('events').where({ id: 1 }); db.raw('select * from users');",
+    ts.ScriptTarget.Latest,
+    true,
+  );
   const found: string[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node)) found.push(...tablesNamedBy(node, node.text));

@@ -32,7 +32,15 @@ test.serial.before(async () => {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     // Root in CI needs no sandbox; the rest keeps Chromium off a network this machine does not have.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 test.after.always(async () => {
@@ -49,7 +57,13 @@ test.serial('a user picks the instance, signs in, allows the application, and th
   const page = await newPage();
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
-  const url = client.buildAuthorizationUrl(integration, { redirect_uri: callback, scope: 'instance', state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = client.buildAuthorizationUrl(integration, {
+    redirect_uri: callback,
+    scope: 'instance',
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   await page.goto(url.toString());
   t.is(await page.locator('h1').textContent(), 'Which Lectern instance?');
   await page.getByLabel('Instance address').fill(f.instanceOf(f.tenant));

@@ -49,7 +49,15 @@ test.serial.before(async () => {
   pageUrl = `http://127.0.0.1:${sitePort}/index.html?api=${encodeURIComponent(`http://localhost:${app.port}`)}&portal=${domain}`;
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 test.after.always(async () => {
@@ -76,7 +84,11 @@ function day(localDateTime: string, lang: 'en' | 'fr'): string {
 async function open(): Promise<{ page: Page; requests: Request[] }> {
   const context = await browser.newContext();
   await context.route('https://images.demo-training.test/**', (route) =>
-    route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="7"><rect width="16" height="7" fill="#0b6e4f"/></svg>' }),
+    route.fulfill({
+      status: 200,
+      contentType: 'image/svg+xml',
+      body: '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="7"><rect width="16" height="7" fill="#0b6e4f"/></svg>',
+    }),
   );
   const page = await context.newPage();
   const requests: Request[] = [];
@@ -97,76 +109,95 @@ async function settled(page: Page, lang: 'en' | 'fr'): Promise<void> {
 
 const card = (page: Page, name: string) => page.locator('li.item', { has: page.getByRole('heading', { name, exact: true }) });
 
-test.serial('when the page opens, then it lists the demo catalogue by name with images, £ prices and the dates of each course', async (t) => {
-  const { page, requests } = await open();
-  const names = [...catalogue.courses.map((c) => c.title), ...catalogue.learningPaths.map((p) => p.name)];
-  const shown = await page.locator('li.item h2').allTextContents();
-  t.deepEqual([...shown].sort(), [...names].sort());
-  t.deepEqual(shown, [...names].sort((a, b) => a.localeCompare(b, 'en')), 'ordered by name, as the plugin asks');
-  t.is(await page.locator('li.item[data-type="LearningPath"]').count(), catalogue.learningPaths.length);
+test.serial(
+  'when the page opens, then it lists the demo catalogue by name with images, £ prices and the dates of each course',
+  async (t) => {
+    const { page, requests } = await open();
+    const names = [...catalogue.courses.map((c) => c.title), ...catalogue.learningPaths.map((p) => p.name)];
+    const shown = await page.locator('li.item h2').allTextContents();
+    t.deepEqual([...shown].sort(), [...names].sort());
+    t.deepEqual(
+      shown,
+      [...names].sort((a, b) => a.localeCompare(b, 'en')),
+      'ordered by name, as the plugin asks',
+    );
+    t.is(await page.locator('li.item[data-type="LearningPath"]').count(), catalogue.learningPaths.length);
 
-  // Through the portal, as the website plugins call it.
-  t.true(requests.length >= 2);
-  for (const r of requests) {
-    const headers = await r.allHeaders();
-    t.regex(headers.authorization ?? '', /^Bearer \S+/);
-    t.is(headers['weblink-portal'], domain);
-    t.is(headers['weblink-content-locale'], undefined);
-  }
-
-  const faw = card(page, 'First Aid at Work');
-  t.is(await faw.locator('.price').textContent(), '£395');
-  const image = faw.locator('img');
-  t.is(await image.getAttribute('src'), 'https://images.demo-training.test/first-aid.jpg');
-  await image.scrollIntoViewIfNeeded();
-  // Resolves once the (lazily loaded) image is there; a broken one would have been replaced.
-  await image.evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
-  t.regex((await faw.locator('.teaser').textContent())!, /qualified first aider/);
-  // The seeded FAW event has 4 of its 12 places booked.
-  t.regex((await faw.locator('.dates').textContent())!, /8 places left/);
-  t.is(await card(page, 'Manual Handling Essentials').locator('.price').textContent(), '€140');
-  t.is(await card(page, 'New Manager Bundle').locator('.price').textContent(), '£1,495');
-  t.is(await card(page, 'Workplace Safety Pathway').locator('.price').textContent(), '£299');
-
-  for (const course of catalogue.courses) {
-    const dates = card(page, course.title).locator('.dates li');
-    t.is(await dates.count(), course.events.length, `${course.code}: one line per event`);
-    const text = (await dates.allTextContents()).join('\n');
-    const symbol = course.price.currency === 'EUR' ? '€' : '£';
-    for (const e of course.events) {
-      t.true(text.includes(day(e.start, 'en')), `${course.code}: ${e.code} on ${day(e.start, 'en')} in\n${text}`);
-      t.true(text.includes(`${symbol}${Number(e.amount).toLocaleString('en-GB')}`), `${course.code}: ${e.code} at ${e.amount} in\n${text}`);
+    // Through the portal, as the website plugins call it.
+    t.true(requests.length >= 2);
+    for (const r of requests) {
+      const headers = await r.allHeaders();
+      t.regex(headers.authorization ?? '', /^Bearer \S+/);
+      t.is(headers['weblink-portal'], domain);
+      t.is(headers['weblink-content-locale'], undefined);
     }
-  }
-  const online = catalogue.courses.flatMap((c) => c.events).find((e) => e.deliveryMethod === 'lms')!;
-  t.regex((await page.locator(`li[data-event] >> text=${day(online.start, 'en')}`).first().textContent())!, /^Online: from /);
-  await page.context().close();
-});
 
-test.serial('when the visitor switches to French, then the page asks with weblink-content-locale and shows the French names, prices and dates', async (t) => {
-  const { page, requests } = await open();
-  await page.getByRole('button', { name: 'Français' }).click();
-  await settled(page, 'fr');
-  t.is(await page.locator('html').getAttribute('lang'), 'fr');
-  t.is(await page.locator('h1').textContent(), 'Nos formations');
+    const faw = card(page, 'First Aid at Work');
+    t.is(await faw.locator('.price').textContent(), '£395');
+    const image = faw.locator('img');
+    t.is(await image.getAttribute('src'), 'https://images.demo-training.test/first-aid.jpg');
+    await image.scrollIntoViewIfNeeded();
+    // Resolves once the (lazily loaded) image is there; a broken one would have been replaced.
+    await image.evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
+    t.regex((await faw.locator('.teaser').textContent())!, /qualified first aider/);
+    // The seeded FAW event has 4 of its 12 places booked.
+    t.regex((await faw.locator('.dates').textContent())!, /8 places left/);
+    t.is(await card(page, 'Manual Handling Essentials').locator('.price').textContent(), '€140');
+    t.is(await card(page, 'New Manager Bundle').locator('.price').textContent(), '£1,495');
+    t.is(await card(page, 'Workplace Safety Pathway').locator('.price').textContent(), '£299');
 
-  const french = requests.slice(-2);
-  for (const r of french) t.is((await r.allHeaders())['weblink-content-locale'], Buffer.from('Locale:3').toString('base64'));
+    for (const course of catalogue.courses) {
+      const dates = card(page, course.title).locator('.dates li');
+      t.is(await dates.count(), course.events.length, `${course.code}: one line per event`);
+      const text = (await dates.allTextContents()).join('\n');
+      const symbol = course.price.currency === 'EUR' ? '€' : '£';
+      for (const e of course.events) {
+        t.true(text.includes(day(e.start, 'en')), `${course.code}: ${e.code} on ${day(e.start, 'en')} in\n${text}`);
+        t.true(
+          text.includes(`${symbol}${Number(e.amount).toLocaleString('en-GB')}`),
+          `${course.code}: ${e.code} at ${e.amount} in\n${text}`,
+        );
+      }
+    }
+    const online = catalogue.courses.flatMap((c) => c.events).find((e) => e.deliveryMethod === 'lms')!;
+    t.regex(
+      (await page
+        .locator(`li[data-event] >> text=${day(online.start, 'en')}`)
+        .first()
+        .textContent())!,
+      /^Online: from /,
+    );
+    await page.context().close();
+  },
+);
 
-  const shown = await page.locator('li.item h2').allTextContents();
-  t.true(shown.includes('Secourisme d’urgence au travail'), shown.join(' | '));
-  t.true(shown.includes('Pack nouveau manager'), shown.join(' | '));
-  t.true(shown.includes('Diriger des équipes'), shown.join(' | '));
-  // Not translated: the authored English name.
-  t.true(shown.includes('First Aid at Work'), shown.join(' | '));
-  t.false(shown.includes('Emergency First Aid at Work'));
+test.serial(
+  'when the visitor switches to French, then the page asks with weblink-content-locale and shows the French names, prices and dates',
+  async (t) => {
+    const { page, requests } = await open();
+    await page.getByRole('button', { name: 'Français' }).click();
+    await settled(page, 'fr');
+    t.is(await page.locator('html').getAttribute('lang'), 'fr');
+    t.is(await page.locator('h1').textContent(), 'Nos formations');
 
-  const efaw = catalogue.courses.find((c) => c.code === 'EFAW')!;
-  const efawCard = card(page, 'Secourisme d’urgence au travail');
-  t.is(await efawCard.locator('.price').textContent(), '120\u00a0£');
-  t.true((await efawCard.locator('.dates').textContent())!.includes(day(efaw.events[0]!.start, 'fr')));
-  await page.getByRole('button', { name: 'English' }).click();
-  await settled(page, 'en');
-  t.true((await page.locator('li.item h2').allTextContents()).includes('Emergency First Aid at Work'));
-  await page.context().close();
-});
+    const french = requests.slice(-2);
+    for (const r of french) t.is((await r.allHeaders())['weblink-content-locale'], Buffer.from('Locale:3').toString('base64'));
+
+    const shown = await page.locator('li.item h2').allTextContents();
+    t.true(shown.includes('Secourisme d’urgence au travail'), shown.join(' | '));
+    t.true(shown.includes('Pack nouveau manager'), shown.join(' | '));
+    t.true(shown.includes('Diriger des équipes'), shown.join(' | '));
+    // Not translated: the authored English name.
+    t.true(shown.includes('First Aid at Work'), shown.join(' | '));
+    t.false(shown.includes('Emergency First Aid at Work'));
+
+    const efaw = catalogue.courses.find((c) => c.code === 'EFAW')!;
+    const efawCard = card(page, 'Secourisme d’urgence au travail');
+    t.is(await efawCard.locator('.price').textContent(), '120\u00a0£');
+    t.true((await efawCard.locator('.dates').textContent())!.includes(day(efaw.events[0]!.start, 'fr')));
+    await page.getByRole('button', { name: 'English' }).click();
+    await settled(page, 'en');
+    t.true((await page.locator('li.item h2').allTextContents()).includes('Emergency First Aid at Work'));
+    await page.context().close();
+  },
+);

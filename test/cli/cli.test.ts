@@ -34,16 +34,54 @@ test.serial('tenants:create refuses a duplicate and a bad slug on stderr with a 
 });
 
 test.serial('users:create makes a user with a role and prints it', async (t) => {
-  const r = await runTs('src/cli/main.ts', ['users:create', '--tenant', slug, '--email', 'Admin@CLI.test', '--password', 'a-long-password', '--role', 'admin']);
+  const r = await runTs('src/cli/main.ts', [
+    'users:create',
+    '--tenant',
+    slug,
+    '--email',
+    'Admin@CLI.test',
+    '--password',
+    'a-long-password',
+    '--role',
+    'admin',
+  ]);
   t.is(r.code, 0, r.stderr);
   t.deepEqual(JSON.parse(r.stdout), { id: 1, email: 'admin@cli.test', tenant: slug, role: 'admin' });
-  const weak = await runTs('src/cli/main.ts', ['users:create', '--tenant', slug, '--email', 'x@cli.test', '--password', 'short', '--role', 'admin']);
+  const weak = await runTs('src/cli/main.ts', [
+    'users:create',
+    '--tenant',
+    slug,
+    '--email',
+    'x@cli.test',
+    '--password',
+    'short',
+    '--role',
+    'admin',
+  ]);
   t.is(weak.code, 1);
   t.regex(weak.stderr, /password must be at least 10 characters/);
-  const role = await runTs('src/cli/main.ts', ['users:create', '--tenant', slug, '--email', 'y@cli.test', '--password', 'a-long-password', '--role', 'wizard']);
+  const role = await runTs('src/cli/main.ts', [
+    'users:create',
+    '--tenant',
+    slug,
+    '--email',
+    'y@cli.test',
+    '--password',
+    'a-long-password',
+    '--role',
+    'wizard',
+  ]);
   t.is(role.code, 1);
   t.regex(role.stderr, /Role 'wizard' does not exist/);
-  const noTenant = await runTs('src/cli/main.ts', ['users:create', '--tenant', 'nope-nope', '--email', 'z@cli.test', '--password', 'a-long-password']);
+  const noTenant = await runTs('src/cli/main.ts', [
+    'users:create',
+    '--tenant',
+    'nope-nope',
+    '--email',
+    'z@cli.test',
+    '--password',
+    'a-long-password',
+  ]);
   t.is(noTenant.code, 1);
   t.regex(noTenant.stderr, /No tenant 'nope-nope'/);
 });
@@ -68,35 +106,61 @@ test('usage errors exit 2 with help on stderr', async (t) => {
   t.regex(extra.stderr, /Unknown option '--colour'/);
 });
 
-test.serial('clients:create registers an integration and a tenant\'s client credentials; clients:list shows them without secrets; clients:revoke revokes', async (t) => {
-  const integration = await runTs('src/cli/main.ts', ['clients:create', '--name', 'CLI Integration', '--redirect-uri', 'https://app.example.com/oauth/callback'], { PORT: '4000' });
-  t.is(integration.code, 0, integration.stderr);
-  const i = JSON.parse(integration.stdout);
-  t.regex(i.clientId, /^lc_/);
-  t.regex(i.clientSecret, /^lcs_/);
-  t.deepEqual(i.grants, ['authorization_code', 'refresh_token']);
-  t.deepEqual(i.redirectUris, ['https://app.example.com/oauth/callback']);
-  t.is(i.authorizationEndpoint, 'http://localhost:4000/oauth/authorize');
+test.serial(
+  "clients:create registers an integration and a tenant's client credentials; clients:list shows them without secrets; clients:revoke revokes",
+  async (t) => {
+    const integration = await runTs(
+      'src/cli/main.ts',
+      ['clients:create', '--name', 'CLI Integration', '--redirect-uri', 'https://app.example.com/oauth/callback'],
+      { PORT: '4000' },
+    );
+    t.is(integration.code, 0, integration.stderr);
+    const i = JSON.parse(integration.stdout);
+    t.regex(i.clientId, /^lc_/);
+    t.regex(i.clientSecret, /^lcs_/);
+    t.deepEqual(i.grants, ['authorization_code', 'refresh_token']);
+    t.deepEqual(i.redirectUris, ['https://app.example.com/oauth/callback']);
+    t.is(i.authorizationEndpoint, 'http://localhost:4000/oauth/authorize');
 
-  const service = await runTs('src/cli/main.ts', ['clients:create', '--tenant', slug, '--grant', 'client_credentials', '--service-user', 'admin@cli.test']);
-  t.is(service.code, 0, service.stderr);
-  const s = JSON.parse(service.stdout);
-  t.like(s, { tenant: slug, serviceUser: 'admin@cli.test', grants: ['client_credentials'] });
+    const service = await runTs('src/cli/main.ts', [
+      'clients:create',
+      '--tenant',
+      slug,
+      '--grant',
+      'client_credentials',
+      '--service-user',
+      'admin@cli.test',
+    ]);
+    t.is(service.code, 0, service.stderr);
+    const s = JSON.parse(service.stdout);
+    t.like(s, { tenant: slug, serviceUser: 'admin@cli.test', grants: ['client_credentials'] });
 
-  const listed = await runTs('src/cli/main.ts', ['clients:list', '--tenant', slug]);
-  t.is(listed.code, 0, listed.stderr);
-  t.false(listed.stdout.includes(s.clientSecret));
-  t.deepEqual(JSON.parse(listed.stdout).map((c: { clientId: string }) => c.clientId), [s.clientId]);
+    const listed = await runTs('src/cli/main.ts', ['clients:list', '--tenant', slug]);
+    t.is(listed.code, 0, listed.stderr);
+    t.false(listed.stdout.includes(s.clientSecret));
+    t.deepEqual(
+      JSON.parse(listed.stdout).map((c: { clientId: string }) => c.clientId),
+      [s.clientId],
+    );
 
-  const revoked = await runTs('src/cli/main.ts', ['clients:revoke', '--client-id', s.clientId]);
-  t.is(revoked.code, 0, revoked.stderr);
-  t.truthy(JSON.parse(revoked.stdout).revokedAt);
-  await runTs('src/cli/main.ts', ['clients:revoke', '--client-id', i.clientId]);
+    const revoked = await runTs('src/cli/main.ts', ['clients:revoke', '--client-id', s.clientId]);
+    t.is(revoked.code, 0, revoked.stderr);
+    t.truthy(JSON.parse(revoked.stdout).revokedAt);
+    await runTs('src/cli/main.ts', ['clients:revoke', '--client-id', i.clientId]);
 
-  const badUri = await runTs('src/cli/main.ts', ['clients:create', '--name', 'Insecure', '--redirect-uri', 'http://app.example.com/cb']);
-  t.is(badUri.code, 1);
-  t.regex(badUri.stderr, /https:\/\//);
-  const noUser = await runTs('src/cli/main.ts', ['clients:create', '--tenant', slug, '--grant', 'client_credentials', '--service-user', 'ghost@cli.test']);
-  t.is(noUser.code, 1);
-  t.regex(noUser.stderr, /not an active user/);
-});
+    const badUri = await runTs('src/cli/main.ts', ['clients:create', '--name', 'Insecure', '--redirect-uri', 'http://app.example.com/cb']);
+    t.is(badUri.code, 1);
+    t.regex(badUri.stderr, /https:\/\//);
+    const noUser = await runTs('src/cli/main.ts', [
+      'clients:create',
+      '--tenant',
+      slug,
+      '--grant',
+      'client_credentials',
+      '--service-user',
+      'ghost@cli.test',
+    ]);
+    t.is(noUser.code, 1);
+    t.regex(noUser.stderr, /not an active user/);
+  },
+);

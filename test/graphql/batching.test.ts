@@ -22,9 +22,14 @@ test.serial.before(async () => {
     .insert(Array.from({ length: 60 }, (_, i) => ({ title: `Course ${i}`, locale_id: 1 })))
     .returning('id');
   for (const { id } of templates) {
-    await knex(`${s}.course_template_delivery_locales`).insert([{ course_template_id: id, locale_id: 1 }, { course_template_id: id, locale_id: 3 }]);
+    await knex(`${s}.course_template_delivery_locales`).insert([
+      { course_template_id: id, locale_id: 1 },
+      { course_template_id: id, locale_id: 3 },
+    ]);
     await knex(`${s}.course_templates`).where({ id }).update({ default_delivery_locale_id: 1 });
-    await knex(`${s}.course_template_translations`).insert([3, 5].map((locale_id) => ({ course_template_id: id, locale_id, title: `T${id}-${locale_id}` })));
+    await knex(`${s}.course_template_translations`).insert(
+      [3, 5].map((locale_id) => ({ course_template_id: id, locale_id, title: `T${id}-${locale_id}` })),
+    );
     await knex(`${s}.course_template_field_values`).insert([
       { course_template_id: id, definition_id: def1.id, value: 'base tagline' },
       { course_template_id: id, definition_id: def2.id, value: 'managers' },
@@ -52,16 +57,23 @@ async function statementsFor(first: number): Promise<{ count: number; edges: num
   }
 }
 
-test.serial('a page of 50 course templates with translations, locales and custom fields takes as many statements as a page of 5', async (t) => {
-  // The token and its user are read on first use only (then cached, once the process hears the
-  // database's announcements): counted after that.
-  await f.ctx.rt.changes.ensureStarted();
-  await statementsFor(5);
-  const small = await statementsFor(5);
-  const large = await statementsFor(50);
-  t.is(small.edges, 5);
-  t.is(large.edges, 50);
-  t.is(large.count, small.count, `statements: ${small.count} for 5, ${large.count} for 50\n${small.sql.join("\n")}\n--\n${large.sql.join("\n")}`);
-  t.true(large.count <= 12, `a handful of statements, got ${large.count}`);
-  t.log(`statements per request: ${large.count}`);
-});
+test.serial(
+  'a page of 50 course templates with translations, locales and custom fields takes as many statements as a page of 5',
+  async (t) => {
+    // The token and its user are read on first use only (then cached, once the process hears the
+    // database's announcements): counted after that.
+    await f.ctx.rt.changes.ensureStarted();
+    await statementsFor(5);
+    const small = await statementsFor(5);
+    const large = await statementsFor(50);
+    t.is(small.edges, 5);
+    t.is(large.edges, 50);
+    t.is(
+      large.count,
+      small.count,
+      `statements: ${small.count} for 5, ${large.count} for 50\n${small.sql.join('\n')}\n--\n${large.sql.join('\n')}`,
+    );
+    t.true(large.count <= 12, `a handful of statements, got ${large.count}`);
+    t.log(`statements per request: ${large.count}`);
+  },
+);

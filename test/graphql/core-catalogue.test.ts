@@ -19,14 +19,33 @@ let tagline: string;
 test.serial.before(async () => {
   f = await graphqlFixture('cca');
   await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
-    const one = async (table: string, row: Record<string, unknown>) => ((await db(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
+    const one = async (table: string, row: Record<string, unknown>) =>
+      ((await db(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
     ids.category = await one('categories', { name: 'Fire', priority: 1 });
     ids.other = await one('categories', { name: 'Office', priority: 2 });
-    ids.fire = await one('course_templates', { title: 'Fire Safety', code: 'FS-1', lifecycle_state: 'published', category_id: ids.category, course_text1: '<p>Three days.</p>' });
-    ids.aid = await one('course_templates', { title: 'First Aid at Work', code: 'FA-1', lifecycle_state: 'published', category_id: ids.other });
+    ids.fire = await one('course_templates', {
+      title: 'Fire Safety',
+      code: 'FS-1',
+      lifecycle_state: 'published',
+      category_id: ids.category,
+      course_text1: '<p>Three days.</p>',
+    });
+    ids.aid = await one('course_templates', {
+      title: 'First Aid at Work',
+      code: 'FA-1',
+      lifecycle_state: 'published',
+      category_id: ids.other,
+    });
     ids.forklift = await one('course_templates', { title: 'Forklift Basics', code: 'FK-1', lifecycle_state: 'draft' });
     ids.cancelled = await one('course_templates', { title: 'Cancelled Course', code: 'XX-1', lifecycle_state: 'cancelled' });
-    ids.safety = await one('learning_paths', { name: 'Safety at work', description: 'Fire and first aid', code: 'LP-SAFE', lifecycle_state: 'active', is_bundle: true, category_id: ids.category });
+    ids.safety = await one('learning_paths', {
+      name: 'Safety at work',
+      description: 'Fire and first aid',
+      code: 'LP-SAFE',
+      lifecycle_state: 'active',
+      is_bundle: true,
+      category_id: ids.category,
+    });
     ids.leader = await one('learning_paths', { name: 'Leadership', code: 'LP-LEAD', lifecycle_state: 'draft' });
     ids.archived = await one('learning_paths', { name: 'Archived path', lifecycle_state: 'retired' });
     ids.tagline = await one('custom_field_definitions', { key: 'tagline', label: 'Tagline', type: 'text', applies_to: 'course_template' });
@@ -61,41 +80,61 @@ async function loadAll(filters: unknown[] = [], customFieldFilters: unknown[] = 
   return res;
 }
 
-test.serial('when the SDK loads the catalogue, then it lists every course template and learning path by name, whatever their state, as whole records', async (t) => {
-  const res = await loadAll();
-  t.is(res.status, 200);
-  t.falsy(res.json.errors);
-  const { catalogue } = res.json.data;
-  t.deepEqual(catalogue.pageInfo, { startCursor: catalogue.pageInfo.startCursor, endCursor: catalogue.pageInfo.endCursor, totalRecords: 7, hasNextPage: false, hasPreviousPage: false });
-  t.deepEqual(
-    catalogue.edges.map((e: Edge) => [e.node.__typename, e.node.title ?? e.node.name]),
-    [
-      ['LearningPath', 'Archived path'],
-      ['CourseTemplate', 'Cancelled Course'],
-      ['CourseTemplate', 'Fire Safety'],
-      ['CourseTemplate', 'First Aid at Work'],
-      ['CourseTemplate', 'Forklift Basics'],
-      ['LearningPath', 'Leadership'],
-      ['LearningPath', 'Safety at work'],
-    ],
-  );
-  t.deepEqual(catalogue.edges[2].node, {
-    __typename: 'CourseTemplate',
-    id: ct('fire'),
-    legacyId: ids.fire,
-    lifecycleState: 'published',
-    code: 'FS-1',
-    title: 'Fire Safety',
-    courseText1: '<p>Three days.</p>',
-    customFieldValues: [{ definitionKey: 'tagline', definitionLocator: tagline, value: 'Stay safe' }],
-  });
-  t.deepEqual(catalogue.edges[6].node, { __typename: 'LearningPath', id: lp('safety'), legacyId: ids.safety, name: 'Safety at work', description: 'Fire and first aid', customFieldValues: [{ definitionKey: 'level', value: '2' }] });
-});
+test.serial(
+  'when the SDK loads the catalogue, then it lists every course template and learning path by name, whatever their state, as whole records',
+  async (t) => {
+    const res = await loadAll();
+    t.is(res.status, 200);
+    t.falsy(res.json.errors);
+    const { catalogue } = res.json.data;
+    t.deepEqual(catalogue.pageInfo, {
+      startCursor: catalogue.pageInfo.startCursor,
+      endCursor: catalogue.pageInfo.endCursor,
+      totalRecords: 7,
+      hasNextPage: false,
+      hasPreviousPage: false,
+    });
+    t.deepEqual(
+      catalogue.edges.map((e: Edge) => [e.node.__typename, e.node.title ?? e.node.name]),
+      [
+        ['LearningPath', 'Archived path'],
+        ['CourseTemplate', 'Cancelled Course'],
+        ['CourseTemplate', 'Fire Safety'],
+        ['CourseTemplate', 'First Aid at Work'],
+        ['CourseTemplate', 'Forklift Basics'],
+        ['LearningPath', 'Leadership'],
+        ['LearningPath', 'Safety at work'],
+      ],
+    );
+    t.deepEqual(catalogue.edges[2].node, {
+      __typename: 'CourseTemplate',
+      id: ct('fire'),
+      legacyId: ids.fire,
+      lifecycleState: 'published',
+      code: 'FS-1',
+      title: 'Fire Safety',
+      courseText1: '<p>Three days.</p>',
+      customFieldValues: [{ definitionKey: 'tagline', definitionLocator: tagline, value: 'Stay safe' }],
+    });
+    t.deepEqual(catalogue.edges[6].node, {
+      __typename: 'LearningPath',
+      id: lp('safety'),
+      legacyId: ids.safety,
+      name: 'Safety at work',
+      description: 'Fire and first aid',
+      customFieldValues: [{ definitionKey: 'level', value: '2' }],
+    });
+  },
+);
 
 test.serial('when search is given as an argument or a variable, then only items whose name or code holds it are listed', async (t) => {
   const literal = await f.data(f.admin, `{ catalogue(search: "SAF") { edges { node { ${NODE} } } pageInfo { totalRecords } } }`);
   t.deepEqual(names(literal.catalogue), ['Fire Safety', 'Safety at work']);
-  const variable = await f.data(f.admin, `query ($search: String) { catalogue(search: $search, order: {field: code, direction: desc}) { edges { node { ${NODE} } } } }`, { search: 'fa-1' });
+  const variable = await f.data(
+    f.admin,
+    `query ($search: String) { catalogue(search: $search, order: {field: code, direction: desc}) { edges { node { ${NODE} } } } }`,
+    { search: 'fa-1' },
+  );
   t.deepEqual(names(variable.catalogue), ['First Aid at Work']);
   // Wildcards are taken literally.
   const wild = await f.data(f.admin, `{ catalogue(search: "%") { edges { node { __typename } } pageInfo { totalRecords } } }`);
@@ -109,28 +148,55 @@ test.serial('when filters are given, then they all hold: type, lifecycle state, 
     return names(res.json.data.catalogue);
   };
   t.deepEqual(await by([{ field: 'type', operation: 'eq', value: 'LearningPath' }]), ['Archived path', 'Leadership', 'Safety at work']);
-  t.deepEqual(await by([{ field: 'lifecycleState', operation: 'in', values: ['published', 'active'] }]), ['Fire Safety', 'First Aid at Work', 'Safety at work']);
-  t.deepEqual(await by([{ field: 'code', operation: 'like', value: 'F%' }, { field: 'lifecycleState', operation: 'eq', value: 'published' }]), ['Fire Safety', 'First Aid at Work']);
-  t.deepEqual(await by([{ field: 'learningCategoryId', operation: 'eq', value: toGlobalId('LearningCategory', ids.category!) }]), ['Fire Safety', 'Safety at work']);
+  t.deepEqual(await by([{ field: 'lifecycleState', operation: 'in', values: ['published', 'active'] }]), [
+    'Fire Safety',
+    'First Aid at Work',
+    'Safety at work',
+  ]);
+  t.deepEqual(
+    await by([
+      { field: 'code', operation: 'like', value: 'F%' },
+      { field: 'lifecycleState', operation: 'eq', value: 'published' },
+    ]),
+    ['Fire Safety', 'First Aid at Work'],
+  );
+  t.deepEqual(await by([{ field: 'learningCategoryId', operation: 'eq', value: toGlobalId('LearningCategory', ids.category!) }]), [
+    'Fire Safety',
+    'Safety at work',
+  ]);
   t.deepEqual(await by([{ field: 'isBundle', operation: 'eq', value: 'true' }]), ['Safety at work']);
-  t.deepEqual(await by([{ field: 'id', operation: 'in', values: [ct('aid'), lp('leader'), toGlobalId('Location', ids.aid!)] }]), ['First Aid at Work', 'Leadership']);
+  t.deepEqual(await by([{ field: 'id', operation: 'in', values: [ct('aid'), lp('leader'), toGlobalId('Location', ids.aid!)] }]), [
+    'First Aid at Work',
+    'Leadership',
+  ]);
   t.deepEqual(await by([{ field: 'id', operation: 'eq', value: lp('safety') }]), ['Safety at work']);
-  t.deepEqual(await by([{ field: 'id', operation: 'notin', values: [ct('fire'), lp('safety'), lp('archived')] }]), ['Cancelled Course', 'First Aid at Work', 'Forklift Basics', 'Leadership']);
+  t.deepEqual(await by([{ field: 'id', operation: 'notin', values: [ct('fire'), lp('safety'), lp('archived')] }]), [
+    'Cancelled Course',
+    'First Aid at Work',
+    'Forklift Basics',
+    'Leadership',
+  ]);
   t.deepEqual(await by([{ field: 'name', operation: 'wordlike', value: 'work' }]), ['First Aid at Work', 'Safety at work']);
 });
 
-test.serial('when custom field filters are given (by key or by the global id), then items with that value of their own are listed', async (t) => {
-  const by = async (customFieldFilters: unknown[], filters: unknown[] = []) => {
-    const res = await loadAll(filters, customFieldFilters);
-    if (res.json.errors) throw new Error(res.text);
-    return names(res.json.data.catalogue);
-  };
-  t.deepEqual(await by([{ id: 'tagline', operation: 'eq', value: 'Stay safe' }]), ['Fire Safety']);
-  t.deepEqual(await by([{ id: tagline, operation: 'like', value: '%r%' }]), ['First Aid at Work', 'Forklift Basics']);
-  t.deepEqual(await by([{ id: tagline, operation: 'in', values: ['Be ready', 'Stay safe'] }], [{ field: 'code', operation: 'eq', value: 'FA-1' }]), ['First Aid at Work']);
-  t.deepEqual(await by([{ id: toGlobalId('CustomFieldDefinition', ids.level!), value: '2' }]), ['Safety at work']);
-  t.deepEqual(await by([{ id: 'no_such_field', operation: 'eq', value: 'x' }]), []);
-});
+test.serial(
+  'when custom field filters are given (by key or by the global id), then items with that value of their own are listed',
+  async (t) => {
+    const by = async (customFieldFilters: unknown[], filters: unknown[] = []) => {
+      const res = await loadAll(filters, customFieldFilters);
+      if (res.json.errors) throw new Error(res.text);
+      return names(res.json.data.catalogue);
+    };
+    t.deepEqual(await by([{ id: 'tagline', operation: 'eq', value: 'Stay safe' }]), ['Fire Safety']);
+    t.deepEqual(await by([{ id: tagline, operation: 'like', value: '%r%' }]), ['First Aid at Work', 'Forklift Basics']);
+    t.deepEqual(
+      await by([{ id: tagline, operation: 'in', values: ['Be ready', 'Stay safe'] }], [{ field: 'code', operation: 'eq', value: 'FA-1' }]),
+      ['First Aid at Work'],
+    );
+    t.deepEqual(await by([{ id: toGlobalId('CustomFieldDefinition', ids.level!), value: '2' }]), ['Safety at work']);
+    t.deepEqual(await by([{ id: 'no_such_field', operation: 'eq', value: 'x' }]), []);
+  },
+);
 
 test.serial('when a filter or custom field filter is malformed, then the request fails with a clear BAD_USER_INPUT error', async (t) => {
   const cases: [unknown[], unknown[], RegExp][] = [
@@ -146,35 +212,49 @@ test.serial('when a filter or custom field filter is malformed, then the request
     t.regex(res.json.errors[0].message, message);
     t.is(res.json.data, null);
   }
-  const unknownField = await f.gql(f.admin, LOAD_ALL, { filters: [{ field: 'colour', operation: 'eq', value: 'x' }], customFieldFilters: [] });
+  const unknownField = await f.gql(f.admin, LOAD_ALL, {
+    filters: [{ field: 'colour', operation: 'eq', value: 'x' }],
+    customFieldFilters: [],
+  });
   t.regex(unknownField.json.errors[0].message, /"colour".*CatalogueItemFilterField/);
 });
 
-test.serial('when a caller may view only learning paths, or only course templates, then it sees that kind only; with neither, FORBIDDEN', async (t) => {
-  const paths = await f.tokenFor(f.tenant, 'paths', ['LEARNING_PATH_VIEW']);
-  const onlyPaths = (await loadAll([], [], paths)).json.data.catalogue;
-  t.deepEqual(names(onlyPaths), ['Archived path', 'Leadership', 'Safety at work']);
-  t.is(onlyPaths.pageInfo.totalRecords, 3);
-  const templates = await f.tokenFor(f.tenant, 'templates', ['COURSE_TEMPLATE_VIEW']);
-  t.deepEqual(names((await loadAll([], [], templates)).json.data.catalogue), ['Cancelled Course', 'Fire Safety', 'First Aid at Work', 'Forklift Basics']);
-  const neither = await f.tokenFor(f.tenant, 'events', ['EVENT_VIEW']);
-  const refused = await loadAll([], [], neither);
-  t.is(refused.json.errors[0].extensions.code, 'FORBIDDEN');
-  t.is(refused.json.data, null);
-});
+test.serial(
+  'when a caller may view only learning paths, or only course templates, then it sees that kind only; with neither, FORBIDDEN',
+  async (t) => {
+    const paths = await f.tokenFor(f.tenant, 'paths', ['LEARNING_PATH_VIEW']);
+    const onlyPaths = (await loadAll([], [], paths)).json.data.catalogue;
+    t.deepEqual(names(onlyPaths), ['Archived path', 'Leadership', 'Safety at work']);
+    t.is(onlyPaths.pageInfo.totalRecords, 3);
+    const templates = await f.tokenFor(f.tenant, 'templates', ['COURSE_TEMPLATE_VIEW']);
+    t.deepEqual(names((await loadAll([], [], templates)).json.data.catalogue), [
+      'Cancelled Course',
+      'Fire Safety',
+      'First Aid at Work',
+      'Forklift Basics',
+    ]);
+    const neither = await f.tokenFor(f.tenant, 'events', ['EVENT_VIEW']);
+    const refused = await loadAll([], [], neither);
+    t.is(refused.json.errors[0].extensions.code, 'FORBIDDEN');
+    t.is(refused.json.data, null);
+  },
+);
 
-test.serial('when a client pages with first and offset, or with after, then the pages follow one another with their pageInfo', async (t) => {
-  const PAGE = `query ($first: Int, $offset: Int, $after: String) { catalogue(first: $first, offset: $offset, after: $after, order: {field: name, direction: desc}) {
+test.serial(
+  'when a client pages with first and offset, or with after, then the pages follow one another with their pageInfo',
+  async (t) => {
+    const PAGE = `query ($first: Int, $offset: Int, $after: String) { catalogue(first: $first, offset: $offset, after: $after, order: {field: name, direction: desc}) {
     pageInfo { endCursor totalRecords hasNextPage hasPreviousPage } edges { node { ${NODE} } } } }`;
-  const first = (await f.data(f.admin, PAGE, { first: 3, offset: 0 })).catalogue;
-  t.deepEqual(names(first), ['Safety at work', 'Leadership', 'Forklift Basics']);
-  t.like(first.pageInfo, { totalRecords: 7, hasNextPage: true, hasPreviousPage: false });
-  const second = (await f.data(f.admin, PAGE, { first: 3, after: first.pageInfo.endCursor })).catalogue;
-  t.deepEqual(names(second), ['First Aid at Work', 'Fire Safety', 'Cancelled Course']);
-  const last = (await f.data(f.admin, PAGE, { first: 3, offset: 6 })).catalogue;
-  t.deepEqual(names(last), ['Archived path']);
-  t.like(last.pageInfo, { totalRecords: 7, hasNextPage: false, hasPreviousPage: true });
-});
+    const first = (await f.data(f.admin, PAGE, { first: 3, offset: 0 })).catalogue;
+    t.deepEqual(names(first), ['Safety at work', 'Leadership', 'Forklift Basics']);
+    t.like(first.pageInfo, { totalRecords: 7, hasNextPage: true, hasPreviousPage: false });
+    const second = (await f.data(f.admin, PAGE, { first: 3, after: first.pageInfo.endCursor })).catalogue;
+    t.deepEqual(names(second), ['First Aid at Work', 'Fire Safety', 'Cancelled Course']);
+    const last = (await f.data(f.admin, PAGE, { first: 3, offset: 6 })).catalogue;
+    t.deepEqual(names(last), ['Archived path']);
+    t.like(last.pageInfo, { totalRecords: 7, hasNextPage: false, hasPreviousPage: true });
+  },
+);
 
 test.serial('when a page of the catalogue is read, then it takes as many statements for 2 items as for 7', async (t) => {
   const count = async (first: number) => {

@@ -39,56 +39,111 @@ const LIST = `query ($order: LearningCategoryFieldGraphOrder $filters: [Learning
   }
 }`;
 
-test.serial('when an integration lists categories by name with no filters, then each comes with its introduction as description and its parent', async (t) => {
-  const d = await f.data(f.admin, LIST, { filters: [], order: { field: 'name', direction: 'asc' } });
-  const nodes = d.learningCategories.edges.map((e: { node: unknown }) => e.node);
-  t.deepEqual(nodes, [
-    { id: gid('leadership'), legacyId: ids.leadership, name: 'Leadership', description: 'Leading teams', parentCategory: { id: gid('management'), legacyId: ids.management, name: 'Management', description: null } },
-    { id: gid('management'), legacyId: ids.management, name: 'Management', description: null, parentCategory: null },
-    { id: gid('software'), legacyId: ids.software, name: 'Software', description: 'Office tools and programming', parentCategory: null },
-    { id: gid('spreadsheets'), legacyId: ids.spreadsheets, name: 'Spreadsheets', description: 'Excel and friends', parentCategory: { id: gid('software'), legacyId: ids.software, name: 'Software', description: 'Office tools and programming' } },
-  ]);
-  t.like(d.learningCategories.pageInfo, { totalRecords: 4, hasNextPage: false, hasPreviousPage: false });
-  t.is(Buffer.from(nodes[0].id, 'base64').toString(), `LearningCategory:${ids.leadership}`);
-});
+test.serial(
+  'when an integration lists categories by name with no filters, then each comes with its introduction as description and its parent',
+  async (t) => {
+    const d = await f.data(f.admin, LIST, { filters: [], order: { field: 'name', direction: 'asc' } });
+    const nodes = d.learningCategories.edges.map((e: { node: unknown }) => e.node);
+    t.deepEqual(nodes, [
+      {
+        id: gid('leadership'),
+        legacyId: ids.leadership,
+        name: 'Leadership',
+        description: 'Leading teams',
+        parentCategory: { id: gid('management'), legacyId: ids.management, name: 'Management', description: null },
+      },
+      { id: gid('management'), legacyId: ids.management, name: 'Management', description: null, parentCategory: null },
+      { id: gid('software'), legacyId: ids.software, name: 'Software', description: 'Office tools and programming', parentCategory: null },
+      {
+        id: gid('spreadsheets'),
+        legacyId: ids.spreadsheets,
+        name: 'Spreadsheets',
+        description: 'Excel and friends',
+        parentCategory: { id: gid('software'), legacyId: ids.software, name: 'Software', description: 'Office tools and programming' },
+      },
+    ]);
+    t.like(d.learningCategories.pageInfo, { totalRecords: 4, hasNextPage: false, hasPreviousPage: false });
+    t.is(Buffer.from(nodes[0].id, 'base64').toString(), `LearningCategory:${ids.leadership}`);
+  },
+);
 
 test.serial('when an integration looks one category up by an id filter, then it gets that one only', async (t) => {
-  const d = await f.data(f.admin, `query ($filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(filters: $filters) { edges { node { id legacyId name description parentCategory { id name } } } } }`, {
-    filters: [{ field: 'id', operation: 'eq', value: gid('spreadsheets') }],
-  });
-  t.deepEqual(d.learningCategories.edges, [{ node: { id: gid('spreadsheets'), legacyId: ids.spreadsheets, name: 'Spreadsheets', description: 'Excel and friends', parentCategory: { id: gid('software'), name: 'Software' } } }]);
+  const d = await f.data(
+    f.admin,
+    `query ($filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(filters: $filters) { edges { node { id legacyId name description parentCategory { id name } } } } }`,
+    {
+      filters: [{ field: 'id', operation: 'eq', value: gid('spreadsheets') }],
+    },
+  );
+  t.deepEqual(d.learningCategories.edges, [
+    {
+      node: {
+        id: gid('spreadsheets'),
+        legacyId: ids.spreadsheets,
+        name: 'Spreadsheets',
+        description: 'Excel and friends',
+        parentCategory: { id: gid('software'), name: 'Software' },
+      },
+    },
+  ]);
 });
 
 test.serial('when categories are ordered by id and paged with first and offset, then pages follow the ids', async (t) => {
   const page = async (offset: number) =>
-    (await f.data(f.admin, `query ($order: LearningCategoryFieldGraphOrder $filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(first: 3 offset: ${offset} order: $order filters: $filters) { pageInfo { totalRecords hasNextPage hasPreviousPage } edges { node { legacyId } } } }`, {
-      filters: [],
-      order: { field: 'id', direction: 'asc' },
-    })).learningCategories;
+    (
+      await f.data(
+        f.admin,
+        `query ($order: LearningCategoryFieldGraphOrder $filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(first: 3 offset: ${offset} order: $order filters: $filters) { pageInfo { totalRecords hasNextPage hasPreviousPage } edges { node { legacyId } } } }`,
+        {
+          filters: [],
+          order: { field: 'id', direction: 'asc' },
+        },
+      )
+    ).learningCategories;
   const first = await page(0);
   const second = await page(3);
-  t.deepEqual(first.edges.map((e: { node: { legacyId: number } }) => e.node.legacyId), [ids.software, ids.management, ids.spreadsheets]);
+  t.deepEqual(
+    first.edges.map((e: { node: { legacyId: number } }) => e.node.legacyId),
+    [ids.software, ids.management, ids.spreadsheets],
+  );
   t.like(first.pageInfo, { totalRecords: 4, hasNextPage: true, hasPreviousPage: false });
-  t.deepEqual(second.edges.map((e: { node: { legacyId: number } }) => e.node.legacyId), [ids.leadership]);
+  t.deepEqual(
+    second.edges.map((e: { node: { legacyId: number } }) => e.node.legacyId),
+    [ids.leadership],
+  );
   t.like(second.pageInfo, { hasNextPage: false, hasPreviousPage: true });
   const desc = await f.data(f.admin, `{ learningCategories(order: {field: name, direction: desc}) { edges { node { name } } } }`);
-  t.deepEqual(desc.learningCategories.edges.map((e: { node: { name: string } }) => e.node.name), ['Spreadsheets', 'Software', 'Management', 'Leadership']);
+  t.deepEqual(
+    desc.learningCategories.edges.map((e: { node: { name: string } }) => e.node.name),
+    ['Spreadsheets', 'Software', 'Management', 'Leadership'],
+  );
 });
 
 test.serial('when categories are filtered on name, description, parent and legacy id, then only those that match come', async (t) => {
   const names = async (filters: unknown[]) =>
-    (await f.data(f.admin, `query ($filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(filters: $filters, order: {field: name, direction: asc}) { edges { node { name } } } }`, { filters })).learningCategories.edges.map(
-      (e: { node: { name: string } }) => e.node.name,
-    );
+    (
+      await f.data(
+        f.admin,
+        `query ($filters: [LearningCategoryFieldGraphFilter]!) { learningCategories(filters: $filters, order: {field: name, direction: asc}) { edges { node { name } } } }`,
+        { filters },
+      )
+    ).learningCategories.edges.map((e: { node: { name: string } }) => e.node.name);
   t.deepEqual(await names([{ field: 'name', operation: 'like', value: '%s%' }]), ['Leadership', 'Software', 'Spreadsheets']);
   t.deepEqual(await names([{ field: 'description', operation: 'like', value: '%excel%' }]), ['Spreadsheets']);
   t.deepEqual(await names([{ field: 'parentCategory', operation: 'eq', value: gid('software') }]), ['Spreadsheets']);
   t.deepEqual(await names([{ field: 'parentCategory', operation: 'isnull' }]), ['Management', 'Software']);
-  t.deepEqual(await names([{ field: 'legacyId', operation: 'in', values: [String(ids.management), String(ids.leadership)] }]), ['Leadership', 'Management']);
+  t.deepEqual(await names([{ field: 'legacyId', operation: 'in', values: [String(ids.management), String(ids.leadership)] }]), [
+    'Leadership',
+    'Management',
+  ]);
 });
 
 test.serial('when node(id:) is given a category id, then it answers the LearningCategory', async (t) => {
-  const d = await f.data(f.admin, `query ($id: ID!) { node(id: $id) { __typename ... on LearningCategory { name parentCategory { name } } } }`, { id: gid('leadership') });
+  const d = await f.data(
+    f.admin,
+    `query ($id: ID!) { node(id: $id) { __typename ... on LearningCategory { name parentCategory { name } } } }`,
+    { id: gid('leadership') },
+  );
   t.deepEqual(d.node, { __typename: 'LearningCategory', name: 'Leadership', parentCategory: { name: 'Management' } });
 });
 

@@ -21,7 +21,15 @@ test.before(async () => {
 test.after.always(async () => ctx?.cleanup());
 
 /** An event's columns the rules read, the places booked (and cancelled) on it. */
-type Case = { max: number | null; soldOut: boolean; booked: number; cancelledPlaces?: number; lifecycle?: string; isCancelled?: boolean; cancelledAt?: string | null };
+type Case = {
+  max: number | null;
+  soldOut: boolean;
+  booked: number;
+  cancelledPlaces?: number;
+  lifecycle?: string;
+  isCancelled?: boolean;
+  cancelledAt?: string | null;
+};
 const CASES: Case[] = [
   { max: null, soldOut: false, booked: 3 },
   { max: null, soldOut: true, booked: 0 },
@@ -41,7 +49,15 @@ test('when the list computes places left, sold out, status and cancelledAt in SQ
     const ids: number[] = [];
     for (const c of CASES) {
       const [row] = await db('events')
-        .insert({ title: 'Case', type: 'public', delegates_max: c.max, is_sold_out: c.soldOut, lifecycle_state: c.lifecycle ?? 'published', is_cancelled: c.isCancelled ?? false, cancelled_at: c.cancelledAt ?? null })
+        .insert({
+          title: 'Case',
+          type: 'public',
+          delegates_max: c.max,
+          is_sold_out: c.soldOut,
+          lifecycle_state: c.lifecycle ?? 'published',
+          is_cancelled: c.isCancelled ?? false,
+          cancelled_at: c.cancelledAt ?? null,
+        })
         .returning('id');
       const places = [c.booked, c.cancelledPlaces ?? 0];
       if (places[0]) await db('delegates').insert({ event_id: row.id, num_places: places[0] });

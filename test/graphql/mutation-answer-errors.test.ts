@@ -35,7 +35,9 @@ const Written = new GraphQLObjectType<{ title: string }, GraphQLContext>({
 
 const insert = (ctx: GraphQLContext, title: string) => ctx.db('course_templates').insert({ title });
 /** A mutation as the groups run one: in its turn (GraphQLContext.inTurn). */
-const mutation = (run: (ctx: GraphQLContext, title: string) => Promise<unknown>): GraphQLFieldConfig<unknown, GraphQLContext, { title: string }> => ({
+const mutation = (
+  run: (ctx: GraphQLContext, title: string) => Promise<unknown>,
+): GraphQLFieldConfig<unknown, GraphQLContext, { title: string }> => ({
   type: Written,
   args: { title: { type: new GraphQLNonNull(GraphQLString) } },
   resolve: (_root, { title }, ctx) => ctx.inTurn(async () => run(ctx, title)),
@@ -71,40 +73,60 @@ test.serial.before(async () => {
 });
 test.after.always(async () => f?.close());
 
-const count = (title: string) => withTenant(f.ctx.rt.knex, f.tenant, async (db) => Number((await db('course_templates').where({ title }).count('* as n').first())!.n));
+const count = (title: string) =>
+  withTenant(f.ctx.rt.knex, f.tenant, async (db) => Number((await db('course_templates').where({ title }).count('* as n').first())!.n));
 
-type Answer = { status: number; text: string; json: { data?: unknown; errors?: { message: string; path?: string[]; extensions?: { code?: string } }[] } };
+type Answer = {
+  status: number;
+  text: string;
+  json: { data?: unknown; errors?: { message: string; path?: string[]; extensions?: { code?: string } }[] };
+};
 
 /** Rolled back: data null, the errors that caused it, then one saying nothing was written. */
 function rolledBack(t: ExecutionContext, res: Answer, causes: [string[] | undefined, string | undefined][]) {
   t.is(res.json.data, null, res.text.slice(0, 500));
   const errors = res.json.errors ?? [];
-  t.deepEqual(errors.map((e) => [e.path, e.extensions?.code]), [...causes, [undefined, 'MUTATION_ROLLED_BACK']]);
+  t.deepEqual(
+    errors.map((e) => [e.path, e.extensions?.code]),
+    [...causes, [undefined, 'MUTATION_ROLLED_BACK']],
+  );
   t.regex(errors.at(-1)!.message, /^Nothing was written/);
 }
 
-test.serial('when a field of the answer of a mutation that wrote is refused, and the record it answers is nulled, then nothing is written and the answer says so', async (t) => {
-  // Translations need COURSE_TEMPLATE_VIEW wherever a template is reached: the created template is null.
-  const writer = await f.tokenFor(f.tenant, 'writer', ['COURSE_TEMPLATE_EDIT']);
-  const res = await f.gql(writer, 'mutation { courseTemplate { create(input: {title: "Written blind"}) { courseTemplate { id translations { id } } errors { message } } } }');
-  t.is(await count('Written blind'), 0, 'the template the client has no id of was written');
-  t.is(res.status, 200);
-  rolledBack(t, res, [[['courseTemplate', 'create', 'courseTemplate', 'translations'], 'FORBIDDEN']]);
-});
+test.serial(
+  'when a field of the answer of a mutation that wrote is refused, and the record it answers is nulled, then nothing is written and the answer says so',
+  async (t) => {
+    // Translations need COURSE_TEMPLATE_VIEW wherever a template is reached: the created template is null.
+    const writer = await f.tokenFor(f.tenant, 'writer', ['COURSE_TEMPLATE_EDIT']);
+    const res = await f.gql(
+      writer,
+      'mutation { courseTemplate { create(input: {title: "Written blind"}) { courseTemplate { id translations { id } } errors { message } } } }',
+    );
+    t.is(await count('Written blind'), 0, 'the template the client has no id of was written');
+    t.is(res.status, 200);
+    rolledBack(t, res, [[['courseTemplate', 'create', 'courseTemplate', 'translations'], 'FORBIDDEN']]);
+  },
+);
 
-test.serial('when a nullable field of the answer of a mutation that wrote is refused (the rest answered), then nothing is written and the answer says so', async (t) => {
-  const res = await f.gql(f.admin, 'mutation { write(title: "Answered in part") { title refused } }');
-  t.is(await count('Answered in part'), 0);
-  t.is(res.status, 200);
-  rolledBack(t, res, [[['write', 'refused'], 'FORBIDDEN']]);
-});
+test.serial(
+  'when a nullable field of the answer of a mutation that wrote is refused (the rest answered), then nothing is written and the answer says so',
+  async (t) => {
+    const res = await f.gql(f.admin, 'mutation { write(title: "Answered in part") { title refused } }');
+    t.is(await count('Answered in part'), 0);
+    t.is(res.status, 200);
+    rolledBack(t, res, [[['write', 'refused'], 'FORBIDDEN']]);
+  },
+);
 
-test.serial('when a resolver of the answer of a mutation that wrote returns null for a non-null field, then nothing is written and the answer says so', async (t) => {
-  const res = await f.gql(f.admin, 'mutation { write(title: "Answered with a bug") { title missing } }');
-  t.is(await count('Answered with a bug'), 0);
-  t.is(res.status, 200);
-  rolledBack(t, res, [[['write', 'missing'], undefined]]);
-});
+test.serial(
+  'when a resolver of the answer of a mutation that wrote returns null for a non-null field, then nothing is written and the answer says so',
+  async (t) => {
+    const res = await f.gql(f.admin, 'mutation { write(title: "Answered with a bug") { title missing } }');
+    t.is(await count('Answered with a bug'), 0);
+    t.is(res.status, 200);
+    rolledBack(t, res, [[['write', 'missing'], undefined]]);
+  },
+);
 
 test.serial('when a mutation refuses after it wrote, then nothing is written and the answer says so', async (t) => {
   const res = await f.gql(f.admin, 'mutation { writeThenRefuse(title: "Refused after writing") { title } }');
@@ -113,13 +135,22 @@ test.serial('when a mutation refuses after it wrote, then nothing is written and
   rolledBack(t, res, [[['writeThenRefuse'], 'FORBIDDEN']]);
 });
 
-test.serial('when a mutation is refused before it writes, beside one that wrote, then the one that wrote is kept and answered', async (t) => {
-  const res = await f.gql(f.admin, 'mutation { refuse(title: "Never written") { title } write(title: "Written beside a refusal") { title } }');
-  t.is(res.status, 200);
-  t.deepEqual(res.json.data, { refuse: null, write: { title: 'Written beside a refusal' } });
-  t.deepEqual(res.json.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code]), [[['refuse'], 'FORBIDDEN']]);
-  t.is(await count('Written beside a refusal'), 1);
-});
+test.serial(
+  'when a mutation is refused before it writes, beside one that wrote, then the one that wrote is kept and answered',
+  async (t) => {
+    const res = await f.gql(
+      f.admin,
+      'mutation { refuse(title: "Never written") { title } write(title: "Written beside a refusal") { title } }',
+    );
+    t.is(res.status, 200);
+    t.deepEqual(res.json.data, { refuse: null, write: { title: 'Written beside a refusal' } });
+    t.deepEqual(
+      res.json.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code]),
+      [[['refuse'], 'FORBIDDEN']],
+    );
+    t.is(await count('Written beside a refusal'), 1);
+  },
+);
 
 test.serial('when a statement times out while the answer of a mutation that wrote is built, then nothing is written (503)', async (t) => {
   const res = await f.gql(f.admin, 'mutation { write(title: "Answered too slowly") { title slow } }');

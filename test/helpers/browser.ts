@@ -14,7 +14,11 @@ export class Browser {
 
   constructor(private readonly port: number) {}
 
-  async send(method: string, url: string, opts: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<HttpResult & { location?: string }> {
+  async send(
+    method: string,
+    url: string,
+    opts: { form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<HttpResult & { location?: string }> {
     const u = new URL(url);
     const cookie = await this.jar.getCookieString(u.toString());
     const rawBody = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
@@ -58,8 +62,11 @@ export class Browser {
    */
   async submit(pageUrl: string, fields: Record<string, string>, opts: { action?: string; where?: Record<string, string> } = {}) {
     const forms = formsOf(this.page?.text ?? '');
-    const form = forms.find((f) => (!opts.action || f.action === opts.action) && Object.entries(opts.where ?? {}).every(([k, v]) => f.hidden[k] === v));
-    if (!form) throw new Error(`no form${opts.action ? ` with action ${opts.action}` : ''} on the last page:\n${this.page?.text.slice(0, 2000)}`);
+    const form = forms.find(
+      (f) => (!opts.action || f.action === opts.action) && Object.entries(opts.where ?? {}).every(([k, v]) => f.hidden[k] === v),
+    );
+    if (!form)
+      throw new Error(`no form${opts.action ? ` with action ${opts.action}` : ''} on the last page:\n${this.page?.text.slice(0, 2000)}`);
     return this.send('POST', new URL(form.action, pageUrl).toString(), { form: { ...form.hidden, ...fields } });
   }
 }
@@ -68,8 +75,16 @@ export class Browser {
 export function formsOf(page: string): { action: string; hidden: Record<string, string> }[] {
   return [...page.matchAll(/<form\b[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
     action: decode(m[1]!),
-    hidden: Object.fromEntries([...m[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((h) => [decode(h[1]!), decode(h[2]!)])),
+    hidden: Object.fromEntries(
+      [...m[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((h) => [decode(h[1]!), decode(h[2]!)]),
+    ),
   }));
 }
 
-const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');

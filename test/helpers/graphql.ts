@@ -16,7 +16,12 @@ export interface GraphQLFixture extends OAuthFixture {
   tokenFor(tenant: Tenant, role: string, permissions?: string[]): Promise<string>;
   /** An admin's token on the fixture's tenant. */
   admin: string;
-  gql(token: string, query: string, variables?: Record<string, unknown>, opts?: { host?: string; headers?: Record<string, string> }): Promise<HttpResult>;
+  gql(
+    token: string,
+    query: string,
+    variables?: Record<string, unknown>,
+    opts?: { host?: string; headers?: Record<string, string> },
+  ): Promise<HttpResult>;
   /** `data` of a query that must succeed (fails the test with the errors otherwise). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are asserted field by field in tests
   data<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<T>;
@@ -28,7 +33,10 @@ let users = 0;
 
 /** `env`: configuration of the test runtime; `app`: for tests that serve a schema with extra fields. */
 /** `runtime`: the runtime's name (its connections' application_name is `lectern-<runtime>`). */
-export async function graphqlFixture(label: string, options: { env?: Record<string, string | undefined>; app?: AppOptions; runtime?: string } = {}): Promise<GraphQLFixture> {
+export async function graphqlFixture(
+  label: string,
+  options: { env?: Record<string, string | undefined>; app?: AppOptions; runtime?: string } = {},
+): Promise<GraphQLFixture> {
   const f = await oauthFixture(label, options.env ?? {}, options.app ?? {}, options.runtime);
   const tokenFor = async (tenant: Tenant, role: string, permissions?: string[]) => {
     const email = `${role}-${++users}@${label}.test`;
@@ -39,7 +47,11 @@ export async function graphqlFixture(label: string, options: { env?: Record<stri
       method: 'POST',
       path: '/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      rawBody: new URLSearchParams({ grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret }).toString(),
+      rawBody: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: creds.clientId,
+        client_secret: creds.clientSecret,
+      }).toString(),
     });
     if (res.status !== 200) throw new Error(`token request failed: ${res.text}`);
     return res.json.access_token as string;

@@ -120,7 +120,15 @@ export interface HttpResult {
  */
 export function request(
   port: number,
-  opts: { method?: string; path?: string; host?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer; from?: string },
+  opts: {
+    method?: string;
+    path?: string;
+    host?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    rawBody?: string | Buffer;
+    from?: string;
+  },
 ): Promise<HttpResult> {
   const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
   const headers: Record<string, string> = {
@@ -130,20 +138,30 @@ export function request(
   };
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers, ...(opts.from ? { localAddress: opts.from } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: opts.method ?? 'GET',
+        path: opts.path ?? '/',
+        headers,
+        ...(opts.from ? { localAddress: opts.from } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();

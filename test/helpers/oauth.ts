@@ -24,7 +24,14 @@ export interface OAuthFixture extends RestFixture {
   /** The tenant's full address, as the `instance` hint takes it. */
   instanceOf(tenant: Tenant): string;
   /** Runs the browser part of the code flow (sign-in, consent) and returns where the browser was sent. */
-  authorize(opts?: { browser?: Browser; tenant?: Tenant; email?: string; password?: string; decision?: 'allow' | 'deny'; params?: Record<string, string> }): Promise<AuthorizeOutcome>;
+  authorize(opts?: {
+    browser?: Browser;
+    tenant?: Tenant;
+    email?: string;
+    password?: string;
+    decision?: 'allow' | 'deny';
+    params?: Record<string, string>;
+  }): Promise<AuthorizeOutcome>;
   /** `POST /graphql { hello }` with a bearer token, on the platform host or a tenant's. */
   hello(accessToken: string | undefined, host?: string): Promise<HttpResult>;
   addUser(tenant: Tenant, email: string, role?: string): Promise<number>;
@@ -37,15 +44,26 @@ export interface AuthorizeOutcome {
   browser: Browser;
 }
 
-export async function oauthFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}, runtimeName?: string): Promise<OAuthFixture> {
+export async function oauthFixture(
+  label: string,
+  env: Record<string, string | undefined> = {},
+  appOptions: AppOptions = {},
+  runtimeName?: string,
+): Promise<OAuthFixture> {
   const f = await restFixture(label, env, appOptions, runtimeName);
   const issuer = `http://localhost:${f.port}`;
   const integration = await createIntegrationClient(f.ctx.rt.knex, { name: `${label} integration`, redirectUris: [CALLBACK] });
   const configure = (clientId: string, secret: string, auth: 'post' | 'basic' = 'post') =>
-    client.discovery(new URL(issuer), clientId, secret, auth === 'basic' ? client.ClientSecretBasic(secret) : client.ClientSecretPost(secret), {
-      algorithm: 'oauth2',
-      execute: [client.allowInsecureRequests],
-    });
+    client.discovery(
+      new URL(issuer),
+      clientId,
+      secret,
+      auth === 'basic' ? client.ClientSecretBasic(secret) : client.ClientSecretPost(secret),
+      {
+        algorithm: 'oauth2',
+        execute: [client.allowInsecureRequests],
+      },
+    );
   const config = await configure(integration.clientId, integration.clientSecret);
   const instanceOf = (tenant: Tenant) => `http://${tenant.slug}.localhost:${f.port}`;
   return {
@@ -71,7 +89,8 @@ export async function oauthFixture(label: string, env: Record<string, string | u
       const signIn = await browser.follow(url.toString(), CALLBACK);
       let at: string;
       if ('page' in signIn) {
-        if (!signIn.url.endsWith('/oauth/login')) throw new Error(`expected the sign-in page, got ${signIn.url}: ${signIn.page.text.slice(0, 500)}`);
+        if (!signIn.url.endsWith('/oauth/login'))
+          throw new Error(`expected the sign-in page, got ${signIn.url}: ${signIn.page.text.slice(0, 500)}`);
         const login = await browser.submit(signIn.url, { email: opts.email ?? f.email, password: opts.password ?? PASSWORD });
         if (!login.location) throw new Error(`sign-in refused (${login.status}): ${login.text.slice(0, 500)}`);
         at = login.location;
@@ -81,7 +100,8 @@ export async function oauthFixture(label: string, env: Record<string, string | u
       const consent = await browser.follow(at, CALLBACK);
       if (!('page' in consent)) return { callback: new URL(consent.redirect), verifier, state, browser };
       const decided = await browser.submit(consent.url, {}, { where: { decision: opts.decision ?? 'allow' } });
-      if (!decided.location?.startsWith(CALLBACK)) throw new Error(`consent did not return to the client (${decided.status}): ${decided.text.slice(0, 500)}`);
+      if (!decided.location?.startsWith(CALLBACK))
+        throw new Error(`consent did not return to the client (${decided.status}): ${decided.text.slice(0, 500)}`);
       return { callback: new URL(decided.location), verifier, state, browser };
     },
     hello: (accessToken, host) =>

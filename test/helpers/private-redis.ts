@@ -57,8 +57,26 @@ export async function privateRedis(opts: { cluster?: boolean } = {}): Promise<Pr
   const start = async () => {
     // A node alone in its cluster has never learnt its own address (CLUSTER SLOTS would name it
     // ""), so it is told which one to give clients.
-    const clusterArgs = dir ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--dir', dir, '--cluster-announce-ip', '127.0.0.1'] : [];
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...clusterArgs], { stdio: 'ignore' });
+    const clusterArgs = dir
+      ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--dir', dir, '--cluster-announce-ip', '127.0.0.1']
+      : [];
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory-policy',
+        'noeviction',
+        ...clusterArgs,
+      ],
+      { stdio: 'ignore' },
+    );
     await waitFor(answers, 'the private Redis to answer', 10000, 50);
     if (dir) {
       if ((await clusterState()).slots === 0) {

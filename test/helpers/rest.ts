@@ -13,12 +13,22 @@ export interface RestFixture {
   port: number;
   email: string;
   /** A REST v2 call on the tenant's host with the tenant user's Basic credentials. */
-  api(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; host?: string; rawBody?: string; from?: string }): Promise<HttpResult>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { headers?: Record<string, string>; host?: string; rawBody?: string; from?: string },
+  ): Promise<HttpResult>;
   close(): Promise<void>;
 }
 
 /** A fresh tenant with an API user, a running app, and a REST client for it. */
-export async function restFixture(label: string, env: Record<string, string | undefined> = {}, appOptions: AppOptions = {}, runtimeName?: string): Promise<RestFixture> {
+export async function restFixture(
+  label: string,
+  env: Record<string, string | undefined> = {},
+  appOptions: AppOptions = {},
+  runtimeName?: string,
+): Promise<RestFixture> {
   const ctx = await setupTestRuntime(env, runtimeName);
   const tenant = await ctx.freshTenant(label);
   const email = `api@${label}.test`;
@@ -37,7 +47,12 @@ export async function restFixture(label: string, env: Record<string, string | un
         ...(opts.from ? { from: opts.from } : {}),
         headers: { authorization: basic(email, PASSWORD), accept: 'application/json', ...opts.headers },
         ...(body !== undefined ? { body } : {}),
-        ...(opts.rawBody !== undefined ? { rawBody: opts.rawBody, headers: { authorization: basic(email, PASSWORD), 'content-type': 'application/json', ...opts.headers } } : {}),
+        ...(opts.rawBody !== undefined
+          ? {
+              rawBody: opts.rawBody,
+              headers: { authorization: basic(email, PASSWORD), 'content-type': 'application/json', ...opts.headers },
+            }
+          : {}),
       }),
     async close() {
       await app.close();

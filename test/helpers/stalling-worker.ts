@@ -8,7 +8,14 @@ import { createQueueBackend } from '../../src/platform/queues/queues.js';
  * REDIS_CLUSTER, QUEUE_SHARDS, QUEUE_PREFIX); its lock lasts WORKER_LOCK_MS.
  */
 const config = loadConfig();
-const queues = createQueueBackend({ redisUrl: config.redisUrl, redisCluster: config.redisCluster, shards: config.queueShards, databaseUrl: config.databaseDirectUrl ?? config.databaseUrl!, prefix: config.queuePrefix, attempts: config.jobAttempts });
+const queues = createQueueBackend({
+  redisUrl: config.redisUrl,
+  redisCluster: config.redisCluster,
+  shards: config.queueShards,
+  databaseUrl: config.databaseDirectUrl ?? config.databaseUrl!,
+  prefix: config.queuePrefix,
+  attempts: config.jobAttempts,
+});
 // One worker per shard: the order's job is on its tenant's shard, and the test places one order.
 queues.workers(
   'orders',

@@ -25,7 +25,11 @@ const weblink = (body: unknown) => request(f.port, { method: 'POST', path: '/web
  * No 500, no stack, no SQL: a GraphQL error body with a message. A document that does not parse
  * or validate answers 200 to `application/json` clients (GraphQL over HTTP §6.4.1), which these are.
  */
-function assertClientError(t: ExecutionContext, res: { status: number; text: string; json: { errors?: { message?: string }[] } }, message: RegExp) {
+function assertClientError(
+  t: ExecutionContext,
+  res: { status: number; text: string; json: { errors?: { message?: string }[] } },
+  message: RegExp,
+) {
   t.is(res.status, 200, res.text.slice(0, 500));
   t.regex(res.json?.errors?.[0]?.message ?? '', message, res.text.slice(0, 500));
   t.notRegex(res.text, /at \w+ \(|node_modules|select |RangeError/i);
@@ -46,7 +50,8 @@ test('when a query chains 10,000 fragment spreads, then Core and WebLink refuse 
   // Within the token bound, fragments leading through each other as far as it allows: the
   // depth limit names the problem (validation follows the chain without running out of stack).
   const deepest = fragmentChain(1200, 'Query');
-  for (const res of [await weblink({ query: deepest }), await f.gql(f.admin, deepest)]) assertClientError(t, res, new RegExp(`depth limit of ${QUERY_LIMITS.depth} exceeded`));
+  for (const res of [await weblink({ query: deepest }), await f.gql(f.admin, deepest)])
+    assertClientError(t, res, new RegExp(`depth limit of ${QUERY_LIMITS.depth} exceeded`));
 });
 
 test('when a query nests too deeply to parse, then the error says so (not an empty error)', async (t) => {
@@ -59,8 +64,19 @@ test('when a query nests too deeply to parse, then the error says so (not an emp
 test('when a GraphQL body is over the size limit, then 413, not "not valid JSON"', async (t) => {
   const big = JSON.stringify({ query: `{ __typename }`, variables: { pad: 'x'.repeat(1_100_000) } });
   for (const res of [
-    await request(f.port, { method: 'POST', path: '/weblink/graphql', host: `${f.tenant.slug}.localhost`, headers: { 'content-type': 'application/json' }, rawBody: big }),
-    await request(f.port, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${f.admin}` }, rawBody: big }),
+    await request(f.port, {
+      method: 'POST',
+      path: '/weblink/graphql',
+      host: `${f.tenant.slug}.localhost`,
+      headers: { 'content-type': 'application/json' },
+      rawBody: big,
+    }),
+    await request(f.port, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${f.admin}` },
+      rawBody: big,
+    }),
   ]) {
     t.is(res.status, 413, res.text);
     t.regex(res.json.errors[0].message, /too large/i);
@@ -83,14 +99,19 @@ test('when a Basic user name holds a NUL byte, then 401 like any wrong credentia
 });
 
 test('when /oauth/authorize or a sign-in form carries a NUL byte, then a 400 page, not 500', async (t) => {
-  const authorize = await request(f.port, { path: `/oauth/authorize?response_type=code&client_id=${encodeURIComponent('lc_\u0000x')}&redirect_uri=http%3A%2F%2Flocalhost%3A9999%2Fcallback` });
+  const authorize = await request(f.port, {
+    path: `/oauth/authorize?response_type=code&client_id=${encodeURIComponent('lc_\u0000x')}&redirect_uri=http%3A%2F%2Flocalhost%3A9999%2Fcallback`,
+  });
   t.is(authorize.status, 400, authorize.text.slice(0, 300));
   t.regex(authorize.text, /Unknown application/);
 
   // The Control Panel's sign-in form (it needs the page's CSRF token and cookie first).
   const page = await request(f.port, { path: '/control-panel/login', host: `${f.tenant.slug}.localhost` });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-  const cookie = String(page.headers['set-cookie'] ?? '').split(/,(?=\s*lectern)/).map((c) => c.split(';')[0]).join('; ');
+  const cookie = String(page.headers['set-cookie'] ?? '')
+    .split(/,(?=\s*lectern)/)
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const signIn = await request(f.port, {
     method: 'POST',
     path: '/control-panel/login',
@@ -115,8 +136,12 @@ test('when a token request authenticates its client twice (Basic and the body), 
   t.regex(res.json.error_description, /one client authentication/i);
 });
 
-test('when /metrics is asked, then only the platform host answers, and only with the metrics token or an administrator\'s credentials', async (t) => {
-  const tenantHost = await request(f.port, { path: '/metrics', host: `${f.tenant.slug}.localhost`, headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+test("when /metrics is asked, then only the platform host answers, and only with the metrics token or an administrator's credentials", async (t) => {
+  const tenantHost = await request(f.port, {
+    path: '/metrics',
+    host: `${f.tenant.slug}.localhost`,
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
   t.is(tenantHost.status, 404, 'not on a tenant host');
   const anonymous = await request(f.port, { path: '/metrics' });
   t.is(anonymous.status, 401);
@@ -136,7 +161,9 @@ test('when a raw request line uses an unknown method on REST, then the connectio
   let text = '';
   socket.on('data', (c: Buffer) => (text += c.toString()));
   const ended = new Promise((r) => socket.once('close', r));
-  socket.write(`PROPFIND /api/v2/crm/contacts HTTP/1.1\r\nHost: ${f.tenant.slug}.localhost\r\nAuthorization: ${basic(f.email, PASSWORD)}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `PROPFIND /api/v2/crm/contacts HTTP/1.1\r\nHost: ${f.tenant.slug}.localhost\r\nAuthorization: ${basic(f.email, PASSWORD)}\r\nConnection: close\r\n\r\n`,
+  );
   await ended;
   t.regex(text, /^HTTP\/1\.1 405 /);
   t.regex(text, /"method_not_allowed"/);

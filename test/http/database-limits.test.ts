@@ -68,12 +68,23 @@ test.after.always(async () => {
   await g?.close();
 });
 
-const weblinkOf = (fx: () => GraphQLFixture) => (query: string, variables?: Record<string, unknown>, tenant: Tenant = fx().tenant) =>
-  request(fx().port, { method: 'POST', path: '/weblink/graphql', host: `${tenant.slug}.localhost`, body: { query, ...(variables ? { variables } : {}) } });
+const weblinkOf =
+  (fx: () => GraphQLFixture) =>
+  (query: string, variables?: Record<string, unknown>, tenant: Tenant = fx().tenant) =>
+    request(fx().port, {
+      method: 'POST',
+      path: '/weblink/graphql',
+      host: `${tenant.slug}.localhost`,
+      body: { query, ...(variables ? { variables } : {}) },
+    });
 const weblink = weblinkOf(() => f);
 
 const titleFilters = (filters: number, values: number, field = 'title') =>
-  Array.from({ length: filters }, (_, i) => ({ field, operation: 'contains', values: Array.from({ length: values }, (_, v) => `word-${i}-${v}`) }));
+  Array.from({ length: filters }, (_, i) => ({
+    field,
+    operation: 'contains',
+    values: Array.from({ length: values }, (_, v) => `word-${i}-${v}`),
+  }));
 const LIST = 'query ($filters: [CourseTemplateFieldGraphFilter]) { courseTemplates(filters: $filters) { edges { node { id } } } }';
 /** The same list on WebLink (its courses are published course templates, their title is `name`). */
 const WL_LIST = 'query ($filters: [CourseFieldFilter]) { courses(filters: $filters) { edges { node { id } } } }';
@@ -120,56 +131,72 @@ test('when an error carries megabytes of SQL, then its log line keeps a bounded 
   const lines: string[] = [];
   const log = createLogger({ logLevel: 'error' }, 'bounded', { write: (line: string) => void lines.push(line) });
   const sql = `select * from contacts where id in (${'$1, '.repeat(1_000_000)}$2)`;
-  const err = Object.assign(new Error(`${sql} - bind message supplies 2 parameters`), { sql, bindings: Array.from({ length: 70_000 }, (_, i) => i) });
+  const err = Object.assign(new Error(`${sql} - bind message supplies 2 parameters`), {
+    sql,
+    bindings: Array.from({ length: 70_000 }, (_, i) => i),
+  });
   log.error({ err }, 'request failed');
   t.is(lines.length, 1);
   t.true(lines[0]!.length < 20_000, `a log line of ${lines[0]!.length} characters`);
   t.regex(lines[0]!, /select \* from contacts/, 'the start of the SQL is kept');
 });
 
-test.serial('when a request runs past its statement timeout, then it is stopped and answered 503, on Core (STATEMENT_TIMEOUT_MS) and WebLink (WEBLINK_STATEMENT_TIMEOUT_MS)', async (t) => {
-  const started = Date.now();
-  const core = await f.gql(f.admin, '{ sleep(ms: 20000) }');
-  t.is(core.status, 503, core.text);
-  t.is(core.json.errors[0].extensions.code, 'QUERY_TIMEOUT');
-  t.true(Date.now() - started < 10000, 'stopped long before the statement would have ended');
-  const wl = await weblink('{ sleep(ms: 20000) }');
-  t.is(wl.status, 503, wl.text);
-  // Under their limits both answer.
-  t.is((await f.gql(f.admin, '{ sleep(ms: 100) }')).json.data?.sleep, 'awake');
-  t.is((await weblink('{ sleep(ms: 100) }')).json.data?.sleep, 'awake');
-});
+test.serial(
+  'when a request runs past its statement timeout, then it is stopped and answered 503, on Core (STATEMENT_TIMEOUT_MS) and WebLink (WEBLINK_STATEMENT_TIMEOUT_MS)',
+  async (t) => {
+    const started = Date.now();
+    const core = await f.gql(f.admin, '{ sleep(ms: 20000) }');
+    t.is(core.status, 503, core.text);
+    t.is(core.json.errors[0].extensions.code, 'QUERY_TIMEOUT');
+    t.true(Date.now() - started < 10000, 'stopped long before the statement would have ended');
+    const wl = await weblink('{ sleep(ms: 20000) }');
+    t.is(wl.status, 503, wl.text);
+    // Under their limits both answer.
+    t.is((await f.gql(f.admin, '{ sleep(ms: 100) }')).json.data?.sleep, 'awake');
+    t.is((await weblink('{ sleep(ms: 100) }')).json.data?.sleep, 'awake');
+  },
+);
 
-test.serial('when one tenant\'s requests hold their database connections, then another tenant is still served, and the first tenant\'s WebLink cannot take its whole share', async (t) => {
-  const gWeblink = weblinkOf(() => g);
-  const holder = new pg.Client({ connectionString: g.ctx.rt.databaseUrl });
-  await holder.connect();
-  await holder.query('begin');
-  await holder.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
-  try {
-    const waitingInDb = async () => Number((await holder.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and objid = $1`, [LOCK_KEY])).rows[0].n);
-    // Tenant A: six anonymous WebLink requests, all waiting for the lock the test holds...
-    const held = Array.from({ length: 6 }, () => gWeblink('{ held }'));
-    await waitFor(async () => (await waitingInDb()) >= 1, 'the first WebLink request to wait for the lock', 5000, 20);
-    await new Promise((r) => setTimeout(r, 300));
-    t.is(await waitingInDb(), 1, "tenant A's WebLink holds one connection (a quarter of the pool), however many it sends");
-    // ...and six of its own Core requests.
-    held.push(...Array.from({ length: 6 }, () => g.gql(g.admin, '{ held }')));
-    await waitFor(async () => (await waitingInDb()) >= 2, 'a Core request to wait for the lock', 5000, 20);
-    await new Promise((r) => setTimeout(r, 300));
-    t.is(await waitingInDb(), 2, 'tenant A holds two connections (half the pool), whatever it sends');
-    // Tenant B is answered meanwhile, on Core and on WebLink.
-    const inTime = <T>(p: Promise<T>) => Promise.race([p, new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000))]);
-    const b = await inTime(g.gql(otherToken, '{ locales { edges { node { code } } } }'));
-    t.not(b, 'blocked', "tenant B waited for tenant A's connections");
-    t.is((b as { status: number }).status, 200);
-    const bWeblink = await inTime(gWeblink('{ locales { edges { node { code } } } }', undefined, other));
-    t.not(bWeblink, 'blocked');
-    await holder.query('commit');
-    const answers = await Promise.all(held);
-    t.deepEqual([...new Set(answers.map((a) => a.status))], [200], answers.map((a) => a.text.slice(0, 100)).join('\n'));
-  } finally {
-    await holder.query('rollback').catch(() => undefined);
-    await holder.end();
-  }
-});
+test.serial(
+  "when one tenant's requests hold their database connections, then another tenant is still served, and the first tenant's WebLink cannot take its whole share",
+  async (t) => {
+    const gWeblink = weblinkOf(() => g);
+    const holder = new pg.Client({ connectionString: g.ctx.rt.databaseUrl });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    try {
+      const waitingInDb = async () =>
+        Number(
+          (
+            await holder.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and objid = $1`, [
+              LOCK_KEY,
+            ])
+          ).rows[0].n,
+        );
+      // Tenant A: six anonymous WebLink requests, all waiting for the lock the test holds...
+      const held = Array.from({ length: 6 }, () => gWeblink('{ held }'));
+      await waitFor(async () => (await waitingInDb()) >= 1, 'the first WebLink request to wait for the lock', 5000, 20);
+      await new Promise((r) => setTimeout(r, 300));
+      t.is(await waitingInDb(), 1, "tenant A's WebLink holds one connection (a quarter of the pool), however many it sends");
+      // ...and six of its own Core requests.
+      held.push(...Array.from({ length: 6 }, () => g.gql(g.admin, '{ held }')));
+      await waitFor(async () => (await waitingInDb()) >= 2, 'a Core request to wait for the lock', 5000, 20);
+      await new Promise((r) => setTimeout(r, 300));
+      t.is(await waitingInDb(), 2, 'tenant A holds two connections (half the pool), whatever it sends');
+      // Tenant B is answered meanwhile, on Core and on WebLink.
+      const inTime = <T>(p: Promise<T>) => Promise.race([p, new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000))]);
+      const b = await inTime(g.gql(otherToken, '{ locales { edges { node { code } } } }'));
+      t.not(b, 'blocked', "tenant B waited for tenant A's connections");
+      t.is((b as { status: number }).status, 200);
+      const bWeblink = await inTime(gWeblink('{ locales { edges { node { code } } } }', undefined, other));
+      t.not(bWeblink, 'blocked');
+      await holder.query('commit');
+      const answers = await Promise.all(held);
+      t.deepEqual([...new Set(answers.map((a) => a.status))], [200], answers.map((a) => a.text.slice(0, 100)).join('\n'));
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      await holder.end();
+    }
+  },
+);

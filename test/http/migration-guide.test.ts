@@ -39,7 +39,11 @@ test('when the guide gives GraphQL documents, then each one validates against th
   t.deepEqual(failures, []);
   t.true(checked >= 10, `${checked} documents`);
   // The check tells: names the old guide gave, which the schema does not have, fail it.
-  for (const wrong of ['{ contacts { edges { node { id } } } }', '{ learners { edges { node { id } } } }', 'mutation { opportunity { create { errors { message } } } }']) {
+  for (const wrong of [
+    '{ contacts { edges { node { id } } } }',
+    '{ learners { edges { node { id } } } }',
+    'mutation { opportunity { create { errors { message } } } }',
+  ]) {
     t.true(problems(wrong).length > 0, wrong);
   }
 });
@@ -67,7 +71,7 @@ test('when the guide names operations, then each is a root field or a mutation o
   t.true(names.includes('mutation courseTemplate.update'));
 });
 
-test('when no GraphQL operation does an endpoint\'s job yet, then its entry says so plainly', (t) => {
+test("when no GraphQL operation does an endpoint's job yet, then its entry says so plainly", (t) => {
   const none = MIGRATION_MAP.filter((e) => e.operations.length === 0);
   t.true(none.length > 0);
   for (const entry of none) {
@@ -80,8 +84,18 @@ test('when no GraphQL operation does an endpoint\'s job yet, then its entry says
 
 test('when a REST resource or route is served, then the guide has an entry for it', (t) => {
   const rests = MIGRATION_MAP.map((e) => e.rest);
-  const paths = [...RESOURCES.map((r) => `/api/v2/${r.path}`), '/api/v2/event/delegates/:id/name', '/api/v2/event/delegates/:id/scores', '/api/v2/orders', '/api/v2/system/custom_templates/:id/mappings'];
-  for (const path of paths) t.true(rests.some((rest) => rest.split(/[ ;]/).some((part) => part === path || part.startsWith(`${path}[`))), path);
+  const paths = [
+    ...RESOURCES.map((r) => `/api/v2/${r.path}`),
+    '/api/v2/event/delegates/:id/name',
+    '/api/v2/event/delegates/:id/scores',
+    '/api/v2/orders',
+    '/api/v2/system/custom_templates/:id/mappings',
+  ];
+  for (const path of paths)
+    t.true(
+      rests.some((rest) => rest.split(/[ ;]/).some((part) => part === path || part.startsWith(`${path}[`))),
+      path,
+    );
 });
 
 test('when the guide is fetched, then JSON gives the map and HTML shows every endpoint and document', async (t) => {

@@ -36,13 +36,25 @@ test('when a request has no X-Request-Id, then one is made and echoed; a well-fo
 });
 
 test('when the body is not valid JSON, then 400 invalid_json', async (t) => {
-  const r = await request(port, { method: 'POST', host: host(), path: '/api/v2/crm/contacts', rawBody: '{"name": ', headers: { 'content-type': 'application/json', ...auth() } });
+  const r = await request(port, {
+    method: 'POST',
+    host: host(),
+    path: '/api/v2/crm/contacts',
+    rawBody: '{"name": ',
+    headers: { 'content-type': 'application/json', ...auth() },
+  });
   t.is(r.status, 400);
   t.deepEqual(r.json, { error: { code: 'invalid_json', message: 'Request body is not valid JSON' } });
 });
 
 test('when the body is over the limit, then 413 with a clear error', async (t) => {
-  const r = await request(port, { method: 'POST', host: host(), path: '/api/v2/crm/contacts', body: { notes: 'x'.repeat(4000) }, headers: auth() });
+  const r = await request(port, {
+    method: 'POST',
+    host: host(),
+    path: '/api/v2/crm/contacts',
+    body: { notes: 'x'.repeat(4000) },
+    headers: auth(),
+  });
   t.is(r.status, 413);
   t.is(r.json.error.code, 'payload_too_large');
 });

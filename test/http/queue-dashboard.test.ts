@@ -23,7 +23,11 @@ test.after.always(async () => {
 });
 
 test('when no platform administrator signs in, then the queue dashboard answers 401 with a Basic challenge', async (t) => {
-  for (const headers of [{} as Record<string, string>, { authorization: basic(email, 'wrong-password-1') }, { authorization: basic('nobody@x.test', 'platform-secret-1') }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { authorization: basic(email, 'wrong-password-1') },
+    { authorization: basic('nobody@x.test', 'platform-secret-1') },
+  ]) {
     const r = await request(port, { path: '/admin/queues', headers });
     t.is(r.status, 401);
     t.regex(String(r.headers['www-authenticate']), /^Basic realm="Lectern platform admin"/);
@@ -43,7 +47,11 @@ test('when a platform administrator signs in, then the dashboard and its API lis
 
 test('when a tenant host is asked for the dashboard, then it is not there', async (t) => {
   const tenant = await ctx.freshTenant('dash');
-  const r = await request(port, { path: '/admin/queues', host: `${tenant.slug}.localhost`, headers: { authorization: basic(email, 'platform-secret-1') } });
+  const r = await request(port, {
+    path: '/admin/queues',
+    host: `${tenant.slug}.localhost`,
+    headers: { authorization: basic(email, 'platform-secret-1') },
+  });
   t.is(r.status, 404);
 });
 
@@ -51,7 +59,10 @@ test('when QUEUE_SHARDS is 3, then on Redis the dashboard lists each shard of ea
   const sharded = await setupTestRuntime({ QUEUE_SHARDS: '3' });
   const app = await startTestApp(sharded.rt);
   try {
-    const api = await request(app.port, { path: '/admin/queues/api/queues', headers: { authorization: basic(email, 'platform-secret-1') } });
+    const api = await request(app.port, {
+      path: '/admin/queues/api/queues',
+      headers: { authorization: basic(email, 'platform-secret-1') },
+    });
     t.is(api.status, 200);
     const names = api.json.queues.map((q: { name: string }) => q.name).sort();
     if (!loadConfig().redisUrl) {

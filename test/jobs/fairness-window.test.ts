@@ -6,7 +6,10 @@ import { MAX_PRIORITY, TenantShare } from '../../src/platform/queues/fairness.js
 test('when a tenant adds jobs, then each gets 1 + the jobs it added to that queue in the last 10 seconds, apart from other tenants and queues', (t) => {
   const share = new TenantShare();
   const now = 1_000_000_000;
-  t.deepEqual([1, 2, 3].map(() => share.priority('orders', 7, now)), [1, 2, 3]);
+  t.deepEqual(
+    [1, 2, 3].map(() => share.priority('orders', 7, now)),
+    [1, 2, 3],
+  );
   t.is(share.priority('orders', 8, now), 1, 'another tenant counts apart');
   t.is(share.priority('course-templates', 7, now), 1, 'another queue counts apart');
   // 9.9 s later the three are still in the window; 10 s after them they are not.
@@ -15,7 +18,7 @@ test('when a tenant adds jobs, then each gets 1 + the jobs it added to that queu
   t.is(share.priority('orders', 7, now + 200_000), 1);
 });
 
-test('when a tenant floods a queue, then its priority stops at BullMQ\'s largest', (t) => {
+test("when a tenant floods a queue, then its priority stops at BullMQ's largest", (t) => {
   const share = new TenantShare();
   let last = 0;
   for (let i = 0; i < MAX_PRIORITY + 5; i++) last = share.priority('orders', 1, 5_000);

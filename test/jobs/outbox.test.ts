@@ -26,38 +26,47 @@ const statsOf = async (knex: Knex, tenant: Tenant) => (await knex('platform.tena
 function unreachableQueues() {
   const { config } = ctx.rt;
   return config.redisUrl
-    ? createQueueBackend({ redisUrl: 'redis://127.0.0.1:1', redisCluster: config.redisCluster, shards: config.queueShards, databaseUrl: ctx.rt.databaseUrl, prefix: config.queuePrefix })
+    ? createQueueBackend({
+        redisUrl: 'redis://127.0.0.1:1',
+        redisCluster: config.redisCluster,
+        shards: config.queueShards,
+        databaseUrl: ctx.rt.databaseUrl,
+        prefix: config.queuePrefix,
+      })
     : createQueueBackend({ redisUrl: undefined, databaseUrl: 'postgres://postgres@127.0.0.1:1/none', prefix: config.queuePrefix });
 }
 
-test.serial('when the queue store is unreachable at write time, then the job waits in the outbox and runs once the store is back', async (t) => {
-  const tenant = await ctx.freshTenant('obdown');
-  const down = unreachableQueues();
-  const downDispatcher = new OutboxDispatcher(ctx.rt.knex, down, ctx.rt.log, ctx.rt.config.queuePrefix);
-  await withTenant(
-    ctx.rt.knex,
-    tenant,
-    async (db) => {
-      await db('contacts').insert([{ first_name: 'Ann' }, { first_name: 'Ben' }]);
-      await requestTenantStats(db, tenant.id);
-    },
-    { dispatcher: downDispatcher },
-  );
-  await downDispatcher.drain();
-  await down.close();
-  // The write committed; the job is still pending, with the failure recorded by nobody yet.
-  t.is((await pendingRows(ctx.rt.knex, tenant)).length, 1);
-  t.deepEqual(await statsOf(ctx.rt.knex, tenant), {});
+test.serial(
+  'when the queue store is unreachable at write time, then the job waits in the outbox and runs once the store is back',
+  async (t) => {
+    const tenant = await ctx.freshTenant('obdown');
+    const down = unreachableQueues();
+    const downDispatcher = new OutboxDispatcher(ctx.rt.knex, down, ctx.rt.log, ctx.rt.config.queuePrefix);
+    await withTenant(
+      ctx.rt.knex,
+      tenant,
+      async (db) => {
+        await db('contacts').insert([{ first_name: 'Ann' }, { first_name: 'Ben' }]);
+        await requestTenantStats(db, tenant.id);
+      },
+      { dispatcher: downDispatcher },
+    );
+    await downDispatcher.drain();
+    await down.close();
+    // The write committed; the job is still pending, with the failure recorded by nobody yet.
+    t.is((await pendingRows(ctx.rt.knex, tenant)).length, 1);
+    t.deepEqual(await statsOf(ctx.rt.knex, tenant), {});
 
-  // The store is back: the worker's relay sweeps the row and the real worker runs the job.
-  workers = startWorkers(ctx.rt);
-  const stats = await waitFor(async () => {
-    const s = await statsOf(ctx.rt.knex, tenant);
-    return s.contacts === 2 ? s : undefined;
-  }, 'stats job to run');
-  t.deepEqual(stats, { users: 0, contacts: 2, companies: 0 });
-  t.is((await pendingRows(ctx.rt.knex, tenant)).length, 0);
-});
+    // The store is back: the worker's relay sweeps the row and the real worker runs the job.
+    workers = startWorkers(ctx.rt);
+    const stats = await waitFor(async () => {
+      const s = await statsOf(ctx.rt.knex, tenant);
+      return s.contacts === 2 ? s : undefined;
+    }, 'stats job to run');
+    t.deepEqual(stats, { users: 0, contacts: 2, companies: 0 });
+    t.is((await pendingRows(ctx.rt.knex, tenant)).length, 0);
+  },
+);
 
 test.serial('when the write rolls back, then no outbox row exists and nothing is enqueued', async (t) => {
   const tenant = await ctx.freshTenant('obrb');
@@ -74,30 +83,35 @@ test.serial('when the write rolls back, then no outbox row exists and nothing is
   );
   await ctx.rt.dispatcher.drain();
   t.is((await ctx.rt.knex('platform.outbox').where({ tenant_id: tenant.id })).length, 0);
-  const waiting = await ctx.rt.queues.queue('tenant-stats', tenant.id).getJobs(['waiting', 'prioritized', 'active', 'completed', 'delayed']);
+  const waiting = await ctx.rt.queues
+    .queue('tenant-stats', tenant.id)
+    .getJobs(['waiting', 'prioritized', 'active', 'completed', 'delayed']);
   t.false(waiting.some((j) => j.data.tenantId === tenant.id));
 });
 
-test.serial('when a committed write has a follow-up, then it is enqueued right after commit with a deterministic id, and enqueuing it again is a no-op', async (t) => {
-  const tenant = await ctx.freshTenant('obok');
-  await workers?.close();
-  workers = undefined; // keep the job in the queue so it can be inspected
-  const outboxId = await withTenant(ctx.rt.knex, tenant, (db) => requestTenantStats(db, tenant.id), { dispatcher: ctx.rt.dispatcher });
-  await ctx.rt.dispatcher.drain();
-  const row = await ctx.rt.knex('platform.outbox').where({ id: outboxId }).first();
-  t.truthy(row.enqueued_at, 'enqueued after commit, without waiting for the relay');
-  const jobId = `tenant-stats-${tenant.id}-o${outboxId}`;
-  const q = ctx.rt.queues.queue('tenant-stats', tenant.id);
-  t.truthy(await q.getJob(jobId));
-  // Relay and web racing: the same row enqueued again does not create a second job.
-  await q.add('refresh', { tenantId: tenant.id }, { jobId });
-  const all = await q.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed']);
-  t.is(all.filter((j) => j.data.tenantId === tenant.id).length, 1);
+test.serial(
+  'when a committed write has a follow-up, then it is enqueued right after commit with a deterministic id, and enqueuing it again is a no-op',
+  async (t) => {
+    const tenant = await ctx.freshTenant('obok');
+    await workers?.close();
+    workers = undefined; // keep the job in the queue so it can be inspected
+    const outboxId = await withTenant(ctx.rt.knex, tenant, (db) => requestTenantStats(db, tenant.id), { dispatcher: ctx.rt.dispatcher });
+    await ctx.rt.dispatcher.drain();
+    const row = await ctx.rt.knex('platform.outbox').where({ id: outboxId }).first();
+    t.truthy(row.enqueued_at, 'enqueued after commit, without waiting for the relay');
+    const jobId = `tenant-stats-${tenant.id}-o${outboxId}`;
+    const q = ctx.rt.queues.queue('tenant-stats', tenant.id);
+    t.truthy(await q.getJob(jobId));
+    // Relay and web racing: the same row enqueued again does not create a second job.
+    await q.add('refresh', { tenantId: tenant.id }, { jobId });
+    const all = await q.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed']);
+    t.is(all.filter((j) => j.data.tenantId === tenant.id).length, 1);
 
-  workers = startWorkers(ctx.rt);
-  await waitFor(async () => (await q.getJob(jobId))?.finishedOn, 'job to finish');
-  t.deepEqual(await statsOf(ctx.rt.knex, tenant), { users: 0, contacts: 0, companies: 0 });
-});
+    workers = startWorkers(ctx.rt);
+    await waitFor(async () => (await q.getJob(jobId))?.finishedOn, 'job to finish');
+    t.deepEqual(await statsOf(ctx.rt.knex, tenant), { users: 0, contacts: 0, companies: 0 });
+  },
+);
 
 test.serial('when a job names a tenant that no longer exists, then it fails for good instead of retrying', async (t) => {
   const q = ctx.rt.queues.queue('tenant-stats', 987654321);
@@ -119,7 +133,10 @@ test.serial('a relay sweeps only the outbox rows of its own queue namespace (dep
     await withTenant(other.rt.knex, tenant, (db) => requestTenantStats(db, tenant.id));
     const [row] = await pendingRows(ctx.rt.knex, tenant);
     t.is(row.queue_namespace, other.rt.config.queuePrefix);
-    await ctx.rt.knex('platform.outbox').where({ id: row.id }).update({ created_at: ctx.rt.knex.raw(`now() - interval '1 minute'`) });
+    await ctx.rt
+      .knex('platform.outbox')
+      .where({ id: row.id })
+      .update({ created_at: ctx.rt.knex.raw(`now() - interval '1 minute'`) });
     t.is(await ctx.rt.dispatcher.sweep(), 0, 'this relay leaves it alone');
     t.is((await pendingRows(ctx.rt.knex, tenant)).length, 1);
     t.is(await other.rt.dispatcher.sweep(), 1, 'its own relay sends it');

@@ -33,25 +33,35 @@ async function signIn(email = f.email, next = '/control-panel/authorized-applica
 
 const apps = `/control-panel/authorized-applications`;
 
-test.serial('when a tenant admin creates client credentials, then the secret is shown once and they get tokens acting as the chosen user', async (t) => {
-  const b = await signIn();
-  t.regex(b.page!.text, /Authorized Applications/);
-  const svcId = /<option value="(\d+)">svc@ocp\.test/.exec(b.page!.text)![1]!;
-  const firstFormId = /name="form_id" value="([^"]+)"/.exec(b.page!.text)![1]!;
-  const created = await b.submit(`${host}${apps}`, { name: 'Website bookings', service_user: svcId }, { action: apps });
-  t.is(created.status, 200);
-  const clientId = /id="client-id">([^<]+)</.exec(created.text)![1]!;
-  const secret = /id="client-secret">([^<]+)</.exec(created.text)![1]!;
-  const again = await b.get(`${host}${apps}`);
-  t.true(again.text.includes(clientId));
-  t.false(again.text.includes(secret), 'the secret is never shown again');
-  // The same form sent again (a reload, the back button): nothing new, no secret.
-  const resent = await b.send('POST', `${host}${apps}`, { form: { _csrf: /name="_csrf" value="([^"]+)"/.exec(created.text)![1]!, form_id: firstFormId, name: 'Website bookings', service_user: svcId } });
-  t.is(resent.status, 409);
-  t.is((resent.text.match(/<tr><td>Website bookings<\/td>/g) ?? []).length, 1, 'still one row');
-  const tokens = await client.clientCredentialsGrant(await f.configure(clientId, secret));
-  t.is((await f.hello(tokens.access_token)).json.data.hello, 'Hello, svc@ocp.test!');
-});
+test.serial(
+  'when a tenant admin creates client credentials, then the secret is shown once and they get tokens acting as the chosen user',
+  async (t) => {
+    const b = await signIn();
+    t.regex(b.page!.text, /Authorized Applications/);
+    const svcId = /<option value="(\d+)">svc@ocp\.test/.exec(b.page!.text)![1]!;
+    const firstFormId = /name="form_id" value="([^"]+)"/.exec(b.page!.text)![1]!;
+    const created = await b.submit(`${host}${apps}`, { name: 'Website bookings', service_user: svcId }, { action: apps });
+    t.is(created.status, 200);
+    const clientId = /id="client-id">([^<]+)</.exec(created.text)![1]!;
+    const secret = /id="client-secret">([^<]+)</.exec(created.text)![1]!;
+    const again = await b.get(`${host}${apps}`);
+    t.true(again.text.includes(clientId));
+    t.false(again.text.includes(secret), 'the secret is never shown again');
+    // The same form sent again (a reload, the back button): nothing new, no secret.
+    const resent = await b.send('POST', `${host}${apps}`, {
+      form: {
+        _csrf: /name="_csrf" value="([^"]+)"/.exec(created.text)![1]!,
+        form_id: firstFormId,
+        name: 'Website bookings',
+        service_user: svcId,
+      },
+    });
+    t.is(resent.status, 409);
+    t.is((resent.text.match(/<tr><td>Website bookings<\/td>/g) ?? []).length, 1, 'still one row');
+    const tokens = await client.clientCredentialsGrant(await f.configure(clientId, secret));
+    t.is((await f.hello(tokens.access_token)).json.data.hello, 'Hello, svc@ocp.test!');
+  },
+);
 
 test.serial('when a tenant admin revokes client credentials, then their tokens stop working and they get no new ones', async (t) => {
   const creds = await createServiceClient(f.ctx.rt.knex, f.tenant, { name: 'Old integration', serviceUser: 'svc@ocp.test' });
@@ -61,7 +71,11 @@ test.serial('when a tenant admin revokes client credentials, then their tokens s
   const revoked = await b.submit(`${host}${apps}`, {}, { action: `${apps}/${creds.clientId}/revoke` });
   t.is(revoked.status, 200);
   t.regex(revoked.text, /is revoked/);
-  t.not(await within(1000, async () => (await f.hello(tokens.access_token)).status === 401), undefined, 'refused within a second (web processes cache tokens)');
+  t.not(
+    await within(1000, async () => (await f.hello(tokens.access_token)).status === 401),
+    undefined,
+    'refused within a second (web processes cache tokens)',
+  );
   await t.throwsAsync(client.clientCredentialsGrant(config));
 });
 
@@ -76,12 +90,14 @@ test.serial('a user without the permission cannot open the section, and nobody s
   t.regex(refused.text, /AUTHORIZED_APPLICATIONS_EDIT/);
 });
 
-test.serial('another tenant\'s client credentials cannot be revoked here, and a session does not cross hosts', async (t) => {
+test.serial("another tenant's client credentials cannot be revoked here, and a session does not cross hosts", async (t) => {
   const other = await f.ctx.freshTenant('ocpb');
   await f.addUser(other, 'svc@ocpb.test', 'viewer');
   const theirs = await createServiceClient(f.ctx.rt.knex, other, { name: 'Theirs', serviceUser: 'svc@ocpb.test' });
   const b = await signIn();
-  const attempt = await b.send('POST', `${host}${apps}/${theirs.clientId}/revoke`, { form: { _csrf: /name="_csrf" value="([^"]+)"/.exec(b.page!.text)![1]! } });
+  const attempt = await b.send('POST', `${host}${apps}/${theirs.clientId}/revoke`, {
+    form: { _csrf: /name="_csrf" value="([^"]+)"/.exec(b.page!.text)![1]! },
+  });
   t.is(attempt.status, 404);
   t.true((await client.clientCredentialsGrant(await f.configure(theirs.clientId, theirs.clientSecret))).access_token.length > 10);
   // This browser's session belongs to this tenant's host; the other tenant's pages ask to sign in.
@@ -102,7 +118,7 @@ test.serial('a form without its CSRF token is refused, and sign-in never redirec
   t.is(done.location, `${host}${apps}`);
 });
 
-test.serial('when a user removes an application\'s access, then its access and refresh tokens stop working', async (t) => {
+test.serial("when a user removes an application's access, then its access and refresh tokens stop working", async (t) => {
   const { callback, verifier, state } = await f.authorize();
   const tokens = await client.authorizationCodeGrant(f.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
   t.is((await f.hello(tokens.access_token)).status, 200);
@@ -111,7 +127,11 @@ test.serial('when a user removes an application\'s access, then its access and r
   const removed = await b.submit(`${host}/account/applications`, {}, { action: `/account/applications/${f.integration.clientId}/remove` });
   t.regex(removed.text, /Access removed/);
   t.false(removed.text.includes(`Remove access of ${f.integration.name}`));
-  t.not(await within(1000, async () => (await f.hello(tokens.access_token)).status === 401), undefined, 'refused within a second (web processes cache tokens)');
+  t.not(
+    await within(1000, async () => (await f.hello(tokens.access_token)).status === 401),
+    undefined,
+    'refused within a second (web processes cache tokens)',
+  );
   const refresh = await t.throwsAsync(client.refreshTokenGrant(f.config, tokens.refresh_token!));
   t.is((refresh as unknown as { error?: string }).error, 'invalid_grant');
 });

@@ -36,11 +36,31 @@ const BAD: [string, unknown, number, string][] = [
   ['an unknown item field', { contact_id: 1, items: [{ event_id: 1, price: 1, discount: 5 }] }, 400, 'items.0.discount'],
   ['a huge items array', { contact_id: 1, items: Array.from({ length: 5000 }, () => ({ event_id: 1, price: 1 })) }, 400, 'items'],
   ['items that is not an array', { contact_id: 1, items: { event_id: 1 } }, 400, 'items'],
-  ['fewer places than names', { contact_id: 1, items: [{ event_id: 1, price: 1, quantity: 1, students: [{ contact_id: 1 }, { contact_id: 2 }] }] }, 400, 'items.0.quantity'],
-  ['the same student twice', { contact_id: 1, items: [{ event_id: 1, price: 1, students: [{ contact_id: 2 }, { contact_id: 2 }] }] }, 400, 'items.0.students'],
-  ['students on an item without an event', { contact_id: 1, items: [{ price: 1, students: [{ contact_id: 2 }] }] }, 400, 'items.0.students'],
+  [
+    'fewer places than names',
+    { contact_id: 1, items: [{ event_id: 1, price: 1, quantity: 1, students: [{ contact_id: 1 }, { contact_id: 2 }] }] },
+    400,
+    'items.0.quantity',
+  ],
+  [
+    'the same student twice',
+    { contact_id: 1, items: [{ event_id: 1, price: 1, students: [{ contact_id: 2 }, { contact_id: 2 }] }] },
+    400,
+    'items.0.students',
+  ],
+  [
+    'students on an item without an event',
+    { contact_id: 1, items: [{ price: 1, students: [{ contact_id: 2 }] }] },
+    400,
+    'items.0.students',
+  ],
   ['a payment without a type', { contact_id: 1, payment: { amount: 10 } }, 400, 'payment.type'],
-  ['a payment currency that is not ISO 4217', { contact_id: 1, payment: { amount: 10, type: 'card', currency: 'pounds' } }, 400, 'payment.currency'],
+  [
+    'a payment currency that is not ISO 4217',
+    { contact_id: 1, payment: { amount: 10, type: 'card', currency: 'pounds' } },
+    400,
+    'payment.currency',
+  ],
   ['an amount beyond numeric(14,2)', { contact_id: 1, payment: { amount: 1e15, type: 'card' } }, 400, 'payment.amount'],
   ['a NUL in external_id', { contact_id: 1, external_id: 'a\u0000b' }, 400, 'external_id'],
 ];
@@ -77,42 +97,73 @@ test.serial('when contact_id or company_id names no record, then 404 names it an
   t.deepEqual(await stored(), before);
 });
 
-test.serial('when an order is accepted, then the opportunity, its lines and one outbox row are stored in the REST initial state', async (t) => {
-  const before = await stored();
-  const r = await f.api('POST', 'orders', { contact_id: contactId, external_id: 'ext-1', region_id: 'UK-N', currency_id: 'GBP', source_type_id: 3, items: [{ event_id: eventId, price: 99.99, quantity: 2 }] });
-  t.is(r.status, 200);
-  t.is(r.json.msg, 'Order received');
-  const after = await stored();
-  t.deepEqual(after, { orders: before.orders + 1, lines: before.lines + 1, outbox: before.outbox + 1 });
-  const row = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('opportunities').where({ id: r.json.order_id }).first());
-  t.like(row, { state: 'received', source: 'rest', external_id: 'ext-1', region_id: 'UK-N', currency_id: 'GBP', source_type_id: 3, contact_id: contactId });
-  const job = await f.ctx.rt.knex('platform.outbox').where({ tenant_id: f.tenant.id }).orderBy('id', 'desc').first();
-  t.is(job.job_id, `order-${f.tenant.id}-${r.json.order_id}`);
-  t.deepEqual(job.payload, { tenantId: f.tenant.id, orderId: r.json.order_id }, 'ids only, no personal data');
-});
+test.serial(
+  'when an order is accepted, then the opportunity, its lines and one outbox row are stored in the REST initial state',
+  async (t) => {
+    const before = await stored();
+    const r = await f.api('POST', 'orders', {
+      contact_id: contactId,
+      external_id: 'ext-1',
+      region_id: 'UK-N',
+      currency_id: 'GBP',
+      source_type_id: 3,
+      items: [{ event_id: eventId, price: 99.99, quantity: 2 }],
+    });
+    t.is(r.status, 200);
+    t.is(r.json.msg, 'Order received');
+    const after = await stored();
+    t.deepEqual(after, { orders: before.orders + 1, lines: before.lines + 1, outbox: before.outbox + 1 });
+    const row = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('opportunities').where({ id: r.json.order_id }).first());
+    t.like(row, {
+      state: 'received',
+      source: 'rest',
+      external_id: 'ext-1',
+      region_id: 'UK-N',
+      currency_id: 'GBP',
+      source_type_id: 3,
+      contact_id: contactId,
+    });
+    const job = await f.ctx.rt.knex('platform.outbox').where({ tenant_id: f.tenant.id }).orderBy('id', 'desc').first();
+    t.is(job.job_id, `order-${f.tenant.id}-${r.json.order_id}`);
+    t.deepEqual(job.payload, { tenantId: f.tenant.id, orderId: r.json.order_id }, 'ids only, no personal data');
+  },
+);
 
-test.serial('when an Idempotency-Key is sent again with the same body, then the same order_id comes back and nothing new is made', async (t) => {
-  const body = { contact_id: contactId, items: [{ event_id: eventId, price: 10 }] };
-  const first = await f.api('POST', 'orders', body, { headers: { 'idempotency-key': 'checkout-8842' } });
-  t.is(first.status, 200);
-  const before = await stored();
-  // The same content with keys in another order is the same order.
-  const second = await f.api('POST', 'orders', { items: [{ price: 10, event_id: eventId }], contact_id: contactId }, { headers: { 'idempotency-key': 'checkout-8842' } });
-  t.is(second.status, 200);
-  t.is(second.json.order_id, first.json.order_id);
-  t.is(second.headers['idempotent-replayed'], 'true');
-  t.deepEqual(await stored(), before);
-  const other = await f.api('POST', 'orders', { ...body, external_id: 'different' }, { headers: { 'idempotency-key': 'checkout-8842' } });
-  t.is(other.status, 422);
-  t.is(other.json.error.code, 'idempotency_key_reused');
-  t.deepEqual(await stored(), before);
-});
+test.serial(
+  'when an Idempotency-Key is sent again with the same body, then the same order_id comes back and nothing new is made',
+  async (t) => {
+    const body = { contact_id: contactId, items: [{ event_id: eventId, price: 10 }] };
+    const first = await f.api('POST', 'orders', body, { headers: { 'idempotency-key': 'checkout-8842' } });
+    t.is(first.status, 200);
+    const before = await stored();
+    // The same content with keys in another order is the same order.
+    const second = await f.api(
+      'POST',
+      'orders',
+      { items: [{ price: 10, event_id: eventId }], contact_id: contactId },
+      { headers: { 'idempotency-key': 'checkout-8842' } },
+    );
+    t.is(second.status, 200);
+    t.is(second.json.order_id, first.json.order_id);
+    t.is(second.headers['idempotent-replayed'], 'true');
+    t.deepEqual(await stored(), before);
+    const other = await f.api('POST', 'orders', { ...body, external_id: 'different' }, { headers: { 'idempotency-key': 'checkout-8842' } });
+    t.is(other.status, 422);
+    t.is(other.json.error.code, 'idempotency_key_reused');
+    t.deepEqual(await stored(), before);
+  },
+);
 
 test.serial('when requests with one Idempotency-Key race, then exactly one order is made and all answer its id', async (t) => {
   const before = await stored();
   const body = { contact_id: contactId, items: [{ event_id: eventId, price: 5 }] };
-  const answers = await Promise.all(Array.from({ length: 8 }, () => f.api('POST', 'orders', body, { headers: { 'idempotency-key': 'race-1' } })));
-  t.deepEqual(answers.map((a) => a.status), Array(8).fill(200));
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () => f.api('POST', 'orders', body, { headers: { 'idempotency-key': 'race-1' } })),
+  );
+  t.deepEqual(
+    answers.map((a) => a.status),
+    Array(8).fill(200),
+  );
   t.is(new Set(answers.map((a) => a.json.order_id)).size, 1);
   const after = await stored();
   t.is(after.orders, before.orders + 1);
@@ -130,7 +181,13 @@ test.serial('when a viewer places an order, then 403 and nothing is written', as
   const { request } = await import('../helpers/harness.js');
   await withTenant(f.ctx.rt.knex, f.tenant, (db) => createUser(db, { email: 'viewer@ordi.test', password: PASSWORD, role: 'viewer' }));
   const before = await stored();
-  const r = await request(f.port, { method: 'POST', path: '/api/v2/orders', host: `${f.tenant.slug}.localhost`, headers: { authorization: basic('viewer@ordi.test', PASSWORD) }, body: { contact_id: contactId } });
+  const r = await request(f.port, {
+    method: 'POST',
+    path: '/api/v2/orders',
+    host: `${f.tenant.slug}.localhost`,
+    headers: { authorization: basic('viewer@ordi.test', PASSWORD) },
+    body: { contact_id: contactId },
+  });
   t.is(r.status, 403);
   t.deepEqual(await stored(), before);
 });

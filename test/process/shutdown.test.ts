@@ -46,13 +46,20 @@ async function rawConnection(port: number) {
 test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
   const port = await freePort();
   const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}` });
-  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
 
   // A request in flight: headers and half the body sent, the rest after SIGTERM.
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((r) => socket.once('connect', r));
   const body = JSON.stringify({ hello: 'world' });
-  socket.write(`POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+  );
   socket.write(body.slice(0, 5));
   let response = '';
   socket.on('data', (c: Buffer) => (response += c.toString()));
@@ -70,14 +77,19 @@ test('when web gets SIGTERM, then it stops accepting, finishes the in-flight req
   t.regex(response, /^HTTP\/1\.1 404 [\s\S]*\{"error":/, 'the in-flight request got its full answer');
   const result = await web.done;
   t.is(result.code, 0);
-  t.true(Date.now() - stoppedAt < 30000, 'within Heroku\'s 30 s');
+  t.true(Date.now() - stoppedAt < 30000, "within Heroku's 30 s");
 });
 
 test('when web gets SIGTERM, then a keep-alive connection gets its in-flight answer with Connection: close and is closed, so the drain ends at once', async (t) => {
   const port = await freePort();
   // A long drain allowance: the process must not need it.
   const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}`, SHUTDOWN_TIMEOUT_MS: '20000' });
-  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
 
   // One keep-alive connection: a first request answered, then a second in flight (half its body sent).
   const socket = net.connect(port, '127.0.0.1');
@@ -90,7 +102,9 @@ test('when web gets SIGTERM, then a keep-alive connection gets its in-flight ans
   t.regex(received, /connection: keep-alive/i, 'a keep-alive connection');
   received = '';
   const body = JSON.stringify({ hello: 'world' });
-  socket.write(`POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  socket.write(
+    `POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  );
   await new Promise((r) => setTimeout(r, 200));
 
   const stoppedAt = Date.now();
@@ -109,8 +123,19 @@ test('when web gets SIGTERM, then a keep-alive connection gets its in-flight ans
 test('when web gets SIGTERM while a keep-alive connection is idle, then a POST written on it moments later gets its full answer with Connection: close and is committed once', async (t) => {
   const { ctx, orders } = await orderTenant();
   const port = await freePort();
-  const web = spawnTs('src/web.ts', [], { DATABASE_URL: ctx.rt.databaseUrl, PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: ctx.rt.config.queuePrefix, LOG_LEVEL: 'info' });
-  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  const web = spawnTs('src/web.ts', [], {
+    DATABASE_URL: ctx.rt.databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    QUEUE_PREFIX: ctx.rt.config.queuePrefix,
+    LOG_LEVEL: 'info',
+  });
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
 
   const conn = await rawConnection(port);
   conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
@@ -136,15 +161,28 @@ test('when web gets SIGTERM while a keep-alive connection is idle, then a POST w
   t.regex(head, /\r\nconnection: close(\r\n|$)/i, 'telling the client not to reuse the connection');
   t.is(Buffer.byteLength(answer), Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]), 'the whole answer');
   t.true(Number(JSON.parse(answer).order_id) > 0);
-  const stored = await withTenant(ctx.rt.knex, orders.tenant, (db) => db('opportunities').where({ external_id: order.external_id }).count('* as n').first());
+  const stored = await withTenant(ctx.rt.knex, orders.tenant, (db) =>
+    db('opportunities').where({ external_id: order.external_id }).count('* as n').first(),
+  );
   t.is(Number(stored?.n), 1, 'the order was stored once');
   t.is((await web.done).code, 0);
 });
 
 test('when web gets SIGTERM, then a keep-alive connection that stays idle is closed after the idle grace, and the process exits without waiting for its drain allowance', async (t) => {
   const port = await freePort();
-  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}`, SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_IDLE_GRACE_MS: '1000' });
-  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  const web = spawnTs('src/web.ts', [], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    QUEUE_PREFIX: `t${hex()}`,
+    SHUTDOWN_TIMEOUT_MS: '20000',
+    SHUTDOWN_IDLE_GRACE_MS: '1000',
+  });
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
   const conn = await rawConnection(port);
   conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
   await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
@@ -152,7 +190,10 @@ test('when web gets SIGTERM, then a keep-alive connection that stays idle is clo
   const stoppedAt = Date.now();
   web.child.kill('SIGTERM');
   const closedAfter = (await conn.closedAt) - stoppedAt;
-  t.true(closedAfter >= 900, `the idle connection was kept for the grace, for a request already on its way (closed after ${closedAfter} ms)`);
+  t.true(
+    closedAfter >= 900,
+    `the idle connection was kept for the grace, for a request already on its way (closed after ${closedAfter} ms)`,
+  );
   t.true(closedAfter < 5000, `then closed (after ${closedAfter} ms)`);
   t.is((await web.done).code, 0);
   t.true(Date.now() - stoppedAt < 8000, 'the process did not wait for SHUTDOWN_TIMEOUT_MS');

@@ -14,8 +14,20 @@ let port: number;
 
 test.before(async () => {
   port = await freePort();
-  web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}`, HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' });
-  await waitFor(async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200, 'web to listen', 30000, 200);
+  web = spawnTs('src/web.ts', [], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    QUEUE_PREFIX: `t${hex()}`,
+    HEADERS_TIMEOUT_MS: '1000',
+    REQUEST_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'info',
+  });
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
 });
 test.after.always(async () => {
   web?.child.kill('SIGTERM');
@@ -52,17 +64,35 @@ test('when a client sends its headers too slowly, then it is answered 408 and cu
 
 test('when a client sends its body too slowly, then it is answered 408 and cut after REQUEST_TIMEOUT_MS', async (t) => {
   const body = JSON.stringify({ slow: 'a'.repeat(60) });
-  const slow = await dribble(`POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  const slow = await dribble(
+    `POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    body,
+  );
   t.true(slow.cutAfter >= 1900 && slow.cutAfter < 4000, `cut after ${slow.cutAfter} ms`);
   t.regex(slow.received(), /^HTTP\/1\.1 408 /);
 });
 
 test.serial('when a request is cut by the request timeout, then the log says 408 in one line and nothing raw reaches stderr', async (t) => {
   const body = JSON.stringify({ slow: 'b'.repeat(40) });
-  await dribble(`POST /healthz?cut=1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
-  await waitFor(async () => web.output().stdout.includes('cut=1') || web.output().stdout.includes('"status":408'), 'the access log line', 5000, 100);
-  const lines = web.output().stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string });
-  t.true(lines.some((l) => l.msg === 'request' && l.status === 408), JSON.stringify(lines.filter((l) => l.msg === 'request')));
+  await dribble(
+    `POST /healthz?cut=1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    body,
+  );
+  await waitFor(
+    async () => web.output().stdout.includes('cut=1') || web.output().stdout.includes('"status":408'),
+    'the access log line',
+    5000,
+    100,
+  );
+  const lines = web
+    .output()
+    .stdout.split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string });
+  t.true(
+    lines.some((l) => l.msg === 'request' && l.status === 408),
+    JSON.stringify(lines.filter((l) => l.msg === 'request')),
+  );
   t.notRegex(web.output().stderr, /ERR_HTTP_REQUEST_TIMEOUT|\n\s+at /, 'no raw stack on stderr');
 });
 

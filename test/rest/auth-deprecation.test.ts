@@ -95,9 +95,18 @@ test('each REST call is counted per tenant, user, endpoint and day, and the CLI 
     t.is(r.code, 0, r.stderr);
     const rows = JSON.parse(r.stdout) as { endpoint: string; email: string | null; calls: number; day: string }[];
     const today = new Date().toISOString().slice(0, 10);
-    t.like(rows.find((x) => x.endpoint === 'GET /api/v2/crm/contacts'), { calls: 2, email: c.email, day: today });
-    t.like(rows.find((x) => x.endpoint === 'GET /api/v2/crm/contacts/:id'), { calls: 1, email: c.email });
-    t.like(rows.find((x) => x.endpoint === 'GET /api/v2/crm/campaigns'), { calls: 1, email: null });
+    t.like(
+      rows.find((x) => x.endpoint === 'GET /api/v2/crm/contacts'),
+      { calls: 2, email: c.email, day: today },
+    );
+    t.like(
+      rows.find((x) => x.endpoint === 'GET /api/v2/crm/contacts/:id'),
+      { calls: 1, email: c.email },
+    );
+    t.like(
+      rows.find((x) => x.endpoint === 'GET /api/v2/crm/campaigns'),
+      { calls: 1, email: null },
+    );
   } finally {
     await c.close();
   }
@@ -108,7 +117,13 @@ test('when a viewer uses the REST API, then reads work and every write is refuse
   await withTenant(a.ctx.rt.knex, a.tenant, (db) => createUser(db, { email: 'viewer@rautha.test', password: PASSWORD, role: 'viewer' }));
   const host = `${a.tenant.slug}.localhost`;
   const as = (method: string, path: string, body?: unknown) =>
-    request(a.port, { method, path: `/api/v2/${path}`, host, headers: { authorization: basic('viewer@rautha.test', PASSWORD) }, ...(body ? { body } : {}) });
+    request(a.port, {
+      method,
+      path: `/api/v2/${path}`,
+      host,
+      headers: { authorization: basic('viewer@rautha.test', PASSWORD) },
+      ...(body ? { body } : {}),
+    });
   const contact = (await a.api('POST', 'crm/contacts', { first_name: 'Seen', last_name: 'ByViewer' })).json;
   const template = (await a.api('POST', 'event/event_templates', { title: 'Viewer course' })).json;
 

@@ -28,7 +28,11 @@ test.serial.before(async () => {
   eventId = (await f.api('POST', 'event/public_events', { event_template_id: templateId, start_date: '2027-05-01' })).json.id;
   contactId = (await f.api('POST', 'crm/contacts', { last_name: 'Okafor' })).json.id;
   const { withTenant } = await import('../../src/platform/tenancy/with-tenant.js');
-  unnamedId = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => (await db('delegates').insert({ event_id: eventId, num_places: 2 }).returning('id'))[0].id);
+  unnamedId = await withTenant(
+    f.ctx.rt.knex,
+    f.tenant,
+    async (db) => (await db('delegates').insert({ event_id: eventId, num_places: 2 }).returning('id'))[0].id,
+  );
 });
 test.after.always(async () => f?.close());
 
@@ -48,43 +52,287 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { what: 'an amount beyond numeric(14,2)', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ cost: 1e13 }), status: 404, field: 'cost' },
-  { what: 'a negative cost', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ cost: -5 }), status: 404, field: 'cost' },
-  { what: 'a huge target_sales on PUT', method: 'PUT', path: () => `crm/campaigns/${campaignId}`, body: () => ({ target_sales: 1e20 }), status: 400, field: 'target_sales' },
-  { what: 'attendance above 100 percent', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', overall_attendance: 12345 }), status: 404, field: 'overall_attendance' },
-  { what: '30 February', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ date: '2027-02-30' }), status: 404, field: 'date' },
-  { what: '31 April on PUT', method: 'PUT', path: () => `crm/campaigns/${campaignId}`, body: () => ({ start_date: '2027-04-31' }), status: 400, field: 'start_date' },
-  { what: '29 February of a common year', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_date: '2027-02-29' }), status: 404, field: 'start_date' },
-  { what: 'year zero', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_date: '0000-01-01' }), status: 404, field: 'start_date' },
-  { what: 'an impossible date-time', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', classroom_start: '2027-02-30T10:00' }), status: 404, field: 'classroom_start' },
-  { what: 'an hour of 25', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', start_time: '25:99' }), status: 404, field: 'start_time' },
-  { what: 'a line break in an event title (one rule with GraphQL)', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 'First\nAid' }), status: 404, field: 'title' },
-  { what: 'a line break in an event code on PUT', method: 'PUT', path: () => `event/public_events/${eventId}`, body: () => ({ code: 'A\nB' }), status: 400, field: 'code' },
-  { what: 'an unknown event type', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', type: 'weird' }), status: 404, field: 'type' },
-  { what: 'a tax type that does not exist', method: 'POST', path: () => 'event/public_events', body: () => ({ title: 't', tax_type_id: 999999 }), status: 404, field: 'tax_type_id' },
-  { what: 'a tax type that does not exist on PUT', method: 'PUT', path: () => `event/public_events/${eventId}`, body: () => ({ tax_type_id: 999999 }), status: 400, field: 'tax_type_id' },
-  { what: 'a NUL in a name', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ name: 'a\u0000b' }), status: 404, field: 'name' },
-  { what: 'a NUL inside a jsonb array', method: 'POST', path: () => 'crm/marketing_activities', body: () => MA({ courses: ['a\u0000'] }), status: 404, field: 'courses' },
-  { what: 'an array nested 5000 deep', method: 'POST', path: () => 'crm/marketing_activities', raw: () => JSON.stringify(MA({ region_categories: '@' })).replace('"@"', `${'['.repeat(5000)}"x"${']'.repeat(5000)}`), status: 404, field: 'region_categories' },
-  { what: 'a NUL in delegate notes', method: 'POST', path: () => 'event/delegates', body: () => ({ event_id: eventId, contact_id: contactId, notes: '\u0000' }), status: 404, field: 'notes' },
-  { what: 'a key named like an Object.prototype member', method: 'POST', path: () => 'crm/contacts', body: () => ({ last_name: 'x', constructor: 'y' }), status: 404, field: 'constructor' },
-  { what: 'a NUL in a score value', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ [dateMappingId]: '\u0000' }), status: 400, code: 'invalid_scores' },
-  { what: 'a score keyed like an Object.prototype member', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ constructor: 'x' }), status: 400, field: 'constructor' },
-  { what: 'an impossible date as a date score', method: 'POST', path: () => `event/delegates/${unnamedId}/scores`, body: () => ({ [dateMappingId]: '2027-02-30' }), status: 400, code: 'invalid_scores' },
-  { what: 'a NUL in a mapping label', method: 'POST', path: () => `system/custom_templates/${templateId}/mappings`, body: () => ({ label: 'a\u0000', type_id: 1 }), status: 404, code: 'could_not_create' },
-  { what: 'a mapping label of 100,000 characters', method: 'POST', path: () => `system/custom_templates/${templateId}/mappings`, body: () => ({ label: 'x'.repeat(100000), type_id: 1 }), status: 404, code: 'could_not_create' },
-  { what: 'naming with a contact_id beyond integer range', method: 'POST', path: () => `event/delegates/${unnamedId}/name`, body: () => ({ contact_id: 99999999999 }), status: 404, code: 'contact_not_found' },
-  { what: 'naming with a contact_id that is a string', method: 'POST', path: () => `event/delegates/${unnamedId}/name`, body: () => ({ contact_id: String(contactId) }), status: 404, code: 'contact_not_found' },
+  {
+    what: 'an amount beyond numeric(14,2)',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    body: () => MA({ cost: 1e13 }),
+    status: 404,
+    field: 'cost',
+  },
+  {
+    what: 'a negative cost',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    body: () => MA({ cost: -5 }),
+    status: 404,
+    field: 'cost',
+  },
+  {
+    what: 'a huge target_sales on PUT',
+    method: 'PUT',
+    path: () => `crm/campaigns/${campaignId}`,
+    body: () => ({ target_sales: 1e20 }),
+    status: 400,
+    field: 'target_sales',
+  },
+  {
+    what: 'attendance above 100 percent',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', overall_attendance: 12345 }),
+    status: 404,
+    field: 'overall_attendance',
+  },
+  {
+    what: '30 February',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    body: () => MA({ date: '2027-02-30' }),
+    status: 404,
+    field: 'date',
+  },
+  {
+    what: '31 April on PUT',
+    method: 'PUT',
+    path: () => `crm/campaigns/${campaignId}`,
+    body: () => ({ start_date: '2027-04-31' }),
+    status: 400,
+    field: 'start_date',
+  },
+  {
+    what: '29 February of a common year',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', start_date: '2027-02-29' }),
+    status: 404,
+    field: 'start_date',
+  },
+  {
+    what: 'year zero',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', start_date: '0000-01-01' }),
+    status: 404,
+    field: 'start_date',
+  },
+  {
+    what: 'an impossible date-time',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', classroom_start: '2027-02-30T10:00' }),
+    status: 404,
+    field: 'classroom_start',
+  },
+  {
+    what: 'an hour of 25',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', start_time: '25:99' }),
+    status: 404,
+    field: 'start_time',
+  },
+  {
+    what: 'a line break in an event title (one rule with GraphQL)',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 'First\nAid' }),
+    status: 404,
+    field: 'title',
+  },
+  {
+    what: 'a line break in an event code on PUT',
+    method: 'PUT',
+    path: () => `event/public_events/${eventId}`,
+    body: () => ({ code: 'A\nB' }),
+    status: 400,
+    field: 'code',
+  },
+  {
+    what: 'an unknown event type',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', type: 'weird' }),
+    status: 404,
+    field: 'type',
+  },
+  {
+    what: 'a tax type that does not exist',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', tax_type_id: 999999 }),
+    status: 404,
+    field: 'tax_type_id',
+  },
+  {
+    what: 'a tax type that does not exist on PUT',
+    method: 'PUT',
+    path: () => `event/public_events/${eventId}`,
+    body: () => ({ tax_type_id: 999999 }),
+    status: 400,
+    field: 'tax_type_id',
+  },
+  {
+    what: 'a NUL in a name',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    body: () => MA({ name: 'a\u0000b' }),
+    status: 404,
+    field: 'name',
+  },
+  {
+    what: 'a NUL inside a jsonb array',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    body: () => MA({ courses: ['a\u0000'] }),
+    status: 404,
+    field: 'courses',
+  },
+  {
+    what: 'an array nested 5000 deep',
+    method: 'POST',
+    path: () => 'crm/marketing_activities',
+    raw: () => JSON.stringify(MA({ region_categories: '@' })).replace('"@"', `${'['.repeat(5000)}"x"${']'.repeat(5000)}`),
+    status: 404,
+    field: 'region_categories',
+  },
+  {
+    what: 'a NUL in delegate notes',
+    method: 'POST',
+    path: () => 'event/delegates',
+    body: () => ({ event_id: eventId, contact_id: contactId, notes: '\u0000' }),
+    status: 404,
+    field: 'notes',
+  },
+  {
+    what: 'a key named like an Object.prototype member',
+    method: 'POST',
+    path: () => 'crm/contacts',
+    body: () => ({ last_name: 'x', constructor: 'y' }),
+    status: 404,
+    field: 'constructor',
+  },
+  {
+    what: 'a NUL in a score value',
+    method: 'POST',
+    path: () => `event/delegates/${unnamedId}/scores`,
+    body: () => ({ [dateMappingId]: '\u0000' }),
+    status: 400,
+    code: 'invalid_scores',
+  },
+  {
+    what: 'a score keyed like an Object.prototype member',
+    method: 'POST',
+    path: () => `event/delegates/${unnamedId}/scores`,
+    body: () => ({ constructor: 'x' }),
+    status: 400,
+    field: 'constructor',
+  },
+  {
+    what: 'an impossible date as a date score',
+    method: 'POST',
+    path: () => `event/delegates/${unnamedId}/scores`,
+    body: () => ({ [dateMappingId]: '2027-02-30' }),
+    status: 400,
+    code: 'invalid_scores',
+  },
+  {
+    what: 'a NUL in a mapping label',
+    method: 'POST',
+    path: () => `system/custom_templates/${templateId}/mappings`,
+    body: () => ({ label: 'a\u0000', type_id: 1 }),
+    status: 404,
+    code: 'could_not_create',
+  },
+  {
+    what: 'a mapping label of 100,000 characters',
+    method: 'POST',
+    path: () => `system/custom_templates/${templateId}/mappings`,
+    body: () => ({ label: 'x'.repeat(100000), type_id: 1 }),
+    status: 404,
+    code: 'could_not_create',
+  },
+  {
+    what: 'naming with a contact_id beyond integer range',
+    method: 'POST',
+    path: () => `event/delegates/${unnamedId}/name`,
+    body: () => ({ contact_id: 99999999999 }),
+    status: 404,
+    code: 'contact_not_found',
+  },
+  {
+    what: 'naming with a contact_id that is a string',
+    method: 'POST',
+    path: () => `event/delegates/${unnamedId}/name`,
+    body: () => ({ contact_id: String(contactId) }),
+    status: 404,
+    code: 'contact_not_found',
+  },
   { what: 'a NUL in a filter', method: 'GET', path: () => 'crm/marketing_activities?name=%00', status: 400, code: 'invalid_filter' },
-  { what: 'a NUL in a like filter', method: 'GET', path: () => 'crm/marketing_activities?name__like=%00', status: 400, code: 'invalid_filter' },
-  { what: 'a NUL in an in-list', method: 'GET', path: () => 'crm/marketing_activities?name__in=a,%00', status: 400, code: 'invalid_filter' },
-  { what: 'a like pattern ending in a backslash', method: 'GET', path: () => 'crm/marketing_activities?name__like=%5C', status: 400, code: 'invalid_filter' },
-  { what: 'an impossible date filter', method: 'GET', path: () => 'crm/marketing_activities?date__gt=2027-02-30', status: 400, code: 'invalid_filter' },
-  { what: 'an impossible date in an in-list', method: 'GET', path: () => 'event/public_events?start_date__in=2027-01-01,2027-02-29', status: 400, code: 'invalid_filter' },
-  { what: 'an impossible date-time filter', method: 'GET', path: () => 'crm/contacts?created_on__gt=2020-13-45T99:99', status: 400, code: 'invalid_filter' },
-  { what: 'an impossible time filter', method: 'GET', path: () => 'event/public_events?start_time__gt=25:00', status: 400, code: 'invalid_filter' },
-  { what: 'a hexadecimal number filter', method: 'GET', path: () => 'crm/marketing_activities?cost__gt=0x10', status: 400, code: 'invalid_filter' },
-  { what: 'a JSON body that is not an object', method: 'POST', path: () => 'crm/contacts', raw: () => 'null', status: 400, code: 'invalid_body' },
+  {
+    what: 'a NUL in a like filter',
+    method: 'GET',
+    path: () => 'crm/marketing_activities?name__like=%00',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'a NUL in an in-list',
+    method: 'GET',
+    path: () => 'crm/marketing_activities?name__in=a,%00',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'a like pattern ending in a backslash',
+    method: 'GET',
+    path: () => 'crm/marketing_activities?name__like=%5C',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'an impossible date filter',
+    method: 'GET',
+    path: () => 'crm/marketing_activities?date__gt=2027-02-30',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'an impossible date in an in-list',
+    method: 'GET',
+    path: () => 'event/public_events?start_date__in=2027-01-01,2027-02-29',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'an impossible date-time filter',
+    method: 'GET',
+    path: () => 'crm/contacts?created_on__gt=2020-13-45T99:99',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'an impossible time filter',
+    method: 'GET',
+    path: () => 'event/public_events?start_time__gt=25:00',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'a hexadecimal number filter',
+    method: 'GET',
+    path: () => 'crm/marketing_activities?cost__gt=0x10',
+    status: 400,
+    code: 'invalid_filter',
+  },
+  {
+    what: 'a JSON body that is not an object',
+    method: 'POST',
+    path: () => 'crm/contacts',
+    raw: () => 'null',
+    status: 400,
+    code: 'invalid_body',
+  },
 ];
 
 for (const c of CASES) {
@@ -117,7 +365,10 @@ test('when a body does not decompress, then 400 (not a zlib 500), also without c
   // A body that does decompress is read as usual.
   const gz = zlib.gzipSync(JSON.stringify({ last_name: 'Zipped' }));
   const ok = await request(f.port, {
-    method: 'POST', path: '/api/v2/crm/contacts', host: `${f.tenant.slug}.localhost`, rawBody: gz,
+    method: 'POST',
+    path: '/api/v2/crm/contacts',
+    host: `${f.tenant.slug}.localhost`,
+    rawBody: gz,
     headers: { authorization: basic(f.email, 'integration-secret-1'), 'content-type': 'application/json', 'content-encoding': 'gzip' },
   });
   t.is(ok.status, 200);
@@ -126,7 +377,13 @@ test('when a body does not decompress, then 400 (not a zlib 500), also without c
 
 test('when credentials are missing, then 401 comes first, whatever the body', async (t) => {
   const host = `${f.tenant.slug}.localhost`;
-  const r = await request(f.port, { method: 'POST', path: '/api/v2/crm/contacts', host, rawBody: '{nope', headers: { 'content-type': 'application/json' } });
+  const r = await request(f.port, {
+    method: 'POST',
+    path: '/api/v2/crm/contacts',
+    host,
+    rawBody: '{nope',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(r.status, 401);
   t.truthy(r.headers['www-authenticate']);
   const authed = await f.api('POST', 'crm/contacts', undefined, { rawBody: '{nope' });
@@ -177,7 +434,10 @@ test('when a category would become its own ancestor, then it is refused', async 
     t.is(r.status, 400, `parent ${parent}`);
     t.truthy(r.json.error.details.fields.parent_id);
   }
-  t.deepEqual((await f.api('GET', `event/categories/${top.id}`)).json.sub_categories.map((s: { id: number }) => s.id), [child.id]);
+  t.deepEqual(
+    (await f.api('GET', `event/categories/${top.id}`)).json.sub_categories.map((s: { id: number }) => s.id),
+    [child.id],
+  );
   // Moving a category under an unrelated one is fine.
   const other = (await f.api('POST', 'event/categories', { name: 'Health', priority: 2 })).json;
   t.is((await f.api('PUT', `event/categories/${grandchild.id}`, { parent_id: other.id })).status, 200);

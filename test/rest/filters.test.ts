@@ -12,7 +12,8 @@ test.serial.before(async () => {
     ['Edsger', 'Dijkstra', 'edsger@b.test', true],
     ['Barbara', 'Liskov', 'barbara@c.test', false],
   ] as const;
-  for (const [first_name, last_name, email, is_tutor] of people) ids.push((await f.api('POST', 'crm/contacts', { first_name, last_name, email, is_tutor })).json.id);
+  for (const [first_name, last_name, email, is_tutor] of people)
+    ids.push((await f.api('POST', 'crm/contacts', { first_name, last_name, email, is_tutor })).json.id);
 });
 test.after.always(async () => f?.close());
 
@@ -77,7 +78,11 @@ test('filter values never reach SQL text', async (t) => {
 
 test('the default page is 100 records', async (t) => {
   const campaign = (await f.api('POST', 'crm/campaigns', { name: 'Many' })).json.id;
-  await Promise.all(Array.from({ length: 105 }, (_, i) => f.api('POST', 'crm/marketing_activities', { name: `A${i}`, description: 'd', campaign_id: campaign })));
+  await Promise.all(
+    Array.from({ length: 105 }, (_, i) =>
+      f.api('POST', 'crm/marketing_activities', { name: `A${i}`, description: 'd', campaign_id: campaign }),
+    ),
+  );
   t.is((await f.api('GET', 'crm/marketing_activities')).json.length, 100);
   t.is((await f.api('GET', 'crm/marketing_activities?_limit=1000')).json.length, 105);
 });

@@ -10,29 +10,72 @@ test.serial.before(async () => {
 test.after.always(async () => f?.close());
 
 const CONTRACT_FIELDS = [
-  'id', 'name', 'description', 'campaign_id', 'campaign', 'type_id', 'type', 'purpose_id', 'purpose', 'company_id', 'currency', 'cost', 'date',
-  'actual_contacts', 'actual_conversions', 'actual_submissions', 'target_contacts', 'target_conversions', 'target_submissions', 'target_sales',
-  'is_finished', 'region_categories', 'courses',
+  'id',
+  'name',
+  'description',
+  'campaign_id',
+  'campaign',
+  'type_id',
+  'type',
+  'purpose_id',
+  'purpose',
+  'company_id',
+  'currency',
+  'cost',
+  'date',
+  'actual_contacts',
+  'actual_conversions',
+  'actual_submissions',
+  'target_contacts',
+  'target_conversions',
+  'target_submissions',
+  'target_sales',
+  'is_finished',
+  'region_categories',
+  'courses',
 ];
 const CAMPAIGN_FIELDS = [
-  'id', 'name', 'description', 'company_id', 'currency', 'tag_id', 'tag', 'start_date', 'end_date', 'target_contacts', 'target_conversions',
-  'target_submissions', 'target_sales', 'actual_contacts', 'actual_conversions', 'actual_submissions', 'is_finished', 'contributions',
+  'id',
+  'name',
+  'description',
+  'company_id',
+  'currency',
+  'tag_id',
+  'tag',
+  'start_date',
+  'end_date',
+  'target_contacts',
+  'target_conversions',
+  'target_submissions',
+  'target_sales',
+  'actual_contacts',
+  'actual_conversions',
+  'actual_submissions',
+  'is_finished',
+  'contributions',
 ];
 
-test.serial('when a marketing activity is created, then the full record comes back with contract defaults and the embedded campaign', async (t) => {
-  const r = await f.api('POST', 'crm/marketing_activities', { name: 'Email blast', description: 'March newsletter', campaign_id: campaignId });
-  t.is(r.status, 200);
-  t.deepEqual(Object.keys(r.json), CONTRACT_FIELDS);
-  t.like(r.json, { name: 'Email blast', description: 'March newsletter', campaign_id: campaignId, type: null, cost: null, date: null });
-  t.like(r.json, { actual_contacts: 0, actual_conversions: 0, actual_submissions: 0, is_finished: false });
-  t.deepEqual(r.json.region_categories, []);
-  t.deepEqual(r.json.courses, []);
-  t.deepEqual(Object.keys(r.json.campaign), CAMPAIGN_FIELDS);
-  t.like(r.json.campaign, { id: campaignId, name: 'Spring', actual_contacts: 0, is_finished: false, contributions: [] });
-  // The stored row is the one answered.
-  const got = await f.api('GET', `crm/marketing_activities/${r.json.id}`);
-  t.deepEqual(got.json, r.json);
-});
+test.serial(
+  'when a marketing activity is created, then the full record comes back with contract defaults and the embedded campaign',
+  async (t) => {
+    const r = await f.api('POST', 'crm/marketing_activities', {
+      name: 'Email blast',
+      description: 'March newsletter',
+      campaign_id: campaignId,
+    });
+    t.is(r.status, 200);
+    t.deepEqual(Object.keys(r.json), CONTRACT_FIELDS);
+    t.like(r.json, { name: 'Email blast', description: 'March newsletter', campaign_id: campaignId, type: null, cost: null, date: null });
+    t.like(r.json, { actual_contacts: 0, actual_conversions: 0, actual_submissions: 0, is_finished: false });
+    t.deepEqual(r.json.region_categories, []);
+    t.deepEqual(r.json.courses, []);
+    t.deepEqual(Object.keys(r.json.campaign), CAMPAIGN_FIELDS);
+    t.like(r.json.campaign, { id: campaignId, name: 'Spring', actual_contacts: 0, is_finished: false, contributions: [] });
+    // The stored row is the one answered.
+    const got = await f.api('GET', `crm/marketing_activities/${r.json.id}`);
+    t.deepEqual(got.json, r.json);
+  },
+);
 
 test.serial('when a POST cannot create, then 404 names each field at fault and nothing is written', async (t) => {
   const before = (await f.api('GET', 'crm/marketing_activities')).json.length;
@@ -49,7 +92,9 @@ test.serial('when a POST cannot create, then 404 names each field at fault and n
 });
 
 test.serial('when a PUT changes one field, then only it changes and the full record is answered', async (t) => {
-  const created = (await f.api('POST', 'crm/marketing_activities', { name: 'Webinar', description: 'Old', campaign_id: campaignId, cost: 120.5 })).json;
+  const created = (
+    await f.api('POST', 'crm/marketing_activities', { name: 'Webinar', description: 'Old', campaign_id: campaignId, cost: 120.5 })
+  ).json;
   const r = await f.api('PUT', `crm/marketing_activities/${created.id}`, { description: 'New text' });
   t.is(r.status, 200);
   t.deepEqual(r.json, { ...created, description: 'New text' });
@@ -68,7 +113,11 @@ test.serial('when a DELETE succeeds, then it answers the deleted record and the 
 });
 
 test('when the entity does not exist, then GET, PUT and DELETE answer 404', async (t) => {
-  for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PUT', { name: 'x' }],
+    ['DELETE', undefined],
+  ] as const) {
     const r = await f.api(method, 'crm/marketing_activities/987654', body);
     t.is(r.status, 404, method);
     t.is(r.json.error.code, 'not_found');

@@ -22,9 +22,18 @@ test.serial.before(async () => {
   await f.api('POST', 'event/categories', { name: 'C', priority: 1, parent_id: parent.id });
   const tpl = (await f.api('POST', 'event/event_templates', { title: 'T' })).json;
   await f.api('POST', `system/custom_templates/${tpl.id}/mappings`, { label: 'Score', type_id: 4 });
-  const ev = (await f.api('POST', 'event/public_events', { event_template_id: tpl.id, start_time: '09:00', classroom_start: '2027-03-01T09:00:00', personnel_tutor_id: contact.id })).json;
+  const ev = (
+    await f.api('POST', 'event/public_events', {
+      event_template_id: tpl.id,
+      start_time: '09:00',
+      classroom_start: '2027-03-01T09:00:00',
+      personnel_tutor_id: contact.id,
+    })
+  ).json;
   const d = (await f.api('POST', 'event/delegates', { event_id: ev.id, contact_id: contact.id })).json;
-  await f.api('POST', `event/delegates/${d.id}/scores`, { [String((await f.api('GET', `system/custom_templates/${tpl.id}`)).json.mappings[0].id)]: '5' });
+  await f.api('POST', `event/delegates/${d.id}/scores`, {
+    [String((await f.api('GET', `system/custom_templates/${tpl.id}`)).json.mappings[0].id)]: '5',
+  });
 });
 test.after.always(async () => f?.close());
 
@@ -36,7 +45,9 @@ function validate(t: ExecutionContext, schema: unknown, body: unknown, label: st
 
 test('every list and read response of every resource matches the OpenAPI document', async (t) => {
   let checked = 0;
-  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: { 'application/json': { schema: unknown } } }> }>>)) {
+  for (const [path, item] of Object.entries(
+    doc.paths as Record<string, Record<string, { responses: Record<string, { content?: { 'application/json': { schema: unknown } } }> }>>,
+  )) {
     if (path.includes('{id}/') || !item.get) continue;
     const schema = item.get.responses['200']!.content!['application/json'].schema;
     const list = await f.api('GET', path.replace('/api/v2/', '').replace('/{id}', ''));
@@ -57,7 +68,12 @@ test('score entries match the document', async (t) => {
   const d = (await f.api('GET', 'event/delegates')).json[0];
   const scores = await f.api('GET', `event/delegates/${d.id}/scores`);
   t.is(scores.json.length, 1);
-  validate(t, doc.paths['/api/v2/event/delegates/{id}/scores'].get.responses['200'].content['application/json'].schema, scores.json, 'scores');
+  validate(
+    t,
+    doc.paths['/api/v2/event/delegates/{id}/scores'].get.responses['200'].content['application/json'].schema,
+    scores.json,
+    'scores',
+  );
 });
 
 test('error responses match the Error schema', async (t) => {

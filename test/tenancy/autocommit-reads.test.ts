@@ -51,7 +51,15 @@ const VALUES: [string, unknown][] = [
 
 for (const [label, value] of VALUES) {
   test(`when a value is ${label}, then the read answers what a transaction answers`, async (t) => {
-    const cast = Array.isArray(value) ? (typeof value[0] === 'number' ? 'int[]' : 'text[]') : typeof value === 'object' && value && !(value instanceof Date) ? 'jsonb' : value instanceof Date ? 'timestamptz' : 'text';
+    const cast = Array.isArray(value)
+      ? typeof value[0] === 'number'
+        ? 'int[]'
+        : 'text[]'
+      : typeof value === 'object' && value && !(value instanceof Date)
+        ? 'jsonb'
+        : value instanceof Date
+          ? 'timestamptz'
+          : 'text';
     const sql = `select ?::${cast} as v, pg_typeof(?::${cast})::text as t`;
     const bindings = [value, value] as Knex.RawBinding[];
     const expected = await inTransaction(a, (db) => db.raw(sql, bindings));
@@ -70,13 +78,22 @@ test('when values are compared in a where clause, then they match as in a transa
   t.deepEqual(await read(a, (db) => db('contacts').where({ last_name: "O'Brien \\ back\\slash" }).pluck('first_name')), ['Ann']);
   t.deepEqual(await read(a, (db) => db('contacts').where({ last_name: "' or '1'='1" }).pluck('first_name')), []);
   t.deepEqual(await read(a, (db) => db('contacts').whereIn('id', [1, 2, 3]).pluck('first_name')), ['Ann']);
-  t.deepEqual(await read(a, (db) => db('contacts').whereRaw('email = any(?)', [['ann@a.test', 'x']]).pluck('first_name')), ['Ann']);
+  t.deepEqual(
+    await read(a, (db) =>
+      db('contacts')
+        .whereRaw('email = any(?)', [['ann@a.test', 'x']])
+        .pluck('first_name'),
+    ),
+    ['Ann'],
+  );
 });
 
 test('when reads of two tenants share one connection, then each sees only its own schema, and nothing stays set after a statement', async (t) => {
   t.deepEqual(await read(a, (db) => db('contacts').pluck('first_name')), ['Ann']);
   t.deepEqual(await read(b, (db) => db('contacts').pluck('first_name')), ['Bob']);
-  const after = await knex.raw(`select current_setting('search_path') as path, current_setting('transaction_read_only') as ro, current_setting('jit') as jit`);
+  const after = await knex.raw(
+    `select current_setting('search_path') as path, current_setting('transaction_read_only') as ro, current_setting('jit') as jit`,
+  );
   t.notRegex(after.rows[0].path, /tenant_/);
   t.is(after.rows[0].ro, 'off');
 });
@@ -87,7 +104,10 @@ test('when a read tries to write, then PostgreSQL refuses it and nothing is writ
   const inTx = await t.throwsAsync(inTransaction(a, (db) => db('contacts').insert({ first_name: 'X', last_name: 'Y', email: 'x@a.test' })));
   t.regex(inTx!.message, /read-only transaction/, 'a read-only transaction refuses it too');
   t.is(Number((await inTransaction(a, (db) => db('contacts').count({ n: '*' })))[0]!.n), 1);
-  await t.throwsAsync(read(a, (db) => db.transaction(async () => undefined)), { message: /cannot open a transaction/ });
+  await t.throwsAsync(
+    read(a, (db) => db.transaction(async () => undefined)),
+    { message: /cannot open a transaction/ },
+  );
 });
 
 test('when a value is bytes or holds a NUL, then it answers as in a transaction', async (t) => {
@@ -108,27 +128,36 @@ test('when a handle is used after its read ended, then its statements are refuse
   await t.throwsAsync(stale!('contacts').select('*'), { message: /already complete/ });
 });
 
-test.serial('when a read leaves a statement running as it returns, then its connection is not reused until that statement is answered', async (t) => {
-  // One connection: the next transaction would inherit whatever the stray statement carried.
-  await read(a, async (db) => {
-    // Sent, and still running when the read returns (as a resolver's, when another field failed first).
-    void db.raw('select pg_sleep(0.3)').catch(() => undefined);
-    void db.raw('select 1').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 50));
-  });
-  const seen = await knex.transaction(async (trx) => {
-    await trx.raw('select pg_sleep(0.1)');
-    return (await trx.raw(`select current_setting('transaction_read_only') as ro, current_setting('search_path') as path`)).rows[0];
-  });
-  t.is(seen.ro, 'off');
-  t.notRegex(seen.path, /tenant_/);
-});
+test.serial(
+  'when a read leaves a statement running as it returns, then its connection is not reused until that statement is answered',
+  async (t) => {
+    // One connection: the next transaction would inherit whatever the stray statement carried.
+    await read(a, async (db) => {
+      // Sent, and still running when the read returns (as a resolver's, when another field failed first).
+      void db.raw('select pg_sleep(0.3)').catch(() => undefined);
+      void db.raw('select 1').catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    const seen = await knex.transaction(async (trx) => {
+      await trx.raw('select pg_sleep(0.1)');
+      return (await trx.raw(`select current_setting('transaction_read_only') as ro, current_setting('search_path') as path`)).rows[0];
+    });
+    t.is(seen.ro, 'off');
+    t.notRegex(seen.path, /tenant_/);
+  },
+);
 
 test('when raw SQL has a placeholder in a comment, or several statements, then it fails as a bound statement does (no value becomes SQL)', async (t) => {
-  const payload = "\nunion all select first_name from contacts --";
+  const payload = '\nunion all select first_name from contacts --';
   const inComment = (db: Knex) => db.raw('select first_name from contacts -- ?\n where last_name = ?', [payload, 'x']);
-  const viaRead = await read(a, inComment).then(() => 'answered', (e: Error) => e.message);
+  const viaRead = await read(a, inComment).then(
+    () => 'answered',
+    (e: Error) => e.message,
+  );
   t.regex(viaRead, /could not determine data type of parameter|bind message supplies/);
-  const several = await read(a, (db) => db.raw('select ? as a; select first_name from contacts', ['v'])).then(() => 'answered', (e: Error) => e.message);
+  const several = await read(a, (db) => db.raw('select ? as a; select first_name from contacts', ['v'])).then(
+    () => 'answered',
+    (e: Error) => e.message,
+  );
   t.regex(several, /cannot insert multiple commands into a prepared statement/);
 });

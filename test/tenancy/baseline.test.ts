@@ -21,7 +21,8 @@ async function fingerprint(db: Knex, schema: string): Promise<Record<string, unk
   const shape = {
     relations: await q(`select relname, relkind, relpersistence, relrowsecurity, reloptions from pg_class
                          where relnamespace = to_regnamespace(:schema) order by relname`),
-    columns: await q(`select c.relname, a.attname, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull, a.attidentity, a.attgenerated,
+    columns:
+      await q(`select c.relname, a.attname, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull, a.attidentity, a.attgenerated,
                              a.attcollation, pg_get_expr(d.adbin, d.adrelid) as "default", col_description(c.oid, a.attnum) as comment,
                              row_number() over (partition by c.oid order by a.attnum) as position
                         from pg_attribute a join pg_class c on c.oid = a.attrelid
@@ -37,7 +38,8 @@ async function fingerprint(db: Knex, schema: string): Promise<Record<string, unk
     triggers: await q(`select tgname, pg_get_triggerdef(g.oid) as def from pg_trigger g join pg_class c on c.oid = g.tgrelid
                         where c.relnamespace = to_regnamespace(:schema) and not g.tgisinternal order by 1, 2`),
     functions: await q(`select pg_get_functiondef(oid) as def from pg_proc where pronamespace = to_regnamespace(:schema) order by proname`),
-    sequences: await q(`select c.relname, format_type(s.seqtypid, null) as type, s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache, s.seqcycle,
+    sequences:
+      await q(`select c.relname, format_type(s.seqtypid, null) as type, s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache, s.seqcycle,
                                (select format('%s.%s', d.refobjid::regclass, a.attname) from pg_depend d
                                   join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
                                  where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype = 'a') as owned_by
@@ -45,17 +47,27 @@ async function fingerprint(db: Knex, schema: string): Promise<Record<string, unk
                          where c.relnamespace = to_regnamespace(:schema) order by 1`),
     views: await q(`select viewname, definition from pg_views where schemaname = :schema order by 1`),
   };
-  const tables = (shape.relations as { relname: string; relkind: string }[]).filter((r) => r.relkind === 'r' && !r.relname.startsWith('knex_'));
+  const tables = (shape.relations as { relname: string; relkind: string }[]).filter(
+    (r) => r.relkind === 'r' && !r.relname.startsWith('knex_'),
+  );
   const rows: Record<string, unknown> = {};
   for (const { relname } of tables) {
-    rows[relname] = (await db.raw<{ rows: { rows: unknown }[] }>(`select coalesce(json_agg(t order by t::text), '[]') as rows from ??.?? t`, [schema, relname])).rows[0]!.rows;
+    rows[relname] = (
+      await db.raw<{ rows: { rows: unknown }[] }>(`select coalesce(json_agg(t order by t::text), '[]') as rows from ??.?? t`, [
+        schema,
+        relname,
+      ])
+    ).rows[0]!.rows;
   }
   const sequences: Record<string, unknown> = {};
   for (const { relname } of shape.sequences as { relname: string }[]) {
     sequences[relname] = (await db.raw<{ rows: unknown[] }>(`select last_value, is_called from ??.??`, [schema, relname])).rows[0];
   }
   const history = (await db.raw<{ rows: unknown[] }>(`select name, batch from ??.knex_migrations order by id`, [schema])).rows;
-  return JSON.parse(JSON.stringify({ ...shape, rows, sequenceValues: sequences, history }).replaceAll(schema, 'S')) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify({ ...shape, rows, sequenceValues: sequences, history }).replaceAll(schema, 'S')) as Record<
+    string,
+    unknown
+  >;
 }
 
 let ctx: TestContext;
@@ -83,7 +95,11 @@ async function replayAndBaseline<T>(check: (trx: Knex.Transaction, replayed: str
 }
 
 test.serial('the baseline stands for every tenant migration, in order', (t) => {
-  t.deepEqual([...includes], tenantMigrations.map((m) => m.name), STALE);
+  t.deepEqual(
+    [...includes],
+    tenantMigrations.map((m) => m.name),
+    STALE,
+  );
 });
 
 test.serial('when a schema is made from the baseline, then it is the schema the migrations make, rows and history included', async (t) => {
@@ -117,5 +133,8 @@ test.serial('when a tenant is provisioned, then its tables are made at their fin
   );
   t.is(rows[0]!.n, 0);
   const history = await ctx.rt.knex(`${tenant.schema}.knex_migrations`).orderBy('id').pluck('name');
-  t.deepEqual(history, tenantMigrations.map((m) => m.name));
+  t.deepEqual(
+    history,
+    tenantMigrations.map((m) => m.name),
+  );
 });

@@ -80,25 +80,28 @@ test.serial('when a tenant is provisioned, then nothing in its schema depends on
   t.true(rows[0]!.n > 20, 'the tenant schema has its own foreign keys');
 });
 
-test.serial('when a tenant table gets a foreign key to a platform table, a default from another schema or a trigger function kept elsewhere, then the check names each', async (t) => {
-  const tenant = await ctx.freshTenant('citusbad');
-  const knex = ctx.rt.knex;
-  const s = tenant.schema;
-  await knex.raw(`alter table ??.events add column owner_tenant_id integer references ${PLATFORM_SCHEMA}.tenants (id)`, [s]);
-  const fn = `citus_probe_${s}`;
-  await knex.raw(`create function public.?? () returns integer language sql as 'select 1'`, [fn]);
-  await knex.raw(`create function public.??() returns trigger language plpgsql as $$ begin return null; end $$`, [`${fn}_t`]);
-  try {
-    await knex.raw(`alter table ??.contacts add column probe integer default public.??()`, [s, fn]);
-    await knex.raw(`create trigger probe after insert on ??.roles for each statement execute function public.??()`, [s, `${fn}_t`]);
-    const links = await crossSchemaLinks(knex, s);
-    const text = links.map((l) => `${l.from} -> ${l.to}`).join('\n');
-    t.regex(text, new RegExp(`constraint events_owner_tenant_id_fkey on ${s}\\.events -> relation ${PLATFORM_SCHEMA}\\.tenants`));
-    t.regex(text, new RegExp(`default of ${s}\\.contacts\\.\\d+ -> function ${fn}\\(\\)`));
-    t.regex(text, new RegExp(`trigger probe on ${s}\\.roles -> function ${fn}_t\\(\\)`));
-  } finally {
-    await knex.raw(`drop schema ?? cascade`, [s]);
-    await knex.raw(`create schema ??`, [s]);
-    await knex.raw(`drop function public.??(), public.??()`, [fn, `${fn}_t`]);
-  }
-});
+test.serial(
+  'when a tenant table gets a foreign key to a platform table, a default from another schema or a trigger function kept elsewhere, then the check names each',
+  async (t) => {
+    const tenant = await ctx.freshTenant('citusbad');
+    const knex = ctx.rt.knex;
+    const s = tenant.schema;
+    await knex.raw(`alter table ??.events add column owner_tenant_id integer references ${PLATFORM_SCHEMA}.tenants (id)`, [s]);
+    const fn = `citus_probe_${s}`;
+    await knex.raw(`create function public.?? () returns integer language sql as 'select 1'`, [fn]);
+    await knex.raw(`create function public.??() returns trigger language plpgsql as $$ begin return null; end $$`, [`${fn}_t`]);
+    try {
+      await knex.raw(`alter table ??.contacts add column probe integer default public.??()`, [s, fn]);
+      await knex.raw(`create trigger probe after insert on ??.roles for each statement execute function public.??()`, [s, `${fn}_t`]);
+      const links = await crossSchemaLinks(knex, s);
+      const text = links.map((l) => `${l.from} -> ${l.to}`).join('\n');
+      t.regex(text, new RegExp(`constraint events_owner_tenant_id_fkey on ${s}\\.events -> relation ${PLATFORM_SCHEMA}\\.tenants`));
+      t.regex(text, new RegExp(`default of ${s}\\.contacts\\.\\d+ -> function ${fn}\\(\\)`));
+      t.regex(text, new RegExp(`trigger probe on ${s}\\.roles -> function ${fn}_t\\(\\)`));
+    } finally {
+      await knex.raw(`drop schema ?? cascade`, [s]);
+      await knex.raw(`create schema ??`, [s]);
+      await knex.raw(`drop function public.??(), public.??()`, [fn, `${fn}_t`]);
+    }
+  },
+);

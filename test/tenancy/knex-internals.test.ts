@@ -45,7 +45,9 @@ const internals = (k: Knex) => k as any;
 
 test('package.json pins knex to exactly the installed version', (t) => {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
+  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; dependencies?: Record<string, string> }>;
+  };
   const installed = (require('knex/package.json') as { version: string }).version;
   t.regex(pkg.dependencies.knex!, /^\d+\.\d+\.\d+$/, 'an exact version, no range: transaction.ts uses knex internals (see this file)');
   t.is(pkg.dependencies.knex, installed);
@@ -145,9 +147,15 @@ test('in a transaction, statements share one connection and transaction; a neste
   });
   t.deepEqual(seen.ids, seen.again, 'same connection, same transaction');
   t.deepEqual(seen.rows, [1], 'the savepoint rolled back alone');
-  t.true(sql.some((s) => /^SAVEPOINT /i.test(s)), `a SAVEPOINT was made: ${sql.join(' | ')}`);
+  t.true(
+    sql.some((s) => /^SAVEPOINT /i.test(s)),
+    `a SAVEPOINT was made: ${sql.join(' | ')}`,
+  );
   t.true(sql.some((s) => /^ROLLBACK TO SAVEPOINT /i.test(s)));
-  t.false(sql.some((s) => /^BEGIN/i.test(s)), 'no BEGIN inside the transaction');
+  t.false(
+    sql.some((s) => /^BEGIN/i.test(s)),
+    'no BEGIN inside the transaction',
+  );
 });
 
 test('an Objection model query with the transaction runs in it', async (t) => {
@@ -166,7 +174,10 @@ test('an Objection model query with the transaction runs in it', async (t) => {
 test('the pool drops a connection marked __knex__disposed instead of handing it out again', async (t) => {
   // Straight to PostgreSQL: behind a pooler (the pooled CI run) a new connection may well be
   // given the very server connection the dropped one had, so the backend would not tell them apart.
-  const one = createKnex(process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL!, { poolMax: 1, applicationName: 'knex-internals-test' });
+  const one = createKnex(process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL!, {
+    poolMax: 1,
+    applicationName: 'knex-internals-test',
+  });
   try {
     const client = internals(one).client;
     const first = await client.acquireConnection();
@@ -200,5 +211,11 @@ test("the query runner calls the instance's client.query(connection, obj) with o
     client.query = guarded;
   }
   t.deepEqual(seen, [[5], ['x']]);
-  await t.throwsAsync(own.raw(`select ${Array.from({ length: 70000 }, () => '?').join(',')}`, Array.from({ length: 70000 }, (_, i) => i)), { instanceOf: Error, message: /values|bound/i });
+  await t.throwsAsync(
+    own.raw(
+      `select ${Array.from({ length: 70000 }, () => '?').join(',')}`,
+      Array.from({ length: 70000 }, (_, i) => i),
+    ),
+    { instanceOf: Error, message: /values|bound/i },
+  );
 });

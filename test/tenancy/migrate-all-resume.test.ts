@@ -49,7 +49,11 @@ test.before(async () => {
   knex = createKnex(url, { poolMax: 4, applicationName: 'resume-test' });
   await migratePlatform(knex);
   const limit = pLimit(4);
-  tenants = await Promise.all(Array.from({ length: TENANTS }, (_, i) => limit(() => createTenant(knex, { slug: `r-${String(i).padStart(2, '0')}`, name: `Resume ${i}` }))));
+  tenants = await Promise.all(
+    Array.from({ length: TENANTS }, (_, i) =>
+      limit(() => createTenant(knex, { slug: `r-${String(i).padStart(2, '0')}`, name: `Resume ${i}` })),
+    ),
+  );
   tenants.sort((a, b) => a.id - b.id); // migrate-all's order
   // Every tenant one migration behind: the latest one undone, as if it had just been released.
   for (const t of tenants) {
@@ -67,8 +71,15 @@ test.after.always(async () => {
 });
 
 const env = () => ({ DATABASE_URL: url, MIGRATE_CONCURRENCY: '2' });
-const lastApplied = async (t: Tenant) => Number((await knex(`${t.schema}.knex_migrations`).where({ name: last.name }).count({ n: '*' }))[0]!.n);
-const waiting = async () => (await knex.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from pg_stat_activity where datname = ? and wait_event_type = 'Lock'`, [database])).rows[0]!.n;
+const lastApplied = async (t: Tenant) =>
+  Number((await knex(`${t.schema}.knex_migrations`).where({ name: last.name }).count({ n: '*' }))[0]!.n);
+const waiting = async () =>
+  (
+    await knex.raw<{ rows: { n: number }[] }>(
+      `select count(*)::int as n from pg_stat_activity where datname = ? and wait_event_type = 'Lock'`,
+      [database],
+    )
+  ).rows[0]!.n;
 const reportOf = (file: string) =>
   fs
     .readFileSync(file, 'utf8')
@@ -76,81 +87,105 @@ const reportOf = (file: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { slug: string; ok: boolean; applied: string[] });
 
-test.serial('when migrate is killed mid-way, then a rerun skips the tenants it finished, migrates the rest exactly once, and reports every tenant', async (t) => {
-  const held = tenants.slice(10, 12);
-  const blocker = new pg.Client({ connectionString: url });
-  await blocker.connect();
-  await blocker.query('begin');
-  for (const h of held) await blocker.query(`lock table "${h.schema}".knex_migrations in share mode`);
+test.serial(
+  'when migrate is killed mid-way, then a rerun skips the tenants it finished, migrates the rest exactly once, and reports every tenant',
+  async (t) => {
+    const held = tenants.slice(10, 12);
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('begin');
+    for (const h of held) await blocker.query(`lock table "${h.schema}".knex_migrations in share mode`);
 
-  const firstReport = path.join(tmp, 'first.jsonl');
-  const run = spawnTs('src/cli/main.ts', ['migrate', '--report', firstReport], env());
-  try {
-    // Two at a time: the first ten finish, then both workers stop at the two held tenants.
-    await waitFor(async () => (run.output().stderr.match(/^ok /gm)?.length ?? 0) >= 10 && (await waiting()) >= 2, 'the CLI to stop at the held tenants', 20000);
-  } finally {
-    run.child.kill('SIGKILL');
-  }
-  const killed = await run.done;
-  await blocker.query('rollback');
-  await blocker.end();
-  t.is(killed.signal, 'SIGKILL');
+    const firstReport = path.join(tmp, 'first.jsonl');
+    const run = spawnTs('src/cli/main.ts', ['migrate', '--report', firstReport], env());
+    try {
+      // Two at a time: the first ten finish, then both workers stop at the two held tenants.
+      await waitFor(
+        async () => (run.output().stderr.match(/^ok /gm)?.length ?? 0) >= 10 && (await waiting()) >= 2,
+        'the CLI to stop at the held tenants',
+        20000,
+      );
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    const killed = await run.done;
+    await blocker.query('rollback');
+    await blocker.end();
+    t.is(killed.signal, 'SIGKILL');
 
-  const done = tenants.slice(0, 10);
-  const finished = reportOf(firstReport);
-  t.deepEqual(finished.map((r) => r.slug).sort(), done.map((d) => d.slug).sort(), 'the report of the killed run names the tenants it finished');
-  t.true(finished.every((r) => r.ok && r.applied.length === 1 && r.applied[0] === last.name));
-  for (const d of done) t.is(await lastApplied(d), 1, d.slug);
-  // The two it was killed in had run the migration's DDL: it went with their transactions.
-  for (const h of held) t.is(await lastApplied(h), 0, h.slug);
+    const done = tenants.slice(0, 10);
+    const finished = reportOf(firstReport);
+    t.deepEqual(
+      finished.map((r) => r.slug).sort(),
+      done.map((d) => d.slug).sort(),
+      'the report of the killed run names the tenants it finished',
+    );
+    t.true(finished.every((r) => r.ok && r.applied.length === 1 && r.applied[0] === last.name));
+    for (const d of done) t.is(await lastApplied(d), 1, d.slug);
+    // The two it was killed in had run the migration's DDL: it went with their transactions.
+    for (const h of held) t.is(await lastApplied(h), 0, h.slug);
 
-  const secondReport = path.join(tmp, 'second.jsonl');
-  const rerun = await runTs('src/cli/main.ts', ['migrate', '--report', secondReport], env());
-  t.is(rerun.code, 0, rerun.stderr);
-  const lines = rerun.stderr.split('\n').filter((l) => /^(ok {2}|FAIL) /.test(l));
-  t.is(lines.length, TENANTS, 'one line per tenant');
-  for (const tenant of tenants) {
-    const mine = lines.filter((l) => l.startsWith(`ok   ${tenant.slug} (${tenant.schema}) `));
-    t.is(mine.length, 1, `${tenant.slug}: ${lines.join(' | ')}`);
-    const wasDone = done.includes(tenant);
-    t.regex(mine[0] ?? '', wasDone ? / 0 applied in \d+ ms$/ : / 1 applied in \d+ ms$/, tenant.slug);
-  }
-  const summary = JSON.parse(rerun.stdout);
-  t.like(summary, { tenants: TENANTS, migrated: TENANTS - 10, upToDate: 10, failed: [], applied: { [last.name]: TENANTS - 10 } });
-  t.deepEqual(reportOf(secondReport).map((r) => r.slug).sort(), tenants.map((x) => x.slug).sort());
+    const secondReport = path.join(tmp, 'second.jsonl');
+    const rerun = await runTs('src/cli/main.ts', ['migrate', '--report', secondReport], env());
+    t.is(rerun.code, 0, rerun.stderr);
+    const lines = rerun.stderr.split('\n').filter((l) => /^(ok {2}|FAIL) /.test(l));
+    t.is(lines.length, TENANTS, 'one line per tenant');
+    for (const tenant of tenants) {
+      const mine = lines.filter((l) => l.startsWith(`ok   ${tenant.slug} (${tenant.schema}) `));
+      t.is(mine.length, 1, `${tenant.slug}: ${lines.join(' | ')}`);
+      const wasDone = done.includes(tenant);
+      t.regex(mine[0] ?? '', wasDone ? / 0 applied in \d+ ms$/ : / 1 applied in \d+ ms$/, tenant.slug);
+    }
+    const summary = JSON.parse(rerun.stdout);
+    t.like(summary, { tenants: TENANTS, migrated: TENANTS - 10, upToDate: 10, failed: [], applied: { [last.name]: TENANTS - 10 } });
+    t.deepEqual(
+      reportOf(secondReport)
+        .map((r) => r.slug)
+        .sort(),
+      tenants.map((x) => x.slug).sort(),
+    );
 
-  // Exactly once: one history row per migration in every schema, and the last one's objects there.
-  for (const tenant of tenants) {
-    const names = await knex(`${tenant.schema}.knex_migrations`).orderBy('id').pluck('name');
-    t.deepEqual(names, tenantMigrations.map((m) => m.name), tenant.slug);
-  }
-});
+    // Exactly once: one history row per migration in every schema, and the last one's objects there.
+    for (const tenant of tenants) {
+      const names = await knex(`${tenant.schema}.knex_migrations`).orderBy('id').pluck('name');
+      t.deepEqual(
+        names,
+        tenantMigrations.map((m) => m.name),
+        tenant.slug,
+      );
+    }
+  },
+);
 
-test.serial('when tenants:create is killed before the registry row, then no schema is left and the slug can be created again', async (t) => {
-  const slug = `r-killed-${hex(2)}`;
-  const schema = `tenant_${slug.replace(/-/g, '_')}`;
-  const blocker = new pg.Client({ connectionString: url });
-  await blocker.connect();
-  await blocker.query('begin');
-  await blocker.query('lock table platform.tenants in share mode');
-  const run = spawnTs('src/cli/main.ts', ['tenants:create', '--slug', slug, '--name', 'Killed'], env());
-  try {
-    await waitFor(async () => (await waiting()) >= 1, 'tenants:create to reach the registry row', 20000);
-  } finally {
-    run.child.kill('SIGKILL');
-  }
-  await run.done;
-  await blocker.query('rollback');
-  await blocker.end();
+test.serial(
+  'when tenants:create is killed before the registry row, then no schema is left and the slug can be created again',
+  async (t) => {
+    const slug = `r-killed-${hex(2)}`;
+    const schema = `tenant_${slug.replace(/-/g, '_')}`;
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query('lock table platform.tenants in share mode');
+    const run = spawnTs('src/cli/main.ts', ['tenants:create', '--slug', slug, '--name', 'Killed'], env());
+    try {
+      await waitFor(async () => (await waiting()) >= 1, 'tenants:create to reach the registry row', 20000);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    await run.done;
+    await blocker.query('rollback');
+    await blocker.end();
 
-  // The killed command's backend goes once it finds its client gone.
-  await waitFor(async () => (await waiting()) === 0, 'the killed backend to end', 10000);
-  const exists = async () => Boolean((await knex.raw<{ rows: { oid: string | null }[] }>('select to_regnamespace(?) as oid', [schema])).rows[0]!.oid);
-  await waitFor(async () => !(await exists()), 'the half-made schema to go with its transaction', 10000).catch(() => undefined);
-  t.false(await exists(), 'no schema without a tenant');
-  t.is(await knex('platform.tenants').where({ slug }).first(), undefined);
+    // The killed command's backend goes once it finds its client gone.
+    await waitFor(async () => (await waiting()) === 0, 'the killed backend to end', 10000);
+    const exists = async () =>
+      Boolean((await knex.raw<{ rows: { oid: string | null }[] }>('select to_regnamespace(?) as oid', [schema])).rows[0]!.oid);
+    await waitFor(async () => !(await exists()), 'the half-made schema to go with its transaction', 10000).catch(() => undefined);
+    t.false(await exists(), 'no schema without a tenant');
+    t.is(await knex('platform.tenants').where({ slug }).first(), undefined);
 
-  const again = await runTs('src/cli/main.ts', ['tenants:create', '--slug', slug, '--name', 'Again'], env());
-  t.is(again.code, 0, again.stderr);
-  t.is(JSON.parse(again.stdout).schema, schema);
-});
+    const again = await runTs('src/cli/main.ts', ['tenants:create', '--slug', slug, '--name', 'Again'], env());
+    t.is(again.code, 0, again.stderr);
+    t.is(JSON.parse(again.stdout).schema, schema);
+  },
+);

@@ -23,7 +23,7 @@ function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: { lev
   return { log: createLogger({ logLevel: 'info' }, 'pooler-test', destination), lines };
 }
 
-test('when the server connection under a pooled connection no longer holds prepared statements (a pooler gave it another), then the password guard\'s statements still run, and none is kept by name', async (t) => {
+test("when the server connection under a pooled connection no longer holds prepared statements (a pooler gave it another), then the password guard's statements still run, and none is kept by name", async (t) => {
   // One connection, so the statements below all meet the session that forgot.
   const knex = createKnex(direct, { poolMax: 1, applicationName: 'lectern-test-pooler' });
   const namespace = `t${hex()}`;
@@ -39,7 +39,7 @@ test('when the server connection under a pooled connection no longer holds prepa
   }
 });
 
-test('when the listener\'s connection accepts LISTEN but delivers no notifications (a pooler in transaction mode), then it never turns the caches on, and says once that LISTEN needs DATABASE_DIRECT_URL', async (t) => {
+test("when the listener's connection accepts LISTEN but delivers no notifications (a pooler in transaction mode), then it never turns the caches on, and says once that LISTEN needs DATABASE_DIRECT_URL", async (t) => {
   const proxy = await PgProxy.start(direct, { dropNotifications: true });
   const { log, lines } = capturingLogger();
   const listener = new ChangeListener(proxy.url, log, 100, 300);
@@ -62,14 +62,16 @@ test('when the listener\'s connection accepts LISTEN but delivers no notificatio
   }
 });
 
-test('when DATABASE_URL goes through a pooler and DATABASE_DIRECT_URL does not, then the change listener and BullMQ\'s PostgreSQL backend use the direct one, and only the pool uses the pooler', async (t) => {
+test("when DATABASE_URL goes through a pooler and DATABASE_DIRECT_URL does not, then the change listener and BullMQ's PostgreSQL backend use the direct one, and only the pool uses the pooler", async (t) => {
   const proxy = await PgProxy.start(direct, { dropNotifications: true });
   // BullMQ on its PostgreSQL backend (no REDIS_URL): it LISTENs and holds session locks.
   const ctx = await setupTestRuntime({ DATABASE_URL: proxy.url, DATABASE_DIRECT_URL: direct, REDIS_URL: undefined }, 'pooled');
   try {
     t.is(ctx.rt.directDatabaseUrl, direct);
     const tenant = await ctx.freshTenant('pooler');
-    await ctx.rt.queues.queue('tenant-stats', tenant.id).add('refresh', { tenantId: tenant.id }, { jobId: `tenant-stats-${tenant.id}-pooler` });
+    await ctx.rt.queues
+      .queue('tenant-stats', tenant.id)
+      .add('refresh', { tenantId: tenant.id }, { jobId: `tenant-stats-${tenant.id}-pooler` });
     t.truthy(await ctx.rt.queues.queue('tenant-stats', tenant.id).getJob(`tenant-stats-${tenant.id}-pooler`));
     await ctx.rt.changes.ensureStarted();
     t.true(ctx.rt.changes.live, 'the listener hears the database: it is not behind the "pooler"');

@@ -72,18 +72,30 @@ test.serial('when hosts that cannot be a tenant are asked on every API, then non
   const hosts = ['bad_label.localhost', `${'a'.repeat(60)}.localhost`, 'UPPER--DOUBLE.localhost', 'www.localhost', '-x.localhost'];
   for (const host of hosts) {
     for (const path of ['/', '/graphql', '/weblink/graphql', '/api/v2/crm/contacts']) {
-      const r = await request(port, { host, path, method: path.endsWith('graphql') ? 'POST' : 'GET', body: path.endsWith('graphql') ? { query: '{ __typename }' } : undefined });
+      const r = await request(port, {
+        host,
+        path,
+        method: path.endsWith('graphql') ? 'POST' : 'GET',
+        body: path.endsWith('graphql') ? { query: '{ __typename }' } : undefined,
+      });
       t.is(r.status, 404, `${host}${path}: ${r.text}`);
     }
   }
   const after = ctx.rt.registry.cached();
-  t.true(after.unknown <= before.unknown && after.known <= before.known, `no entry for a name that is no slug: ${JSON.stringify({ before, after })}`);
+  t.true(
+    after.unknown <= before.unknown && after.known <= before.known,
+    `no entry for a name that is no slug: ${JSON.stringify({ before, after })}`,
+  );
 });
 
 test.serial('when thousands of unknown tenant names are asked, then the tenant cache stays bounded', async (t) => {
   const names = Array.from({ length: 1200 }, (_, i) => `nobody-${i}-${a.slug.slice(-4)}`);
   for (let i = 0; i < names.length; i += 50) {
-    await Promise.all(names.slice(i, i + 50).map((n) => request(port, { host: `${n}.localhost`, path: '/weblink/graphql', method: 'POST', body: { query: '{ __typename }' } })));
+    await Promise.all(
+      names
+        .slice(i, i + 50)
+        .map((n) => request(port, { host: `${n}.localhost`, path: '/weblink/graphql', method: 'POST', body: { query: '{ __typename }' } })),
+    );
   }
   const { unknown } = ctx.rt.registry.cached();
   t.true(unknown <= 1000, `unknown names remembered: ${unknown}`);

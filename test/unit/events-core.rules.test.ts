@@ -52,20 +52,55 @@ test('when a local date-time is read in its zone, then the instant is in UTC to 
 });
 
 test('when an event has a classroom and an online part, then its period runs from the earlier start to the later end; with neither, its dates and times', (t) => {
-  const none = { classroom_start: null, classroom_end: null, lms_start: null, lms_end: null, start_date: null, end_date: null, start_time: null, end_time: null };
-  t.deepEqual(localPeriod({ ...none, classroom_start: '2027-06-10T09:00:00', classroom_end: '2027-06-10T17:00:00', lms_start: '2027-06-01T00:00:00', lms_end: '2027-06-30T00:00:00' }), { start: '2027-06-01T00:00:00', end: '2027-06-30T00:00:00' });
-  t.deepEqual(localPeriod({ ...none, classroom_start: '2027-06-10T09:00:00', classroom_end: '2027-06-10T17:00:00', lms_start: '2027-06-11T00:00:00' }), { start: '2027-06-10T09:00:00', end: '2027-06-10T17:00:00' });
-  t.deepEqual(localPeriod({ ...none, start_date: '2027-06-10', start_time: '09:30:00', end_date: '2027-06-11' }), { start: '2027-06-10T09:30:00', end: '2027-06-11T00:00:00' });
+  const none = {
+    classroom_start: null,
+    classroom_end: null,
+    lms_start: null,
+    lms_end: null,
+    start_date: null,
+    end_date: null,
+    start_time: null,
+    end_time: null,
+  };
+  t.deepEqual(
+    localPeriod({
+      ...none,
+      classroom_start: '2027-06-10T09:00:00',
+      classroom_end: '2027-06-10T17:00:00',
+      lms_start: '2027-06-01T00:00:00',
+      lms_end: '2027-06-30T00:00:00',
+    }),
+    { start: '2027-06-01T00:00:00', end: '2027-06-30T00:00:00' },
+  );
+  t.deepEqual(
+    localPeriod({
+      ...none,
+      classroom_start: '2027-06-10T09:00:00',
+      classroom_end: '2027-06-10T17:00:00',
+      lms_start: '2027-06-11T00:00:00',
+    }),
+    { start: '2027-06-10T09:00:00', end: '2027-06-10T17:00:00' },
+  );
+  t.deepEqual(localPeriod({ ...none, start_date: '2027-06-10', start_time: '09:30:00', end_date: '2027-06-11' }), {
+    start: '2027-06-10T09:30:00',
+    end: '2027-06-11T00:00:00',
+  });
   t.deepEqual(localPeriod(none), { start: null, end: null });
 });
 
 test('when an event is cancelled, then it is marked cancelled for REST and its time is stamped once; published or draft take it back', (t) => {
-  t.deepEqual(lifecycleColumns('cancelled', published), { columns: { lifecycle_state: 'cancelled', is_cancelled: true }, stampCancelled: true });
+  t.deepEqual(lifecycleColumns('cancelled', published), {
+    columns: { lifecycle_state: 'cancelled', is_cancelled: true },
+    stampCancelled: true,
+  });
   const cancelled = { ...published, lifecycle_state: 'cancelled', is_cancelled: true, cancelled_at: '2027-01-01T00:00:00' };
   t.false(lifecycleColumns('cancelled', cancelled).stampCancelled);
   // Cancelled through REST before a time was kept: stamped now.
   t.true(lifecycleColumns('cancelled', { ...published, is_cancelled: true }).stampCancelled);
-  t.deepEqual(lifecycleColumns('published', cancelled), { columns: { lifecycle_state: 'published', is_cancelled: false, cancelled_at: null }, stampCancelled: false });
+  t.deepEqual(lifecycleColumns('published', cancelled), {
+    columns: { lifecycle_state: 'published', is_cancelled: false, cancelled_at: null },
+    stampCancelled: false,
+  });
   t.deepEqual(lifecycleColumns('draft', published).columns, { lifecycle_state: 'draft', is_cancelled: false, cancelled_at: null });
 });
 
@@ -167,7 +202,13 @@ test('when events are deleted, then ids that name none, events with delegates or
     ],
   );
   t.deepEqual(deleteProblems([], []), []);
-  t.deepEqual(deleteProblems(Array.from({ length: 101 }, () => 1), holds).map((p) => p.field), ['eventIds']);
+  t.deepEqual(
+    deleteProblems(
+      Array.from({ length: 101 }, () => 1),
+      holds,
+    ).map((p) => p.field),
+    ['eventIds'],
+  );
 });
 
 /** Shared with the database test (events-rules-sql.test.ts), which checks the list's SQL says the same. */
@@ -189,7 +230,10 @@ test('when an event has a maximum or none, places taken or not, or is closed by 
 
 test('when an event is cancelled (with or without a recorded time), a draft or active, then eventCancelledAt is its time of cancelling, else its last change, else null', (t) => {
   const base = { lifecycle_state: 'published', is_cancelled: false, cancelled_at: null, updated_on: '2027-02-03 04:05:06.789' };
-  t.is(eventCancelledAt({ ...base, lifecycle_state: 'cancelled', is_cancelled: true, cancelled_at: '2027-01-02T03:04:05.5' }), '2027-01-02T03:04:05Z');
+  t.is(
+    eventCancelledAt({ ...base, lifecycle_state: 'cancelled', is_cancelled: true, cancelled_at: '2027-01-02T03:04:05.5' }),
+    '2027-01-02T03:04:05Z',
+  );
   t.is(eventCancelledAt({ ...base, is_cancelled: true }), '2027-02-03T04:05:06Z');
   t.is(eventCancelledAt({ ...base, cancelled_at: '2027-01-02T03:04:05' }), null);
   t.is(eventCancelledAt({ ...base, lifecycle_state: 'draft' }), null);
@@ -204,7 +248,17 @@ test('when a text search is given, then its words are split on spaces and wildca
 });
 
 test('when a time zone is checked against the zones PostgreSQL knows, then an alias it does not know becomes the zone it names; a name it knows stays in its spelling', (t) => {
-  const known = knownZones(['America/Los_Angeles', 'Europe/Kyiv', 'Europe/Kiev', 'Asia/Kolkata', 'Asia/Calcutta', 'Europe/London', 'UTC', 'US/Pacific', 'posix/Europe/London']);
+  const known = knownZones([
+    'America/Los_Angeles',
+    'Europe/Kyiv',
+    'Europe/Kiev',
+    'Asia/Kolkata',
+    'Asia/Calcutta',
+    'Europe/London',
+    'UTC',
+    'US/Pacific',
+    'posix/Europe/London',
+  ]);
   t.is(canonicalTimeZone('US/Pacific-New', known), 'America/Los_Angeles');
   t.is(canonicalTimeZone('us/pacific', known), 'US/Pacific');
   t.is(canonicalTimeZone('Europe/Kyiv', known), 'Europe/Kyiv');

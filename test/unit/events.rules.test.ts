@@ -55,7 +55,10 @@ test('when the template has no delivery locales, then any supported locale may b
 });
 
 test('when the locale named is not supported, then it is refused as such', (t) => {
-  t.deepEqual(eventLocale(false, template(), []), { localeId: null, problems: [{ field: 'localeId', value: null, message: 'Provided locale is not supported' }] });
+  t.deepEqual(eventLocale(false, template(), []), {
+    localeId: null,
+    problems: [{ field: 'localeId', value: null, message: 'Provided locale is not supported' }],
+  });
 });
 
 test('when the event is in a translated locale, then each field takes the translation, and an untranslated one falls back to the template', (t) => {
@@ -69,7 +72,13 @@ test('when the event is in a translated locale, then each field takes the transl
 });
 
 test("when the event is in a locale with no translation, in the template's own locale, or in none, then it takes the template's own content", (t) => {
-  const own = { title: 'Fire Safety', values: [{ definition_id: 10, value: 'Two days' }, { definition_id: 11, value: 'Bring boots' }] };
+  const own = {
+    title: 'Fire Safety',
+    values: [
+      { definition_id: 10, value: 'Two days' },
+      { definition_id: 11, value: 'Bring boots' },
+    ],
+  };
   t.deepEqual(inherit(template(), DE), own);
   t.deepEqual(inherit(template(), EN), own);
   t.deepEqual(inherit(template(), null), own);
@@ -82,25 +91,50 @@ test("when a translation in the template's own locale exists, then it is not use
 const classroom = { eventType: 'public', timeZoneName: 'Europe/London' };
 
 test('when a classroom event has no template and no title, then a title is required; with a template (found or not) it is not', (t) => {
-  t.deepEqual(classroomProblems(classroom, false).problems, [{ field: 'title', value: null, message: 'title is required for an event without a course template' }]);
+  t.deepEqual(classroomProblems(classroom, false).problems, [
+    { field: 'title', value: null, message: 'title is required for an event without a course template' },
+  ]);
   t.deepEqual(classroomProblems(classroom, true).problems, []);
 });
 
 test('when the end is not after the start, or comes without one, then it is refused', (t) => {
-  t.deepEqual(classroomProblems({ ...classroom, classroomStartDateTime: '2027-03-10T09:00', classroomEndDateTime: '2027-03-10T09:00:00' }, true).problems.map((p) => p.message), ['classroomEndDateTime must be after classroomStartDateTime']);
-  t.deepEqual(classroomProblems({ ...classroom, classroomEndDateTime: '2027-03-10 10:00' }, true).problems.map((p) => p.message), ['classroomEndDateTime needs classroomStartDateTime']);
-  const ok = classroomProblems({ ...classroom, classroomStartDateTime: '2027-03-10 09:00', classroomEndDateTime: '2027-03-10T17:30' }, true);
+  t.deepEqual(
+    classroomProblems(
+      { ...classroom, classroomStartDateTime: '2027-03-10T09:00', classroomEndDateTime: '2027-03-10T09:00:00' },
+      true,
+    ).problems.map((p) => p.message),
+    ['classroomEndDateTime must be after classroomStartDateTime'],
+  );
+  t.deepEqual(
+    classroomProblems({ ...classroom, classroomEndDateTime: '2027-03-10 10:00' }, true).problems.map((p) => p.message),
+    ['classroomEndDateTime needs classroomStartDateTime'],
+  );
+  const ok = classroomProblems(
+    { ...classroom, classroomStartDateTime: '2027-03-10 09:00', classroomEndDateTime: '2027-03-10T17:30' },
+    true,
+  );
   t.deepEqual([ok.problems, ok.start, ok.end, ok.zone], [[], '2027-03-10T09:00', '2027-03-10T17:30', 'Europe/London']);
 });
 
 test('when the type, zone, places or lifecycle state are out of range, then each is named', (t) => {
-  const fields = classroomProblems({ ...classroom, eventType: 'secret', timeZoneName: 'Mars/Base', maxPlaces: 2, minPlaces: 3, lifecycleState: 'archived' }, true).problems.map((p) => p.field);
+  const fields = classroomProblems(
+    { ...classroom, eventType: 'secret', timeZoneName: 'Mars/Base', maxPlaces: 2, minPlaces: 3, lifecycleState: 'archived' },
+    true,
+  ).problems.map((p) => p.field);
   t.deepEqual(fields, ['eventType', 'timeZoneName', 'minPlaces', 'lifecycleState']);
 });
 
 test('when an event title or code holds a line break, a blank title, or a code over 64 characters, then it is refused', (t) => {
-  t.deepEqual(eventTextProblems({ title: 'Fire\nSafety' }), [{ field: 'title', value: 'Fire\nSafety', message: 'title must be one line of 1 to 255 characters' }]);
-  t.deepEqual(eventTextProblems({ title: '  ' }).map((p) => p.field), ['title']);
-  t.deepEqual(eventTextProblems({ code: 'x'.repeat(65) }).map((p) => p.message), ['code must be one line of at most 64 characters']);
+  t.deepEqual(eventTextProblems({ title: 'Fire\nSafety' }), [
+    { field: 'title', value: 'Fire\nSafety', message: 'title must be one line of 1 to 255 characters' },
+  ]);
+  t.deepEqual(
+    eventTextProblems({ title: '  ' }).map((p) => p.field),
+    ['title'],
+  );
+  t.deepEqual(
+    eventTextProblems({ code: 'x'.repeat(65) }).map((p) => p.message),
+    ['code must be one line of at most 64 characters'],
+  );
   t.deepEqual(eventTextProblems({ title: 'Fire Safety', code: 'x'.repeat(64) }), []);
 });

@@ -78,8 +78,16 @@ test('when an amount round-trips through cents, then text and number agree', (t)
 // --- order body coercion -------------------------------------------------------------------------
 
 test('when an order body is valid, then parseOrder returns it with optional parts left out', (t) => {
-  const order = parseOrder({ contact_id: 7, items: [{ event_id: 3, price: 395.5, students: [{ contact_id: 8 }] }], payment: { amount: 10, type: 'card' } });
-  t.deepEqual(order, { contact_id: 7, items: [{ event_id: 3, price: 395.5, students: [{ contact_id: 8 }] }], payment: { amount: 10, type: 'card' } });
+  const order = parseOrder({
+    contact_id: 7,
+    items: [{ event_id: 3, price: 395.5, students: [{ contact_id: 8 }] }],
+    payment: { amount: 10, type: 'card' },
+  });
+  t.deepEqual(order, {
+    contact_id: 7,
+    items: [{ event_id: 3, price: 395.5, students: [{ contact_id: 8 }] }],
+    payment: { amount: 10, type: 'card' },
+  });
 });
 
 test('when the body is not a JSON object, then parseOrder refuses it with invalid_body', (t) => {
@@ -121,9 +129,13 @@ test('when fields are missing, unknown or out of range, then parseOrder names ea
 test('when an item names students without an event, the same contact twice, or fewer places than names, then parseOrder refuses it', (t) => {
   const noEvent = refusal(t, () => parseOrder({ contact_id: 1, items: [{ price: 1, students: [{ contact_id: 2 }] }] }));
   t.deepEqual(noEvent.details, { fields: { 'items.0.students': 'are allowed only on an item with an event_id' } });
-  const twice = refusal(t, () => parseOrder({ contact_id: 1, items: [{ event_id: 1, price: 1, contact_id: 2, students: [{ contact_id: 2 }] }] }));
+  const twice = refusal(t, () =>
+    parseOrder({ contact_id: 1, items: [{ event_id: 1, price: 1, contact_id: 2, students: [{ contact_id: 2 }] }] }),
+  );
   t.deepEqual(twice.details, { fields: { 'items.0.students': 'must not name the same contact twice' } });
-  const few = refusal(t, () => parseOrder({ contact_id: 1, items: [{ event_id: 1, price: 1, quantity: 1, contact_id: 2, students: [{ contact_id: 3 }] }] }));
+  const few = refusal(t, () =>
+    parseOrder({ contact_id: 1, items: [{ event_id: 1, price: 1, quantity: 1, contact_id: 2, students: [{ contact_id: 3 }] }] }),
+  );
   t.deepEqual(few.details, { fields: { 'items.0.quantity': 'must be at least the number of named delegates (2)' } });
 });
 
@@ -157,8 +169,14 @@ const order = (items: OrderInput['items']): OrderInput => ({ contact_id: 1, item
 const refs = { contacts: new Set([1, 10, 11]), events: new Set([100, 101]), stock: new Map([[500, '25.00']]) };
 
 test('when items name no event or one that does not exist, then they are dropped with their stock items and kept in discarded', (t) => {
-  const { lines, discarded } = resolveItems(order([{ price: 5 }, { event_id: 999, price: 5, children: [{ item_id: 500 }] }, { event_id: 100, price: 5 }]), refs);
-  t.deepEqual(lines.map((l) => l.eventId), [100]);
+  const { lines, discarded } = resolveItems(
+    order([{ price: 5 }, { event_id: 999, price: 5, children: [{ item_id: 500 }] }, { event_id: 100, price: 5 }]),
+    refs,
+  );
+  t.deepEqual(
+    lines.map((l) => l.eventId),
+    [100],
+  );
   t.deepEqual(discarded, [
     { path: 'items.0.event_id', id: null, reason: 'item names no event' },
     { path: 'items.1.event_id', id: 999, reason: 'no such event; item dropped' },
@@ -166,7 +184,10 @@ test('when items name no event or one that does not exist, then they are dropped
 });
 
 test('when a name names no contact, then its place stays unnamed and the quantity still counts it', (t) => {
-  const { lines, discarded } = resolveItems(order([{ event_id: 100, price: 5, contact_id: 99, students: [{ contact_id: 10 }, { contact_id: 98 }] }]), refs);
+  const { lines, discarded } = resolveItems(
+    order([{ event_id: 100, price: 5, contact_id: 99, students: [{ contact_id: 10 }, { contact_id: 98 }] }]),
+    refs,
+  );
   t.deepEqual(lines, [{ eventId: 100, contactId: null, studentIds: [10], quantity: 3, price: 5, children: [] }]);
   t.deepEqual(discarded, [
     { path: 'items.0.contact_id', id: 99, reason: 'no such contact; the place stays unnamed' },
@@ -175,13 +196,29 @@ test('when a name names no contact, then its place stays unnamed and the quantit
 });
 
 test('when an item has no quantity, then it buys a place per name and at least one; a quantity given is kept', (t) => {
-  const { lines } = resolveItems(order([{ event_id: 100, price: 1 }, { event_id: 100, price: 1, contact_id: 10, students: [{ contact_id: 11 }] }, { event_id: 101, price: 1, quantity: 7 }]), refs);
-  t.deepEqual(lines.map((l) => l.quantity), [1, 2, 7]);
+  const { lines } = resolveItems(
+    order([
+      { event_id: 100, price: 1 },
+      { event_id: 100, price: 1, contact_id: 10, students: [{ contact_id: 11 }] },
+      { event_id: 101, price: 1, quantity: 7 },
+    ]),
+    refs,
+  );
+  t.deepEqual(
+    lines.map((l) => l.quantity),
+    [1, 2, 7],
+  );
 });
 
 test('when a stock item has no price, then it costs the stock item price; a price given wins; an unknown one is dropped', (t) => {
-  const { lines, discarded } = resolveItems(order([{ event_id: 100, price: 1, children: [{ item_id: 500 }, { item_id: 500, price: 19.99 }, { item_id: 501 }] }]), refs);
-  t.deepEqual(lines[0]!.children, [{ itemId: 500, priceCents: 2500 }, { itemId: 500, priceCents: 1999 }]);
+  const { lines, discarded } = resolveItems(
+    order([{ event_id: 100, price: 1, children: [{ item_id: 500 }, { item_id: 500, price: 19.99 }, { item_id: 501 }] }]),
+    refs,
+  );
+  t.deepEqual(lines[0]!.children, [
+    { itemId: 500, priceCents: 2500 },
+    { itemId: 500, priceCents: 1999 },
+  ]);
   t.deepEqual(discarded, [{ path: 'items.0.children.2.item_id', id: 501, reason: 'no such stock item; dropped' }]);
 });
 
@@ -204,8 +241,17 @@ test('when an order needs more places than an event has left, then overbooked na
     { id: 2, event_id: 100, contact_id: null, student_ids: [], quantity: 1 },
     { id: 3, event_id: 101, contact_id: null, student_ids: [], quantity: 50 },
   ]);
-  t.deepEqual([...wanted], [[100, 3], [101, 50]]);
-  const events = [{ id: 100, title: 'First Aid', delegates_max: 4 }, { id: 101, title: 'Open', delegates_max: null }];
+  t.deepEqual(
+    [...wanted],
+    [
+      [100, 3],
+      [101, 50],
+    ],
+  );
+  const events = [
+    { id: 100, title: 'First Aid', delegates_max: 4 },
+    { id: 101, title: 'Open', delegates_max: null },
+  ];
   t.is(overbooked(events, new Map([[100, 1]]), wanted), undefined);
   t.deepEqual(overbooked(events, new Map([[100, 2]]), wanted), { id: 100, title: 'First Aid', left: 2, need: 3 });
   t.deepEqual(overbooked(events, new Map([[100, 9]]), wanted), { id: 100, title: 'First Aid', left: 0, need: 3 });
@@ -214,14 +260,41 @@ test('when an order needs more places than an event has left, then overbooked na
 // --- the invoice -----------------------------------------------------------------------------------
 
 const eventLine = (over: Partial<InvoiceSourceLine> = {}): InvoiceSourceLine => ({
-  kind: 'event', event_id: 100, stock_item_id: null, quantity: 2, unit_price: '395.50', event_title: 'First Aid', event_start: '2027-03-10', event_currency: 'GBP', stock_name: null, ...over,
+  kind: 'event',
+  event_id: 100,
+  stock_item_id: null,
+  quantity: 2,
+  unit_price: '395.50',
+  event_title: 'First Aid',
+  event_start: '2027-03-10',
+  event_currency: 'GBP',
+  stock_name: null,
+  ...over,
 });
-const bookLine: InvoiceSourceLine = { kind: 'stock_item', event_id: null, stock_item_id: 500, quantity: 1, unit_price: '25.00', event_title: null, event_start: null, event_currency: null, stock_name: 'Course book' };
+const bookLine: InvoiceSourceLine = {
+  kind: 'stock_item',
+  event_id: null,
+  stock_item_id: 500,
+  quantity: 1,
+  unit_price: '25.00',
+  event_title: null,
+  event_start: null,
+  event_currency: null,
+  stock_name: 'Course book',
+};
 
 test('when an invoice is drafted, then each line is unit price times quantity in cents and the total is their exact sum', (t) => {
   const draft = draftInvoice([eventLine(), bookLine], { currency_id: null, payment_currency: null, payment_amount: '816.00' });
   t.deepEqual(draft.lines, [
-    { position: 1, description: 'First Aid (2027-03-10)', event_id: 100, stock_item_id: null, quantity: 2, unit_price: '395.50', amount: '791.00' },
+    {
+      position: 1,
+      description: 'First Aid (2027-03-10)',
+      event_id: 100,
+      stock_item_id: null,
+      quantity: 2,
+      unit_price: '395.50',
+      amount: '791.00',
+    },
     { position: 2, description: 'Course book', event_id: null, stock_item_id: 500, quantity: 1, unit_price: '25.00', amount: '25.00' },
   ]);
   t.is(draft.totalCents, 81600);
@@ -232,7 +305,11 @@ test('when an invoice is drafted, then each line is unit price times quantity in
 
 test('when cents would drift as floats, then the invoice total stays exact', (t) => {
   // 0.1 + 0.2 as floats is 0.30000000000000004; in cents it is 30.
-  const draft = draftInvoice([eventLine({ quantity: 1, unit_price: '0.10' }), eventLine({ quantity: 1, unit_price: '0.20' })], { currency_id: null, payment_currency: null, payment_amount: '0.30' });
+  const draft = draftInvoice([eventLine({ quantity: 1, unit_price: '0.10' }), eventLine({ quantity: 1, unit_price: '0.20' })], {
+    currency_id: null,
+    payment_currency: null,
+    payment_amount: '0.30',
+  });
   t.is(draft.totalCents, 30);
   t.is(draft.status, 'paid');
 });
@@ -253,8 +330,15 @@ test("when an invoice's currency is chosen, then the order's wins over the payme
 });
 
 test('when a line lacks its title, start or name, then its description falls back to its id', (t) => {
-  const draft = draftInvoice([eventLine({ event_title: null, event_start: null }), { ...bookLine, stock_name: null }], { currency_id: null, payment_currency: null, payment_amount: '0' });
-  t.deepEqual(draft.lines.map((l) => l.description), ['Event 100', 'Stock item 500']);
+  const draft = draftInvoice([eventLine({ event_title: null, event_start: null }), { ...bookLine, stock_name: null }], {
+    currency_id: null,
+    payment_currency: null,
+    payment_amount: '0',
+  });
+  t.deepEqual(
+    draft.lines.map((l) => l.description),
+    ['Event 100', 'Stock item 500'],
+  );
 });
 
 // --- the tenant's order setup --------------------------------------------------------------------
@@ -262,7 +346,9 @@ test('when a line lacks its title, start or name, then its description falls bac
 test('when the order workflow is not automatic or manual, then it is a problem on orderWorkflow', (t) => {
   t.deepEqual(orderWorkflowProblems(undefined), []);
   t.deepEqual(orderWorkflowProblems('manual'), []);
-  t.deepEqual(orderWorkflowProblems('sometimes'), [{ field: 'orderWorkflow', value: 'sometimes', message: 'orderWorkflow must be automatic or manual' }]);
+  t.deepEqual(orderWorkflowProblems('sometimes'), [
+    { field: 'orderWorkflow', value: 'sometimes', message: 'orderWorkflow must be automatic or manual' },
+  ]);
 });
 
 test('when a payment type name is empty, too long or holds a NUL, then it is a problem on name', (t) => {
@@ -277,8 +363,17 @@ test('when a stock item has a bad name or a price out of range, then each is a p
   t.deepEqual(stockItemProblems({ name: 'Max', price: MAX_AMOUNT }), []);
   t.deepEqual(
     stockItemProblems({ name: '', price: -1 }).map((p) => [p.field, p.message]),
-    [['name', 'name must be 1 to 255 characters'], ['price', 'price must be a number from 0 to 999999999999.99']],
+    [
+      ['name', 'name must be 1 to 255 characters'],
+      ['price', 'price must be a number from 0 to 999999999999.99'],
+    ],
   );
-  t.deepEqual(stockItemProblems({ name: 'x'.repeat(256), price: Number.NaN }).map((p) => p.field), ['name', 'price']);
-  t.deepEqual(stockItemProblems({ name: 'ok', price: MAX_AMOUNT + 1 }).map((p) => p.field), ['price']);
+  t.deepEqual(
+    stockItemProblems({ name: 'x'.repeat(256), price: Number.NaN }).map((p) => p.field),
+    ['name', 'price'],
+  );
+  t.deepEqual(
+    stockItemProblems({ name: 'ok', price: MAX_AMOUNT + 1 }).map((p) => p.field),
+    ['price'],
+  );
 });

@@ -38,7 +38,14 @@ test.after.always(async () => f?.close());
 const CLIENT_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/plain, */*' };
 
 const guest = (domain: unknown, opts: { host?: string; from?: string; port?: number } = {}) =>
-  request(opts.port ?? f.port, { method: 'POST', path: '/portal/guest', host: opts.host ?? 'localhost', headers: CLIENT_HEADERS, body: { domain }, ...(opts.from ? { from: opts.from } : {}) });
+  request(opts.port ?? f.port, {
+    method: 'POST',
+    path: '/portal/guest',
+    host: opts.host ?? 'localhost',
+    headers: CLIENT_HEADERS,
+    body: { domain },
+    ...(opts.from ? { from: opts.from } : {}),
+  });
 
 async function tokenFor(domain: string): Promise<string> {
   const res = await guest(domain);
@@ -62,28 +69,31 @@ const weblink = (opts: { portal?: string; token?: string; host?: string; path?: 
   });
 const codes = (res: { json: { data: { locales: { code: string }[] } } }) => res.json.data.locales.map((l) => l.code).sort();
 
-test.serial('when a website gets a guest token for its portal, then WebLink on the platform address answers with that instance\'s catalogue', async (t) => {
-  const res = await guest(domainA);
-  t.is(res.status, 200, res.text);
-  t.regex(String(res.headers['content-type']), /^application\/json/);
-  t.is(res.headers['cache-control'], 'no-store');
-  t.deepEqual(Object.keys(res.json).sort(), ['expires_in', 'portal_token']);
-  t.is(res.json.expires_in, 7200);
-  const answer = await weblink({ portal: domainA, token: res.json.portal_token, headers: { 'weblink-client': 'AB-booking-portal' } });
-  t.is(answer.status, 200, answer.text);
-  t.is(answer.json.data.__typename, 'Query');
-  t.true(codes(answer).includes('fr'));
-  t.false(codes(answer).includes('de'));
-  t.truthy(answer.headers['ratelimit-remaining']);
-  // The other portal's token answers with the other instance.
-  const theirs = await weblink({ portal: domainB, token: await tokenFor(domainB) });
-  t.is(theirs.status, 200, theirs.text);
-  t.true(codes(theirs).includes('de'));
-  t.false(codes(theirs).includes('fr'));
-  // weblink-client is recorded, as a label of the WebLink request counter.
-  const metrics = await request(f.port, { path: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
-  t.regex(metrics.text, /weblink_requests_total\{via="portal",client="AB-booking-portal",status="200"\} 1/);
-});
+test.serial(
+  "when a website gets a guest token for its portal, then WebLink on the platform address answers with that instance's catalogue",
+  async (t) => {
+    const res = await guest(domainA);
+    t.is(res.status, 200, res.text);
+    t.regex(String(res.headers['content-type']), /^application\/json/);
+    t.is(res.headers['cache-control'], 'no-store');
+    t.deepEqual(Object.keys(res.json).sort(), ['expires_in', 'portal_token']);
+    t.is(res.json.expires_in, 7200);
+    const answer = await weblink({ portal: domainA, token: res.json.portal_token, headers: { 'weblink-client': 'AB-booking-portal' } });
+    t.is(answer.status, 200, answer.text);
+    t.is(answer.json.data.__typename, 'Query');
+    t.true(codes(answer).includes('fr'));
+    t.false(codes(answer).includes('de'));
+    t.truthy(answer.headers['ratelimit-remaining']);
+    // The other portal's token answers with the other instance.
+    const theirs = await weblink({ portal: domainB, token: await tokenFor(domainB) });
+    t.is(theirs.status, 200, theirs.text);
+    t.true(codes(theirs).includes('de'));
+    t.false(codes(theirs).includes('fr'));
+    // weblink-client is recorded, as a label of the WebLink request counter.
+    const metrics = await request(f.port, { path: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+    t.regex(metrics.text, /weblink_requests_total\{via="portal",client="AB-booking-portal",status="200"\} 1/);
+  },
+);
 
 test('portal tokens: the newest key signs, every listed key verifies (rotation), and they last two hours', (t) => {
   const old = 'o'.repeat(32);
@@ -101,7 +111,7 @@ test.serial('the token service answers on instance addresses too, and takes the 
   t.is((await weblink({ portal: domainA, token: res.json.portal_token })).status, 200);
 });
 
-test.serial('when the domain is no portal, then 404 in the app\'s error shape; a body without a domain is 400', async (t) => {
+test.serial("when the domain is no portal, then 404 in the app's error shape; a body without a domain is 400", async (t) => {
   const unknown = await guest(`nobody-${run}.example`);
   t.is(unknown.status, 404);
   t.is(unknown.json.error.code, 'portal_not_found');
@@ -118,36 +128,49 @@ test.serial('when the domain is no portal, then 404 in the app\'s error shape; a
   t.is(broken.json.error.code, 'invalid_json');
 });
 
-test.serial('on the platform address: a missing, malformed, forged, expired or other portal\'s token is 401 with WWW-Authenticate; an unknown portal 404', async (t) => {
-  const token = await tokenFor(domainA);
-  const tokenB = await tokenFor(domainB);
-  const claims = JSON.parse(Buffer.from(token.slice(4, token.lastIndexOf('.')), 'base64url').toString()) as { p: number; t: number };
-  const expired = signPortalToken(f.ctx.rt.config.portalTokenKeys, { portalId: claims.p, tenantId: claims.t }, Date.now() - 3 * 3600_000).token;
-  const forged = signPortalToken(['x'.repeat(40)], { portalId: claims.p, tenantId: claims.t }).token;
-  const tampered = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`;
+test.serial(
+  "on the platform address: a missing, malformed, forged, expired or other portal's token is 401 with WWW-Authenticate; an unknown portal 404",
+  async (t) => {
+    const token = await tokenFor(domainA);
+    const tokenB = await tokenFor(domainB);
+    const claims = JSON.parse(Buffer.from(token.slice(4, token.lastIndexOf('.')), 'base64url').toString()) as { p: number; t: number };
+    const expired = signPortalToken(
+      f.ctx.rt.config.portalTokenKeys,
+      { portalId: claims.p, tenantId: claims.t },
+      Date.now() - 3 * 3600_000,
+    ).token;
+    const forged = signPortalToken(['x'.repeat(40)], { portalId: claims.p, tenantId: claims.t }).token;
+    const tampered = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`;
 
-  const missing = await weblink({ portal: domainA });
-  t.is(missing.status, 401);
-  t.regex(String(missing.headers['www-authenticate']), /^Bearer realm="Lectern WebLink"$/);
-  t.is(missing.json.errors[0].extensions.code, 'UNAUTHENTICATED');
-  for (const [what, bad] of [['expired', expired], ['forged', forged], ['tampered', tampered], ['other portal\'s', tokenB], ['garbage', 'not-a-token']] as const) {
-    const res = await weblink({ portal: domainA, token: bad });
-    t.is(res.status, 401, what);
-    t.regex(String(res.headers['www-authenticate']), /^Bearer .*error="invalid_token"/, what);
-    t.regex(String(res.headers['content-type']), /json/, what);
-    t.is(res.json.errors[0].extensions.code, 'UNAUTHENTICATED', what);
-    t.is(res.json.data, undefined, what);
-  }
-  t.regex((await weblink({ portal: domainA, token: expired })).json.errors[0].message, /expired/);
-  const notBearer = await weblink({ portal: domainA, headers: { authorization: 'Basic eDp5' } });
-  t.is(notBearer.status, 401);
+    const missing = await weblink({ portal: domainA });
+    t.is(missing.status, 401);
+    t.regex(String(missing.headers['www-authenticate']), /^Bearer realm="Lectern WebLink"$/);
+    t.is(missing.json.errors[0].extensions.code, 'UNAUTHENTICATED');
+    for (const [what, bad] of [
+      ['expired', expired],
+      ['forged', forged],
+      ['tampered', tampered],
+      ["other portal's", tokenB],
+      ['garbage', 'not-a-token'],
+    ] as const) {
+      const res = await weblink({ portal: domainA, token: bad });
+      t.is(res.status, 401, what);
+      t.regex(String(res.headers['www-authenticate']), /^Bearer .*error="invalid_token"/, what);
+      t.regex(String(res.headers['content-type']), /json/, what);
+      t.is(res.json.errors[0].extensions.code, 'UNAUTHENTICATED', what);
+      t.is(res.json.data, undefined, what);
+    }
+    t.regex((await weblink({ portal: domainA, token: expired })).json.errors[0].message, /expired/);
+    const notBearer = await weblink({ portal: domainA, headers: { authorization: 'Basic eDp5' } });
+    t.is(notBearer.status, 401);
 
-  const unknown = await weblink({ portal: `nobody-${run}.example`, token });
-  t.is(unknown.status, 404);
-  t.is(unknown.json.errors[0].extensions.code, 'NOT_FOUND');
-  const noPortal = await weblink({ token });
-  t.is(noPortal.status, 404);
-});
+    const unknown = await weblink({ portal: `nobody-${run}.example`, token });
+    t.is(unknown.status, 404);
+    t.is(unknown.json.errors[0].extensions.code, 'NOT_FOUND');
+    const noPortal = await weblink({ token });
+    t.is(noPortal.status, 404);
+  },
+);
 
 test.serial('the trailing-slash address works, with CORS allowing the portal headers', async (t) => {
   const token = await tokenFor(domainA);
@@ -157,16 +180,25 @@ test.serial('the trailing-slash address works, with CORS allowing the portal hea
   const preflight = await request(f.port, {
     method: 'OPTIONS',
     path: '/weblink/graphql/',
-    headers: { origin: 'https://site.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,weblink-portal,weblink-client,content-type' },
+    headers: {
+      origin: 'https://site.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,weblink-portal,weblink-client,content-type',
+    },
   });
   t.is(preflight.status, 204);
-  for (const h of ['authorization', 'weblink-portal', 'weblink-client', 'weblink-content-locale']) t.true(String(preflight.headers['access-control-allow-headers']).toLowerCase().includes(h), h);
-  const tokenPreflight = await request(f.port, { method: 'OPTIONS', path: '/portal/guest', headers: { origin: 'https://site.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  for (const h of ['authorization', 'weblink-portal', 'weblink-client', 'weblink-content-locale'])
+    t.true(String(preflight.headers['access-control-allow-headers']).toLowerCase().includes(h), h);
+  const tokenPreflight = await request(f.port, {
+    method: 'OPTIONS',
+    path: '/portal/guest',
+    headers: { origin: 'https://site.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
   t.is(tokenPreflight.status, 204);
   t.is(tokenPreflight.headers['access-control-allow-origin'], '*');
 });
 
-test.serial('on an instance\'s own address: no token works as before; a token must be valid and for that instance', async (t) => {
+test.serial("on an instance's own address: no token works as before; a token must be valid and for that instance", async (t) => {
   const host = `${f.tenant.slug}.localhost`;
   const anonymous = await weblink({ host });
   t.is(anonymous.status, 200, anonymous.text);
@@ -220,9 +252,18 @@ test.serial('CLI: portals:add, portals:list and portals:remove', async (t) => {
   t.regex(bad.stderr, /must be a website host name/);
   const listed = await runTs('src/cli/main.ts', ['portals:list', '--tenant', other.slug]);
   t.is(listed.code, 0, listed.stderr);
-  t.deepEqual(JSON.parse(listed.stdout).map((p: { domain: string; tenant: string }) => [p.domain, p.tenant]), [[domainB, other.slug], [domain, other.slug]].sort((a, b) => a[0]!.localeCompare(b[0]!)));
+  t.deepEqual(
+    JSON.parse(listed.stdout).map((p: { domain: string; tenant: string }) => [p.domain, p.tenant]),
+    [
+      [domainB, other.slug],
+      [domain, other.slug],
+    ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+  );
   const all = JSON.parse((await runTs('src/cli/main.ts', ['portals:list'])).stdout) as { domain: string; tenant: string }[];
-  t.like(all.find((p) => p.domain === domainA), { tenant: f.tenant.slug });
+  t.like(
+    all.find((p) => p.domain === domainA),
+    { tenant: f.tenant.slug },
+  );
   const removed = await runTs('src/cli/main.ts', ['portals:remove', '--domain', domain]);
   t.is(removed.code, 0, removed.stderr);
   const gone = await runTs('src/cli/main.ts', ['portals:remove', '--domain', domain]);
@@ -233,51 +274,54 @@ test.serial('CLI: portals:add, portals:list and portals:remove', async (t) => {
   t.regex(usage.stderr, /--domain is required/);
 });
 
-test.serial('Control Panel: an admin adds and removes portals (CSRF-protected); a viewer may not; signed out goes to sign-in', async (t) => {
-  const host = `http://${f.tenant.slug}.localhost:${f.port}`;
-  const section = '/control-panel/portals';
-  const b = new Browser(f.port);
-  const landed = await b.follow(`${host}${section}`);
-  if (!('page' in landed)) throw new Error('expected a page');
-  t.true(landed.url.includes('/control-panel/login'));
-  const signedIn = await b.submit(landed.url, { email: f.email, password: PASSWORD });
-  t.is(signedIn.location, `${host}${section}`);
-  const list = await b.get(`${host}${section}`);
-  t.is(list.status, 200);
-  t.true(list.text.includes(domainA));
-  t.false(list.text.includes(domainB), 'only this instance\'s portals');
+test.serial(
+  'Control Panel: an admin adds and removes portals (CSRF-protected); a viewer may not; signed out goes to sign-in',
+  async (t) => {
+    const host = `http://${f.tenant.slug}.localhost:${f.port}`;
+    const section = '/control-panel/portals';
+    const b = new Browser(f.port);
+    const landed = await b.follow(`${host}${section}`);
+    if (!('page' in landed)) throw new Error('expected a page');
+    t.true(landed.url.includes('/control-panel/login'));
+    const signedIn = await b.submit(landed.url, { email: f.email, password: PASSWORD });
+    t.is(signedIn.location, `${host}${section}`);
+    const list = await b.get(`${host}${section}`);
+    t.is(list.status, 200);
+    t.true(list.text.includes(domainA));
+    t.false(list.text.includes(domainB), "only this instance's portals");
 
-  const domain = `cp-${run}.example`;
-  const added = await b.submit(`${host}${section}`, { domain: `https://${domain}/` }, { action: section });
-  t.is(added.status, 200, added.text);
-  t.regex(added.text, new RegExp(`${domain.replace(/\./g, '\\.')} is a portal of this instance now`));
-  t.is((await guest(domain)).status, 200);
-  const taken = await b.submit(`${host}${section}`, { domain: domainB }, { action: section });
-  t.is(taken.status, 409);
-  t.regex(taken.text, /portal of another instance/);
-  const forged = await b.send('POST', `${host}${section}`, { form: { domain: `forged-${run}.example` } });
-  t.is(forged.status, 403);
-  t.false((await b.get(`${host}${section}`)).text.includes(`forged-${run}.example`));
+    const domain = `cp-${run}.example`;
+    const added = await b.submit(`${host}${section}`, { domain: `https://${domain}/` }, { action: section });
+    t.is(added.status, 200, added.text);
+    t.regex(added.text, new RegExp(`${domain.replace(/\./g, '\\.')} is a portal of this instance now`));
+    t.is((await guest(domain)).status, 200);
+    const taken = await b.submit(`${host}${section}`, { domain: domainB }, { action: section });
+    t.is(taken.status, 409);
+    t.regex(taken.text, /portal of another instance/);
+    const forged = await b.send('POST', `${host}${section}`, { form: { domain: `forged-${run}.example` } });
+    t.is(forged.status, 403);
+    t.false((await b.get(`${host}${section}`)).text.includes(`forged-${run}.example`));
 
-  const removed = await b.submit(`${host}${section}`, {}, { action: `${section}/remove`, where: { domain } });
-  t.is(removed.status, 200);
-  t.regex(removed.text, /is removed/);
-  t.is((await guest(domain)).status, 404);
-  // Another instance's portal cannot be removed from here.
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(removed.text)![1]!;
-  const theirs = await b.send('POST', `${host}${section}/remove`, { form: { _csrf: csrf, domain: domainB } });
-  t.is(theirs.status, 404);
-  t.is((await guest(domainB)).status, 200);
+    const removed = await b.submit(`${host}${section}`, {}, { action: `${section}/remove`, where: { domain } });
+    t.is(removed.status, 200);
+    t.regex(removed.text, /is removed/);
+    t.is((await guest(domain)).status, 404);
+    // Another instance's portal cannot be removed from here.
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(removed.text)![1]!;
+    const theirs = await b.send('POST', `${host}${section}/remove`, { form: { _csrf: csrf, domain: domainB } });
+    t.is(theirs.status, 404);
+    t.is((await guest(domainB)).status, 200);
 
-  await withTenant(f.ctx.rt.knex, f.tenant, (db) => createUser(db, { email: 'viewer@wpt.test', password: PASSWORD, role: 'viewer' }));
-  const viewer = new Browser(f.port);
-  const login = await viewer.follow(`${host}${section}`);
-  if (!('page' in login)) throw new Error('expected a page');
-  await viewer.submit(login.url, { email: 'viewer@wpt.test', password: PASSWORD });
-  const refused = await viewer.get(`${host}${section}`);
-  t.is(refused.status, 403);
-  t.regex(refused.text, /WEBLINK_PORTALS_EDIT/);
-});
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => createUser(db, { email: 'viewer@wpt.test', password: PASSWORD, role: 'viewer' }));
+    const viewer = new Browser(f.port);
+    const login = await viewer.follow(`${host}${section}`);
+    if (!('page' in login)) throw new Error('expected a page');
+    await viewer.submit(login.url, { email: 'viewer@wpt.test', password: PASSWORD });
+    const refused = await viewer.get(`${host}${section}`);
+    t.is(refused.status, 403);
+    t.regex(refused.text, /WEBLINK_PORTALS_EDIT/);
+  },
+);
 
 test.serial('POST /portal/guest is rate-limited per client address (WEBLINK_RATE_LIMIT a minute), with 429 and Retry-After', async (t) => {
   const rt = f.ctx.rt;

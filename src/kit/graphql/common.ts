@@ -12,11 +12,17 @@ export const FieldErrorObject = new GraphQLObjectType({
   },
 });
 
-export const fieldErrors = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FieldErrorObject))), description: 'Empty on success.' };
+export const fieldErrors = {
+  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FieldErrorObject))),
+  description: 'Empty on success.',
+};
 
 /** A mutation's payload, as every mutation has it: the record under `field` (null when refused) and `errors`. */
 export function payloadType(name: string, field: string, type: () => GraphQLOutputType): GraphQLObjectType {
   return new GraphQLObjectType({ name, fields: () => ({ [field]: { type: type() }, errors: fieldErrors }) });
 }
 
-export const LifecycleStateEnum = new GraphQLEnumType({ name: 'LifecycleState', values: Object.fromEntries(LIFECYCLE_STATES.map((v) => [v, { value: v }])) });
+export const LifecycleStateEnum = new GraphQLEnumType({
+  name: 'LifecycleState',
+  values: Object.fromEntries(LIFECYCLE_STATES.map((v) => [v, { value: v }])),
+});

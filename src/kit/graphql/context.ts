@@ -78,7 +78,12 @@ export interface GraphQLContext {
 const READS = /^\s*\(?\s*select\b/i;
 
 /** The per-request parts of a {@link GraphQLContext}: its loaders, its turn of writes and its budgets. */
-export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget' | 'inTurn' | 'spendFilterValues' | 'spendRecords' | 'recordsLeft' | 'overBudget' | 'refusedBeforeWriting'> {
+export function requestScope(
+  db: Knex,
+): Pick<
+  GraphQLContext,
+  'loader' | 'forget' | 'inTurn' | 'spendFilterValues' | 'spendRecords' | 'recordsLeft' | 'overBudget' | 'refusedBeforeWriting'
+> {
   const made = new Map<string, unknown>();
   let last: Promise<unknown> = Promise.resolve();
   // Statements that may write, counted from the first mutation on (queries never take turns).
@@ -103,7 +108,9 @@ export function requestScope(db: Knex): Pick<GraphQLContext, 'loader' | 'forget'
     spendFilterValues(values) {
       filterValues += values;
       if (filterValues > MAX_FILTER_VALUES_PER_REQUEST) {
-        throw badInput(`Filters count toward the request's cost: at most ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request, over all its lists (a filter without values counts one)`);
+        throw badInput(
+          `Filters count toward the request's cost: at most ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request, over all its lists (a filter without values counts one)`,
+        );
       }
     },
     loader<T>(key: string, make: (db: Knex) => T): T {

@@ -1,4 +1,13 @@
-import { Kind, TypeInfo, visit, visitWithTypeInfo, type ArgumentNode, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
+import {
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type ArgumentNode,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
 
 /**
@@ -13,7 +22,11 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * clients read them whole; what such lists multiply is bounded when the request runs, by its
  * record budget (MAX_RECORDS_PER_REQUEST, spent by every list).
  */
-export function withPages(schema: GraphQLSchema, document: DocumentNode, variables?: Readonly<Record<string, unknown>> | null): DocumentNode {
+export function withPages(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables?: Readonly<Record<string, unknown>> | null,
+): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   return visit(
     document,
@@ -23,7 +36,11 @@ export function withPages(schema: GraphQLSchema, document: DocumentNode, variabl
         const given = node.arguments?.find((a) => a.name.value === 'first');
         if (given?.value.kind === Kind.INT) return undefined;
         const pages = given?.value.kind === Kind.VARIABLE ? pageOf(variables?.[given.value.name.value]) : DEFAULT_PAGE;
-        const first: ArgumentNode = { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: { kind: Kind.INT, value: String(pages) } };
+        const first: ArgumentNode = {
+          kind: Kind.ARGUMENT,
+          name: { kind: Kind.NAME, value: 'first' },
+          value: { kind: Kind.INT, value: String(pages) },
+        };
         return { ...node, arguments: [...(node.arguments ?? []).filter((a) => a !== given), first] };
       },
     }),

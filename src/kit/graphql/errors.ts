@@ -13,7 +13,11 @@ export interface FieldError {
 }
 
 export function fieldError(label: string, value: unknown, message: string): FieldError {
-  return { label, value: value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value), message };
+  return {
+    label,
+    value: value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value),
+    message,
+  };
 }
 
 /** The problems a module's rules found, as the GraphQL API reports them (the field becomes the label). */

@@ -1,7 +1,17 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { getOperationAST, GraphQLError, specifiedRules, validate, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationContext } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  specifiedRules,
+  validate,
+  type ASTVisitor,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type ValidationContext,
+} from 'graphql';
 import { bodyParser } from '@koa/bodyparser';
 import { processRequest, type Request as HelixRequest } from 'graphql-helix';
 import type { Knex } from '../../platform/db/knex.js';
@@ -61,7 +71,8 @@ function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
 /** The cost limit, counted with the page sizes the request's variables give ({@link withPages}). */
 const COST = {
   pageVariables,
-  check: (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined) => validate(schema, withPages(schema, document, variables), [COST_RULE]),
+  check: (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined) =>
+    validate(schema, withPages(schema, document, variables), [COST_RULE]),
 };
 
 const RESPONSE_TYPE = 'application/graphql-response+json';
@@ -92,7 +103,10 @@ interface GraphQLParameters {
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `variables` or `extensions`: an object, or (as URL parameters are, and as n8n sends body parameters) a string of JSON of one. */
-function mapParameter(name: string, value: unknown): { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string } {
+function mapParameter(
+  name: string,
+  value: unknown,
+): { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string } {
   if (value === undefined || value === null || value === '') return { ok: true, value: undefined };
   let parsed: unknown = value;
   if (typeof value === 'string') {
@@ -116,7 +130,11 @@ function mapParameter(name: string, value: unknown): { ok: true; value: Record<s
  * Other keys of the body or URL (`staff`, a page `offset`) are left alone. A parameter of the
  * wrong type is a malformed request: its message, for a 400 whatever is accepted.
  */
-function requestParameters(method: string, body: unknown, url: Readonly<Record<string, unknown>>): { ok: true; params: GraphQLParameters } | { ok: false; message: string } {
+function requestParameters(
+  method: string,
+  body: unknown,
+  url: Readonly<Record<string, unknown>>,
+): { ok: true; params: GraphQLParameters } | { ok: false; message: string } {
   const fromBody = isMap(body) ? body : undefined;
   let source: Readonly<Record<string, unknown>> | undefined;
   if (method === 'GET') source = url.query == null && fromBody?.query != null ? fromBody : url;
@@ -171,7 +189,11 @@ function maskErrors(result: ExecutionResult, failed: (err: unknown) => void): Ex
       const original = e.originalError;
       if (!original || original instanceof GraphQLError) return e;
       if (original instanceof AppError && original.status < 500) {
-        return new GraphQLError(original.message, { nodes: e.nodes, path: e.path, extensions: { code: original.code.toUpperCase(), ...(original.details ? { details: original.details } : {}) } });
+        return new GraphQLError(original.message, {
+          nodes: e.nodes,
+          path: e.path,
+          extensions: { code: original.code.toUpperCase(), ...(original.details ? { details: original.details } : {}) },
+        });
       }
       failed(original);
       return e;
@@ -193,7 +215,8 @@ export interface AnswerOptions {
 }
 
 /** What a request runs as, made inside its transaction; or why it is refused before it runs. */
-export type RequestContext = { context: GraphQLContext } | { refuse: { status: number; message: string; code: string; headers?: Record<string, string> } };
+export type RequestContext =
+  { context: GraphQLContext } | { refuse: { status: number; message: string; code: string; headers?: Record<string, string> } };
 
 export interface GraphQLServer {
   /**
@@ -236,7 +259,14 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
     return getOperationAST(document, params.operationName ?? undefined)?.operation !== 'mutation';
   }
 
-  async function run(ctx: AppContext, media: Media, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, params: GraphQLParameters, opts: AnswerOptions) {
+  async function run(
+    ctx: AppContext,
+    media: Media,
+    tenant: Tenant,
+    makeContext: (db: Knex) => Promise<RequestContext>,
+    params: GraphQLParameters,
+    opts: AnswerOptions,
+  ) {
     const readOnly = opts.readOnly ?? readsOnly(params);
     await withRequestDb(
       rt,
@@ -267,9 +297,11 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           },
         });
         // helix answers 500 when execution itself threw (its message would be in the body).
-        if (failure === undefined && result.type === 'RESPONSE' && result.status >= 500) failure = new Error(`GraphQL execution failed: ${JSON.stringify(result.payload)}`);
+        if (failure === undefined && result.type === 'RESPONSE' && result.status >= 500)
+          failure = new Error(`GraphQL execution failed: ${JSON.stringify(result.payload)}`);
         if (failure !== undefined) throw new ServerFailure(failure);
-        if (result.type !== 'RESPONSE') return graphqlErrors(ctx, 400, 'Subscriptions and incremental delivery are not supported', 'BAD_REQUEST');
+        if (result.type !== 'RESPONSE')
+          return graphqlErrors(ctx, 400, 'Subscriptions and incremental delivery are not supported', 'BAD_REQUEST');
         for (const h of result.headers) ctx.set(h.name, h.value);
         // Past the request's record budget the answer is the one error, not what was read before it.
         const tooLarge = made.context.overBudget();
@@ -317,7 +349,10 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
           return;
         }
         const { status, code, message, details, requestId } = answerFor(ctx, err instanceof ServerFailure ? err.failure : err);
-        graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), { ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) });
+        graphqlErrors(ctx, status, message, status === 500 ? 'INTERNAL_SERVER_ERROR' : code.toUpperCase(), {
+          ...(details ? { details } : {}),
+          ...(requestId ? { requestId } : {}),
+        });
       }
     },
   };

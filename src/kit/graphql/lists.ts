@@ -142,11 +142,17 @@ export function nestedFirst(args: { first?: number | null }): number {
 
 export const FilterOperationEnum = new GraphQLEnumType({
   name: 'FilterOperation',
-  description: '`eq ne gt ge lt le like wordlike` take `value`; `in notin contains` take `values`; `isnull notnull` take neither. `like` uses SQL wildcards (`%excel%`), case-insensitive; `wordlike` matches a whole word. `ne` and `notin` also match records with no value (add a `notnull` filter to leave those out).',
-  values: Object.fromEntries(['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'wordlike', 'in', 'notin', 'contains', 'isnull', 'notnull'].map((v) => [v, { value: v }])),
+  description:
+    '`eq ne gt ge lt le like wordlike` take `value`; `in notin contains` take `values`; `isnull notnull` take neither. `like` uses SQL wildcards (`%excel%`), case-insensitive; `wordlike` matches a whole word. `ne` and `notin` also match records with no value (add a `notnull` filter to leave those out).',
+  values: Object.fromEntries(
+    ['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'wordlike', 'in', 'notin', 'contains', 'isnull', 'notnull'].map((v) => [v, { value: v }]),
+  ),
 });
 
-export const OrderDirectionEnum = new GraphQLEnumType({ name: 'OrderDirection', values: { asc: { value: 'asc' }, desc: { value: 'desc' } } });
+export const OrderDirectionEnum = new GraphQLEnumType({
+  name: 'OrderDirection',
+  values: { asc: { value: 'asc' }, desc: { value: 'desc' } },
+});
 
 export const PageInfoObject = new GraphQLObjectType({
   name: 'PageInfo',
@@ -226,7 +232,8 @@ function convert(field: ListField, name: string, given: string, readId: IdReader
       const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-](\d{2}):?(\d{2}))?)?$/.exec(raw);
       if (!m || !isCalendarDate(m[1]!) || (m[2] && !isDateTime(`${m[1]}T${m[2]}`))) throw bad('a date-time (YYYY-MM-DDTHH:MM:SS+01:00)');
       // Offsets run from -14:00 to +14:00, in whole minutes.
-      if (m[4] !== undefined && (Number(m[4]) > 14 || Number(m[5]) > 59 || (Number(m[4]) === 14 && Number(m[5]) > 0))) throw bad('a date-time with an offset between -14:00 and +14:00');
+      if (m[4] !== undefined && (Number(m[4]) > 14 || Number(m[5]) > 59 || (Number(m[4]) === 14 && Number(m[5]) > 0)))
+        throw bad('a date-time with an offset between -14:00 and +14:00');
       return `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? 'Z'}`;
     }
     case 'bool':
@@ -242,7 +249,15 @@ function convert(field: ListField, name: string, given: string, readId: IdReader
 
 type Conditions = Map<string, ((w: Knex.QueryBuilder) => void)[]>;
 
-function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: number, fields: Record<string, ListField>, grouped: Conditions, readId: IdReader): void {
+function applyFilter(
+  q: Knex.QueryBuilder,
+  db: Knex,
+  f: FilterInput,
+  index: number,
+  fields: Record<string, ListField>,
+  grouped: Conditions,
+  readId: IdReader,
+): void {
   const field = fields[f.field];
   if (!field) throw badInput(`filters[${index}]: ${f.field} cannot be filtered on`);
   const name = `filters[${index}] (${f.field} ${f.operation})`;
@@ -278,7 +293,8 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
   if (field.kind === 'refList') {
     // A list field (deliveryLocales): `contains` every id, `isnull` for none, `notnull` for any.
     const link = field.link!;
-    const has = (id: number) => db.raw(`exists (select 1 from ?? l where l.?? = t.id and l.?? = ?)`, [link.table, link.owner, link.value, id]);
+    const has = (id: number) =>
+      db.raw(`exists (select 1 from ?? l where l.?? = t.id and l.?? = ?)`, [link.table, link.owner, link.value, id]);
     const any = db.raw(`exists (select 1 from ?? l where l.?? = t.id)`, [link.table, link.owner]);
     if (f.operation === 'contains') {
       const ids = many();
@@ -302,7 +318,8 @@ function applyFilter(q: Knex.QueryBuilder, db: Knex, f: FilterInput, index: numb
     case 'ge':
     case 'lt':
     case 'le': {
-      if (field.kind === 'bool' || field.kind === 'enum' || field.kind === 'ref' || field.kind === 'id') throw badInput(`${name}: ${f.operation} does not work on this field`);
+      if (field.kind === 'bool' || field.kind === 'enum' || field.kind === 'ref' || field.kind === 'id')
+        throw badInput(`${name}: ${f.operation} does not work on this field`);
       const v = one();
       q.whereRaw(`?? ${{ gt: '>', ge: '>=', lt: '<', le: '<=' }[f.operation]} ?`, [col, v]);
       return;
@@ -379,7 +396,10 @@ function connectionType(name: string, node: () => NodeType): GraphQLObjectType {
   });
   return new GraphQLObjectType({
     name: `${name}Connection`,
-    fields: () => ({ edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) }, pageInfo: { type: new GraphQLNonNull(PageInfoObject) } }),
+    fields: () => ({
+      edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) },
+      pageInfo: { type: new GraphQLNonNull(PageInfoObject) },
+    }),
   });
 }
 
@@ -403,10 +423,17 @@ function pageOf<Row>(rows: readonly Row[], offset: number, total: number): Page<
 }
 
 /** The connection type, its arguments and resolver of one type's list query. */
-export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
+export function listQuery<Row extends { id: number }>(
+  spec: ListSpec<Row>,
+): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
   const t = spec.typeName;
   const describe = (f: ListField) => f.description ?? (f.unsupported ? `Not supported: ${f.unsupported}.` : undefined);
-  const filterField = new GraphQLEnumType({ name: `${t}FilterField`, values: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, { value: k, ...(describe(f) ? { description: describe(f) } : {}) }])) });
+  const filterField = new GraphQLEnumType({
+    name: `${t}FilterField`,
+    values: Object.fromEntries(
+      Object.entries(spec.fields).map(([k, f]) => [k, { value: k, ...(describe(f) ? { description: describe(f) } : {}) }]),
+    ),
+  });
   const orderable = Object.entries(spec.fields).filter(([, f]) => f.orderable);
   const orderField = new GraphQLEnumType({ name: `${t}OrderField`, values: Object.fromEntries(orderable.map(([k]) => [k, { value: k }])) });
   const filter = new GraphQLInputObjectType({
@@ -424,10 +451,18 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
   });
   const connection = connectionType(t, spec.node);
   const args: GraphQLFieldConfigArgumentMap = {
-    filters: { type: new GraphQLList(filter), description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.` },
+    filters: {
+      type: new GraphQLList(filter),
+      description: `All must hold. At most ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values each, and ${MAX_FILTER_VALUES_PER_REQUEST} filter values in one request.`,
+    },
     order: { type: order, description: `Default: ${spec.defaultOrder.field} ${spec.defaultOrder.direction}.` },
     ...(spec.orderBy
-      ? { orderBy: { type: new GraphQLList(order), description: `Several orders, the first deciding first (at most ${MAX_ORDERS}); instead of \`order\`, not with it.` } }
+      ? {
+          orderBy: {
+            type: new GraphQLList(order),
+            description: `Several orders, the first deciding first (at most ${MAX_ORDERS}); instead of \`order\`, not with it.`,
+          },
+        }
       : {}),
     first: { type: GraphQLInt, description: `Page size: default ${DEFAULT_PAGE}, at most ${spec.maxPage ?? MAX_PAGE}.` },
     offset: { type: GraphQLInt, description: 'Records to skip (or use `after`).' },
@@ -467,7 +502,10 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
     }
     const orders = ordersOf(a).map((o) => {
       const field = spec.fields[o.field]!;
-      return { target: field.expression ? ctx.db.raw(field.expression) : `t.${field.column}`, direction: o.direction === 'desc' ? 'desc' : 'asc' };
+      return {
+        target: field.expression ? ctx.db.raw(field.expression) : `t.${field.column}`,
+        direction: o.direction === 'desc' ? 'desc' : 'asc',
+      };
     });
     ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, Array.isArray(f?.values) ? f.values.length : 0), 0));
     const more = spec.where?.(a, ctx);
@@ -500,7 +538,11 @@ export function listQuery<Row extends { id: number }>(spec: ListSpec<Row>): Grap
       const cut = ordered(page).limit(first).offset(offset);
       const decorated = ctx.db.from(cut.as('t')).select('t.*');
       const rows = (await (spec.overlay?.(decorated, ctx) ? ordered(decorated) : cut)) as (Row & { __total: number })[];
-      const total = rows.length ? rows[0]!.__total : offset > 0 || first === 0 ? Number((await where(from(ctx.db)).count('* as n').first())!.n) : 0;
+      const total = rows.length
+        ? rows[0]!.__total
+        : offset > 0 || first === 0
+          ? Number((await where(from(ctx.db)).count('* as n').first())!.n)
+          : 0;
       ctx.spendRecords(rows.length);
       spec.prime?.(ctx, rows);
       return pageOf(rows, offset, total);
@@ -526,7 +568,10 @@ export interface NestedListOptions<Parent> {
  * more when some record's page is empty and its total is still to count. Its type is nullable:
  * a permission the list needs but the caller lacks empties this field only, not the record.
  */
-export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>, options: NestedListOptions<Parent>): GraphQLFieldConfig<Parent, GraphQLContext, Record<string, unknown>> {
+export function nestedList<Parent>(
+  list: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>,
+  options: NestedListOptions<Parent>,
+): GraphQLFieldConfig<Parent, GraphQLContext, Record<string, unknown>> {
   const known = internals.get(list);
   if (!known) throw new Error('nestedList takes a list made by listQuery');
   const { spec, prepare, from } = known;
@@ -548,9 +593,18 @@ export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLCont
         // Every row read is answered to some record, and spent there: more than the request may
         // still answer fails it now, without reading them all.
         const left = ctx.recordsLeft();
-        const cut = inOrder(db.from(ranked.as('t')).select('t.*').where('t.__rank', '>', offset).where('t.__rank', '<=', offset + first)).limit(left + 1);
+        const cut = inOrder(
+          db
+            .from(ranked.as('t'))
+            .select('t.*')
+            .where('t.__rank', '>', offset)
+            .where('t.__rank', '<=', offset + first),
+        ).limit(left + 1);
         const decorated = db.from(cut.as('t')).select('t.*');
-        const rows = (await (spec.overlay?.(decorated, ctx) ? inOrder(decorated) : cut)) as ({ id: number; __total: number } & Record<string, unknown>)[];
+        const rows = (await (spec.overlay?.(decorated, ctx) ? inOrder(decorated) : cut)) as ({ id: number; __total: number } & Record<
+          string,
+          unknown
+        >)[];
         if (rows.length > left) ctx.spendRecords(rows.length);
         const byParent = new Map<number, typeof rows>();
         for (const row of rows) {
@@ -562,7 +616,10 @@ export function nestedList<Parent>(list: GraphQLFieldConfig<unknown, GraphQLCont
         const totals = new Map([...byParent].map(([id, list]) => [id, list[0]!.__total]));
         const uncounted = ids.filter((id) => !totals.has(id));
         if (uncounted.length && (offset > 0 || first === 0)) {
-          const counted = (await where(from(db)).whereIn(parent, uncounted).groupBy(parent).select(`${parent} as parent`, db.raw('count(*)::int as n'))) as { parent: number; n: number }[];
+          const counted = (await where(from(db))
+            .whereIn(parent, uncounted)
+            .groupBy(parent)
+            .select(`${parent} as parent`, db.raw('count(*)::int as n'))) as { parent: number; n: number }[];
           for (const c of counted) totals.set(c.parent, c.n);
         }
         spec.prime?.(ctx, rows as never[]);
@@ -593,7 +650,10 @@ export interface WholeConnection<Row> {
   page(ctx: GraphQLContext, rows: readonly Row[], total?: number): Page<Row>;
 }
 
-const wholeConnections = new Map<string, { node: NodeType | (() => NodeType) | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>; made: WholeConnection<never> }>();
+const wholeConnections = new Map<
+  string,
+  { node: NodeType | (() => NodeType) | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>; made: WholeConnection<never> }
+>();
 
 /**
  * A list a record answers whole, without `first`, as integrations read it (a template's public
@@ -606,7 +666,10 @@ const wholeConnections = new Map<string, { node: NodeType | (() => NodeType) | G
  */
 export function wholeConnection<Row>(list: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>): WholeConnection<Row>;
 export function wholeConnection<Row>(typeName: string, node: NodeType | (() => NodeType)): WholeConnection<Row>;
-export function wholeConnection<Row>(named: string | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>, node?: NodeType | (() => NodeType)): WholeConnection<Row> {
+export function wholeConnection<Row>(
+  named: string | GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>,
+  node?: NodeType | (() => NodeType),
+): WholeConnection<Row> {
   const list = typeof named === 'string' ? undefined : internals.get(named);
   if (typeof named !== 'string' && !list) throw new Error('wholeConnection takes a type name or a list made by listQuery');
   const name = list ? list.spec.typeName : (named as string);

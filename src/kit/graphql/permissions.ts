@@ -8,7 +8,9 @@ import type { GraphQLContext } from './context.js';
  */
 export function requirePermission(ctx: GraphQLContext, permission: string): void {
   if (!hasPermission(ctx.user.permissions, permission)) {
-    throw new GraphQLError(`You do not have permission to do this: your role lacks ${permission}`, { extensions: { code: 'FORBIDDEN', permission } });
+    throw new GraphQLError(`You do not have permission to do this: your role lacks ${permission}`, {
+      extensions: { code: 'FORBIDDEN', permission },
+    });
   }
 }
 

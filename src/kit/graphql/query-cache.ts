@@ -1,5 +1,15 @@
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { execute, GraphQLError, parse, validate, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  parse,
+  validate,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 
 /**
  * Work a query needs once, not once per request: its parsed document, its validation (spec
@@ -16,8 +26,20 @@ const MAX_CACHED_SOURCE = 32 * 1024;
 export interface QueryCache {
   parse(source: string): DocumentNode;
   /** `variables`: the request's, which the cost limit reads page sizes from. */
-  validate(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[], variables?: Readonly<Record<string, unknown>> | null): readonly GraphQLError[];
-  execute(args: { schema: GraphQLSchema; document: DocumentNode; rootValue?: unknown; contextValue?: unknown; variableValues?: Record<string, unknown> | null; operationName?: string | null }): Promise<ExecutionResult> | ExecutionResult;
+  validate(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    rules: readonly ValidationRule[],
+    variables?: Readonly<Record<string, unknown>> | null,
+  ): readonly GraphQLError[];
+  execute(args: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    rootValue?: unknown;
+    contextValue?: unknown;
+    variableValues?: Record<string, unknown> | null;
+    operationName?: string | null;
+  }): Promise<ExecutionResult> | ExecutionResult;
 }
 
 /** A compiled operation, and the variables of its document that graphql-jit cannot be trusted to leave out. */
@@ -35,14 +57,25 @@ const MAX_COSTS_PER_DOCUMENT = 64;
 export function createQueryCache(
   options: {
     validate?: typeof validate;
-    cost?: { pageVariables(document: DocumentNode): string[]; check(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): readonly GraphQLError[] };
+    cost?: {
+      pageVariables(document: DocumentNode): string[];
+      check(
+        schema: GraphQLSchema,
+        document: DocumentNode,
+        variables: Readonly<Record<string, unknown>> | null | undefined,
+      ): readonly GraphQLError[];
+    };
   } = {},
 ): QueryCache {
   const validateDocument = options.validate ?? validate;
   const documents = new Map<string, DocumentNode>();
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   const costs = new WeakMap<DocumentNode, { names: string[]; byPages: Map<string, readonly GraphQLError[]> }>();
-  const costOf = (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): readonly GraphQLError[] => {
+  const costOf = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): readonly GraphQLError[] => {
     const cost = options.cost;
     if (!cost) return [];
     let entry = costs.get(document);
@@ -85,7 +118,11 @@ export function createQueryCache(
       if (!byOperation) compiled.set(document, (byOperation = new Map()));
       const key = operationName ?? '';
       let entry = byOperation.get(key);
-      if (!entry) byOperation.set(key, (entry = { query: compileQuery(schema, document, operationName ?? undefined), variables: variablesInLiterals(document) }));
+      if (!entry)
+        byOperation.set(
+          key,
+          (entry = { query: compileQuery(schema, document, operationName ?? undefined), variables: variablesInLiterals(document) }),
+        );
       const variables = args.variableValues ?? {};
       if (!isCompiledQuery(entry.query)) return entry.query;
       // graphql-jit gives a variable the request leaves out as null where it stands inside an

@@ -63,7 +63,8 @@ export function identityRefusal(
   asked: AskedPermissions,
   opts: { password: boolean; unauthenticated: () => Error },
 ): Error | undefined {
-  if (!fresh || fresh.id !== cached.id || fresh.email !== cached.email || fresh.company_id !== cached.company_id) return opts.unauthenticated();
+  if (!fresh || fresh.id !== cached.id || fresh.email !== cached.email || fresh.company_id !== cached.company_id)
+    return opts.unauthenticated();
   if (opts.password && fresh.password_hash !== cached.password_hash) return opts.unauthenticated();
   const lost = asked.lostIn(fresh.permissions);
   if (lost !== undefined) return new ForbiddenError(`Your role does not have the ${lost} permission`, 'permission_denied');

@@ -18,12 +18,20 @@ export function restDeprecation(opts: { enabled: boolean; graphqlUrl: (host: str
   return async (ctx, next) => {
     ctx.set('Deprecation', deprecation);
     ctx.set('Sunset', sunset);
-    ctx.set('Link', `<${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/html", <${MIGRATION_GUIDE_PATH}>; rel="sunset"; type="text/html"`);
+    ctx.set(
+      'Link',
+      `<${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/html", <${MIGRATION_GUIDE_PATH}>; rel="sunset"; type="text/html"`,
+    );
     if (!opts.enabled && ctx.path !== MIGRATION_GUIDE_PATH && ctx.path !== '/api/v2/openapi.json') {
-      throw new AppError(410, 'api_retired', `The legacy REST API was retired on ${sunset}. Use the GraphQL API at ${opts.graphqlUrl(ctx.host)}; see ${MIGRATION_GUIDE_PATH}.`, {
-        graphql: opts.graphqlUrl(ctx.host),
-        migrationGuide: MIGRATION_GUIDE_PATH,
-      });
+      throw new AppError(
+        410,
+        'api_retired',
+        `The legacy REST API was retired on ${sunset}. Use the GraphQL API at ${opts.graphqlUrl(ctx.host)}; see ${MIGRATION_GUIDE_PATH}.`,
+        {
+          graphql: opts.graphqlUrl(ctx.host),
+          migrationGuide: MIGRATION_GUIDE_PATH,
+        },
+      );
     }
     await next();
   };

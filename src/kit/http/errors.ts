@@ -11,7 +11,8 @@ export function clientErrorFrom(err: unknown): AppError | undefined {
   if (e instanceof SyntaxError && /only supports object and array/.test(String(e.message))) {
     return new AppError(400, 'invalid_body', 'Request body must be a JSON object');
   }
-  if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
+  if (e instanceof SyntaxError || e.type === 'entity.parse.failed')
+    return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
   // A body sent with Content-Encoding gzip/deflate/br that does not decompress.
   if (typeof (e as { code?: unknown }).code === 'string' && /^Z_|^ERR_(BROTLI|ZLIB)/.test((e as { code: string }).code)) {
     return new AppError(400, 'invalid_body', 'Request body could not be decompressed (check Content-Encoding)');
@@ -42,7 +43,8 @@ export function answerFor(ctx: AppContext, err: unknown): ErrorAnswer {
   // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
   if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
   const clientError = dataError ?? queryTimeoutOf(err) ?? clientErrorFrom(err);
-  if (clientError) return { status: clientError.status, code: clientError.code, message: clientError.message, details: clientError.details };
+  if (clientError)
+    return { status: clientError.status, code: clientError.code, message: clientError.message, details: clientError.details };
   const status = err instanceof AppError ? err.status : 500;
   ctx.state.log.error({ err }, 'request failed');
   return {
@@ -66,7 +68,12 @@ export function errorMapping(): AppMiddleware {
         // the router knows nothing of at all (TRACE, PROPFIND) it answers 501, but for the client
         // it is the same mistake: this path does not take that method (RFC 9110 §15.5.6).
         ctx.status = 405;
-        ctx.body = { error: { code: 'method_not_allowed', message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})` } };
+        ctx.body = {
+          error: {
+            code: 'method_not_allowed',
+            message: `${ctx.method} is not supported on ${ctx.path} (allowed: ${ctx.response.get('Allow') || 'none'})`,
+          },
+        };
       }
     } catch (err) {
       const { status, ...error } = answerFor(ctx, err);

@@ -35,7 +35,11 @@ export function createMetrics(queues: QueueBackend): Metrics {
       for (const name of QUEUE_NAMES) {
         try {
           // A queue's jobs summed over its shards: the series stay one per queue and state.
-          const shards = await withTimeout(Promise.all(queues.shards(name).map((q) => q.getJobCounts(...COUNTED_STATES))), 1000, 'queue counts');
+          const shards = await withTimeout(
+            Promise.all(queues.shards(name).map((q) => q.getJobCounts(...COUNTED_STATES))),
+            1000,
+            'queue counts',
+          );
           const sum = (state: (typeof COUNTED_STATES)[number]) => shards.reduce((n, counts) => n + (counts[state] ?? 0), 0);
           for (const state of QUEUE_STATES) this.set({ queue: name, state }, sum(state) + (state === 'waiting' ? sum('prioritized') : 0));
         } catch {

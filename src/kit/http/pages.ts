@@ -44,14 +44,28 @@ nav{margin-bottom:1.2rem}nav a{margin-right:1rem}td form.inline button,nav butto
 /** A whole page: the layout around `body`. */
 export function page(title: string, body: Html, nav?: Html): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Lectern</title><style>${new Html(STYLE)}</style></head>
-<body><main>${nav ?? ''}<h1>${title}</h1>${body}</main></body></html>`.value;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Lectern</title>
+        <style>
+          ${new Html(STYLE)}
+        </style>
+      </head>
+      <body>
+        <main>
+          ${nav ?? ''}
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.value;
 }
 
 /** A hidden CSRF field for a form of this page. */
 export function csrfField(ctx: AppContext): Html {
-  return html`<input type="hidden" name="_csrf" value="${ctx.state.csrfToken ?? ''}">`;
+  return html`<input type="hidden" name="_csrf" value="${ctx.state.csrfToken ?? ''}" />`;
 }
 
 /** Sends a page with the headers every one of them gets: no caching, no framing, no referrer. */
@@ -76,7 +90,12 @@ export function pageErrors(): AppMiddleware {
       await next();
     } catch (err) {
       if (err instanceof AppError && err.status < 500) {
-        sendPage(ctx, err.status === 403 ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Something is not right', html`<p class="error">${err.message}</p>`, { status: err.status });
+        sendPage(
+          ctx,
+          err.status === 403 ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Something is not right',
+          html`<p class="error">${err.message}</p>`,
+          { status: err.status },
+        );
         return;
       }
       // Too busy for now (too many sign-in checks waiting): say so, and when to come back.
@@ -86,23 +105,36 @@ export function pageErrors(): AppMiddleware {
         return;
       }
       ctx.state.log.error({ err }, 'page failed');
-      sendPage(ctx, 'Something went wrong', html`<p class="error">Something went wrong on our side. Please try again. (Reference: <code>${ctx.state.requestId}</code>)</p>`, { status: 500 });
+      sendPage(
+        ctx,
+        'Something went wrong',
+        html`<p class="error">Something went wrong on our side. Please try again. (Reference: <code>${ctx.state.requestId}</code>)</p>`,
+        { status: 500 },
+      );
     }
   };
 }
 
 /** The email and password form of a sign-in page (OAuth sign-in and the Control Panel share it). */
-export function signInForm(ctx: AppContext, opts: { action: string; email?: string; error?: string; hidden?: Record<string, string> }): Html {
+export function signInForm(
+  ctx: AppContext,
+  opts: { action: string; email?: string; error?: string; hidden?: Record<string, string> },
+): Html {
   return html`${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="${opts.action}">${csrfField(ctx)}
-${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`;
+    <form method="post" action="${opts.action}">
+      ${csrfField(ctx)} ${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
+      <label for="email">Email</label
+      ><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}" />
+      <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required />
+      <button type="submit">Sign in</button>
+    </form>`;
 }
 
 /** The message and status of a refused sign-in: the same whether or not the email exists. */
-export function signInRefusal(ctx: AppContext, result: { reason: 'invalid' } | { reason: 'throttled'; retryAfterS: number }): { error: string; status: number } {
+export function signInRefusal(
+  ctx: AppContext,
+  result: { reason: 'invalid' } | { reason: 'throttled'; retryAfterS: number },
+): { error: string; status: number } {
   if (result.reason === 'invalid') return { error: 'The email or password is not right.', status: 401 };
   ctx.set('Retry-After', String(result.retryAfterS));
   const wait = result.retryAfterS < 120 ? `${result.retryAfterS} seconds` : `${Math.ceil(result.retryAfterS / 60)} minutes`;

@@ -44,7 +44,13 @@ export function withRequestDb<T>(
   const check = { sql: accessGenerationSql(tenant.id), checks: opts.checks, whenNull: () => tenantGone(tenant) };
   // A read needs no explicit transaction: each statement carries the tenant's settings (one round trip each).
   return rt.gate.run(tenant.id, lane, () =>
-    withTenant(rt.knex, tenant, fn, { dispatcher: rt.dispatcher, statementTimeoutMs, autocommit: opts.readOnly, readOnly: opts.readOnly, check }),
+    withTenant(rt.knex, tenant, fn, {
+      dispatcher: rt.dispatcher,
+      statementTimeoutMs,
+      autocommit: opts.readOnly,
+      readOnly: opts.readOnly,
+      check,
+    }),
   );
 }
 

@@ -25,7 +25,9 @@ export function bindLog(ctx: AppContext, fields: Record<string, unknown>): void 
  * cost more than the rest of the logging on the REST hot path.
  */
 /** Whether Node's own request timeout ended this request (it answers 408 on the socket itself). */
-const timedOut = (req: IncomingMessage) => (req.errored as { code?: string } | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT' || (req.socket.errored as { code?: string } | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+const timedOut = (req: IncomingMessage) =>
+  (req.errored as { code?: string } | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ||
+  (req.socket.errored as { code?: string } | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 
 /**
  * Errors Koa meets outside the middleware's reach (a request body cut by the request timeout, a
@@ -35,8 +37,9 @@ const timedOut = (req: IncomingMessage) => (req.errored as { code?: string } | n
 export function logUnansweredErrors(log: Logger): (err: Error & { code?: string }) => void {
   const CLIENT_SIDE = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
   return (err) => {
-    if (err.code && (CLIENT_SIDE.has(err.code) || err.code.startsWith('HPE_'))) log.info({ code: err.code }, 'request ended by its connection');
-    else log.error({ err }, 'error outside a request\'s answer');
+    if (err.code && (CLIENT_SIDE.has(err.code) || err.code.startsWith('HPE_')))
+      log.info({ code: err.code }, 'request ended by its connection');
+    else log.error({ err }, "error outside a request's answer");
   };
 }
 

@@ -34,7 +34,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 /** How often Node looks for connections past their headers or request timeout (its default, 30 s, would let a 10 s limit run to 40 s). */
 const TIMEOUT_CHECK_MS = 1000;
 
-export async function startHttpServer(app: Koa<never> | Koa, port: number, host: string, timeouts: HttpTimeouts = DEFAULT_TIMEOUTS): Promise<RunningServer> {
+export async function startHttpServer(
+  app: Koa<never> | Koa,
+  port: number,
+  host: string,
+  timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
+): Promise<RunningServer> {
   const handle = app.callback();
   // Responses not yet finished: at shutdown each is told to close its connection when it ends.
   const inFlight = new Set<http.ServerResponse>();

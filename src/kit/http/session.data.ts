@@ -26,7 +26,10 @@ export async function sessionData(db: Db, idHash: string): Promise<unknown> {
 
 /** Writes a session (a new one, or the new data and expiry of an existing one). */
 export async function saveSession(db: Db, idHash: string, data: unknown, expiresAt: Date): Promise<void> {
-  await db(TABLE).insert({ id_hash: idHash, data: JSON.stringify(data), expires_at: expiresAt, updated_at: db.fn.now() }).onConflict('id_hash').merge();
+  await db(TABLE)
+    .insert({ id_hash: idHash, data: JSON.stringify(data), expires_at: expiresAt, updated_at: db.fn.now() })
+    .onConflict('id_hash')
+    .merge();
 }
 
 export async function deleteExpiredSessions(db: Db): Promise<void> {

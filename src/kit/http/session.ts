@@ -149,7 +149,11 @@ export function csrfProtection(): AppMiddleware {
     if (ctx.method === 'POST') {
       const sent = (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
       if (typeof sent !== 'string' || !tokens.verify(secret, sent)) {
-        throw new AppError(403, 'csrf_failed', 'This form has expired or did not come from this site. Go back, reload the page and try again.');
+        throw new AppError(
+          403,
+          'csrf_failed',
+          'This form has expired or did not come from this site. Go back, reload the page and try again.',
+        );
       }
     }
     ctx.state.csrfToken ??= tokens.create(secret);

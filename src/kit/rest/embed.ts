@@ -11,8 +11,19 @@ export async function recordsById(db: Db, resource: Resource, ids: Iterable<unkn
 }
 
 /** Sets `records[i][field]` to the record of `resource` whose id is `rows[i][column]` (or null). */
-export async function embedOne(db: Db, rows: Row[], records: RestRecord[], column: string, field: string, resource: Resource): Promise<void> {
-  const byId = await recordsById(db, resource, rows.map((r) => r[column]));
+export async function embedOne(
+  db: Db,
+  rows: Row[],
+  records: RestRecord[],
+  column: string,
+  field: string,
+  resource: Resource,
+): Promise<void> {
+  const byId = await recordsById(
+    db,
+    resource,
+    rows.map((r) => r[column]),
+  );
   rows.forEach((row, i) => {
     records[i]![field] = byId.get(row[column] as number) ?? null;
   });

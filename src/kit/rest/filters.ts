@@ -78,7 +78,8 @@ export function parseListQuery(query: Record<string, string | string[] | undefin
         if (f.type !== 'string') bad(`__like applies to text fields; '${name}' is ${f.type}`, param);
         if (hasNul(raw)) bad(`The pattern for ${name} must not contain NUL characters`, param);
         // PostgreSQL's LIKE escapes with a backslash; a pattern ending in an unpaired one is malformed.
-        if (/(^|[^\\])(\\\\)*\\$/.test(raw)) bad(`The pattern for ${name} ends with an unescaped backslash (write \\\\ for a literal one)`, param);
+        if (/(^|[^\\])(\\\\)*\\$/.test(raw))
+          bad(`The pattern for ${name} ends with an unescaped backslash (write \\\\ for a literal one)`, param);
         filters.push({ column: f.column, op, value: raw });
       } else {
         const v = raw === 'null' && (op === 'eq' || op === 'ne') ? null : parseFilterValue(f, raw);

@@ -53,13 +53,20 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
       type: 'object',
       required: ['mapping', 'value'],
       properties: {
-        mapping: { type: 'object', required: ['label', 'id', 'type_id'], properties: { label: { type: 'string' }, id: { type: 'integer' }, type_id: { type: 'integer' } } },
+        mapping: {
+          type: 'object',
+          required: ['label', 'id', 'type_id'],
+          properties: { label: { type: 'string' }, id: { type: 'integer' }, type_id: { type: 'integer' } },
+        },
         value: { type: 'string' },
       },
     },
   };
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  const errorResponse = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
   const common = {
     '401': errorResponse('Missing or wrong credentials of a user of this instance'),
@@ -88,7 +95,13 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
     const ref = { $ref: `#/components/schemas/${name}` };
     const filters = Object.entries(r.fields)
       .filter(([, f]) => f.filterable)
-      .map(([n, f]) => ({ name: n, in: 'query', required: false, schema: JSON_TYPE[f.type], description: `${n}=value or ${n}__{eq,ne,lt,lte,gt,gte,in,notin,like}=value` }));
+      .map(([n, f]) => ({
+        name: n,
+        in: 'query',
+        required: false,
+        schema: JSON_TYPE[f.type],
+        description: `${n}=value or ${n}__{eq,ne,lt,lte,gt,gte,in,notin,like}=value`,
+      }));
     const list = [
       ...filters,
       { name: '_order', in: 'query', required: false, schema: { type: 'string' }, description: 'field1,-field2' },
@@ -98,11 +111,66 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
     const item: Record<string, unknown> = {};
     const tag = [r.path.split('/')[0]];
     const deprecated = true;
-    if (r.operations.includes('list')) collection.get = { tags: tag, deprecated, summary: `List ${r.name.toLowerCase()} records`, parameters: list, responses: { '200': ok({ type: 'array', items: ref }, 'Records'), '400': errorResponse('Unknown filter field or operator'), ...common } };
-    if (r.operations.includes('create')) collection.post = { tags: tag, deprecated, summary: `Create a ${r.name.toLowerCase()}`, requestBody: { required: true, content: { 'application/json': { schema: input(true) } } }, responses: { '200': ok(ref, 'Created record'), '400': errorResponse('Body is not a JSON object'), '404': errorResponse('Could not create: details.fields names each field at fault'), ...common } };
-    if (r.operations.includes('get')) item.get = { tags: tag, deprecated, summary: `Read a ${r.name.toLowerCase()}`, parameters: [idParam], responses: { '200': ok(ref, 'Record'), '404': errorResponse('Not found'), ...common } };
-    if (r.operations.includes('update')) item.put = { tags: tag, deprecated, summary: `Change fields of a ${r.name.toLowerCase()}`, parameters: [idParam], requestBody: { required: true, content: { 'application/json': { schema: input(false) } } }, responses: { '200': ok(ref, 'Updated record'), '400': errorResponse('Invalid fields'), '404': errorResponse('Not found'), ...common } };
-    if (r.operations.includes('delete')) item.delete = { tags: tag, deprecated, summary: `Delete a ${r.name.toLowerCase()}`, parameters: [idParam], responses: { '200': ok(ref, 'The deleted record'), '404': errorResponse('Not found'), '409': errorResponse('Still in use'), ...common } };
+    if (r.operations.includes('list'))
+      collection.get = {
+        tags: tag,
+        deprecated,
+        summary: `List ${r.name.toLowerCase()} records`,
+        parameters: list,
+        responses: {
+          '200': ok({ type: 'array', items: ref }, 'Records'),
+          '400': errorResponse('Unknown filter field or operator'),
+          ...common,
+        },
+      };
+    if (r.operations.includes('create'))
+      collection.post = {
+        tags: tag,
+        deprecated,
+        summary: `Create a ${r.name.toLowerCase()}`,
+        requestBody: { required: true, content: { 'application/json': { schema: input(true) } } },
+        responses: {
+          '200': ok(ref, 'Created record'),
+          '400': errorResponse('Body is not a JSON object'),
+          '404': errorResponse('Could not create: details.fields names each field at fault'),
+          ...common,
+        },
+      };
+    if (r.operations.includes('get'))
+      item.get = {
+        tags: tag,
+        deprecated,
+        summary: `Read a ${r.name.toLowerCase()}`,
+        parameters: [idParam],
+        responses: { '200': ok(ref, 'Record'), '404': errorResponse('Not found'), ...common },
+      };
+    if (r.operations.includes('update'))
+      item.put = {
+        tags: tag,
+        deprecated,
+        summary: `Change fields of a ${r.name.toLowerCase()}`,
+        parameters: [idParam],
+        requestBody: { required: true, content: { 'application/json': { schema: input(false) } } },
+        responses: {
+          '200': ok(ref, 'Updated record'),
+          '400': errorResponse('Invalid fields'),
+          '404': errorResponse('Not found'),
+          ...common,
+        },
+      };
+    if (r.operations.includes('delete'))
+      item.delete = {
+        tags: tag,
+        deprecated,
+        summary: `Delete a ${r.name.toLowerCase()}`,
+        parameters: [idParam],
+        responses: {
+          '200': ok(ref, 'The deleted record'),
+          '404': errorResponse('Not found'),
+          '409': errorResponse('Still in use'),
+          ...common,
+        },
+      };
     for (const p of [r.path, ...(r.aliases ?? [])]) {
       if (Object.keys(collection).length) paths[`/api/v2/${p}`] = collection;
       if (Object.keys(item).length) paths[`/api/v2/${p}/{id}`] = item;
@@ -123,7 +191,12 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
       ...Object.fromEntries(
         Object.entries(extraPaths).map(([path, ops]) => [
           path,
-          Object.fromEntries(Object.entries(ops as Record<string, { responses: object }>).map(([m, op]) => [m, { ...op, responses: { ...op.responses, ...common } }])),
+          Object.fromEntries(
+            Object.entries(ops as Record<string, { responses: object }>).map(([m, op]) => [
+              m,
+              { ...op, responses: { ...op.responses, ...common } },
+            ]),
+          ),
         ]),
       ),
     },

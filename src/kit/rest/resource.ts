@@ -84,7 +84,10 @@ function compileRecordShape(readable: [string, FieldDef][]): (row: Row) => RestR
     return `${key}: ${f.type === 'number' || f.type === 'array' ? `out(defs[${i}], ${value})` : `${value} ?? null`}`;
   });
   const make = new Function('defs', 'out', `return function toRecord(row) { return { ${parts.join(', ')} }; };`);
-  return make(readable.map(([, f]) => f), outputValue) as (row: Row) => RestRecord;
+  return make(
+    readable.map(([, f]) => f),
+    outputValue,
+  ) as (row: Row) => RestRecord;
 }
 
 export function defineResource(input: ResourceDef): Resource {
@@ -129,7 +132,8 @@ export function defineResource(input: ResourceDef): Resource {
     }
     if (mode === 'create') {
       for (const [name, f] of Object.entries(fields)) {
-        if (f.required && f.column && (values[f.column] === undefined || values[f.column] === null) && !errors[name]) errors[name] = 'is required';
+        if (f.required && f.column && (values[f.column] === undefined || values[f.column] === null) && !errors[name])
+          errors[name] = 'is required';
       }
     }
     for (const [name, f] of Object.entries(fields)) {
@@ -140,7 +144,9 @@ export function defineResource(input: ResourceDef): Resource {
     }
     if (def.check && !Object.keys(errors).length) Object.assign(errors, await def.check(db, values, existing));
     if (Object.keys(errors).length) {
-      const summary = Object.entries(errors).map(([k, m]) => `${k} ${m}`).join('; ');
+      const summary = Object.entries(errors)
+        .map(([k, m]) => `${k} ${m}`)
+        .join('; ');
       // The contract: a POST that could not create answers 404; a bad PUT is a 400.
       throw mode === 'create'
         ? new AppError(404, 'could_not_create', `${def.name} could not be created: ${summary}`, { fields: errors })
@@ -168,7 +174,8 @@ export function defineResource(input: ResourceDef): Resource {
         const [row] = (await db(def.table).insert(values).returning('*')) as Row[];
         return (await serialise(db, [row!]))[0]!;
       } catch (err) {
-        if (pgCode(err) === '23503') throw new AppError(404, 'could_not_create', `${def.name} could not be created: a referenced record does not exist`);
+        if (pgCode(err) === '23503')
+          throw new AppError(404, 'could_not_create', `${def.name} could not be created: a referenced record does not exist`);
         if (pgCode(err) === '23505') throw new ConflictError(`${def.name} already exists`);
         throw err;
       }
@@ -188,7 +195,8 @@ export function defineResource(input: ResourceDef): Resource {
         await db(def.table).where({ id }).delete();
       } catch (err) {
         // 23503 foreign_key_violation; PostgreSQL 18 reports ON DELETE RESTRICT as 23001 restrict_violation.
-        if (pgCode(err) === '23503' || pgCode(err) === '23001') throw new ConflictError(`${def.name} ${id} is still in use by other records and cannot be deleted`, 'in_use');
+        if (pgCode(err) === '23503' || pgCode(err) === '23001')
+          throw new ConflictError(`${def.name} ${id} is still in use by other records and cannot be deleted`, 'in_use');
         throw err;
       }
       return record!;

@@ -25,7 +25,10 @@ export class LegacyUsage extends BaseModel {
 export type LegacyUsageRow = ModelObject<LegacyUsage>;
 
 /** Adds counts: one upsert of every key of the batch. */
-export async function addUsage(db: Db, rows: Pick<LegacyUsageRow, 'tenant_id' | 'user_id' | 'endpoint' | 'day' | 'calls'>[]): Promise<void> {
+export async function addUsage(
+  db: Db,
+  rows: Pick<LegacyUsageRow, 'tenant_id' | 'user_id' | 'endpoint' | 'day' | 'calls'>[],
+): Promise<void> {
   await db(LegacyUsage.tableName)
     .insert(rows)
     .onConflict(['tenant_id', 'user_id', 'endpoint', 'day'])
@@ -37,5 +40,8 @@ export function usageSince(db: Db, tenantId: number, days: number): Promise<Lega
   return db<LegacyUsageRow>(LegacyUsage.tableName)
     .where({ tenant_id: tenantId })
     .where('day', '>=', db.raw(`current_date - ?::int`, [days]))
-    .orderBy([{ column: 'day', order: 'desc' }, { column: 'calls', order: 'desc' }]);
+    .orderBy([
+      { column: 'day', order: 'desc' },
+      { column: 'calls', order: 'desc' },
+    ]);
 }

@@ -16,7 +16,9 @@ export class Admin extends BaseModel {
 
 /** The administrator with this email (lower case), with the hash to check a password against. */
 export function adminByEmail(db: Db, email: string): Promise<Pick<Admin, 'id' | 'password_hash'> | undefined> {
-  return db(Admin.tableName).whereRaw('lower(email) = ?', [email]).first<Pick<Admin, 'id' | 'password_hash'> | undefined>('id', 'password_hash');
+  return db(Admin.tableName)
+    .whereRaw('lower(email) = ?', [email])
+    .first<Pick<Admin, 'id' | 'password_hash'> | undefined>('id', 'password_hash');
 }
 
 export async function adminEmailTaken(db: Db, email: string): Promise<boolean> {

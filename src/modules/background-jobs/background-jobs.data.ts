@@ -36,12 +36,23 @@ export class BackgroundJob extends BaseModel {
 
 export type BackgroundJobRow = Pick<
   BackgroundJob,
-  'id' | 'kind' | 'state' | 'course_template_id' | 'event_ids' | 'processed' | 'errors' | 'created_by_user_id' | 'created_on' | 'started_on' | 'finished_on'
+  | 'id'
+  | 'kind'
+  | 'state'
+  | 'course_template_id'
+  | 'event_ids'
+  | 'processed'
+  | 'errors'
+  | 'created_by_user_id'
+  | 'created_on'
+  | 'started_on'
+  | 'finished_on'
 >;
 
-
 export async function insertApplyJob(db: Db, templateId: number, eventIds: number[], userId: number | null): Promise<BackgroundJobRow> {
-  const [job] = (await db(BackgroundJob.tableName).insert({ kind: 'apply_course_template', course_template_id: templateId, event_ids: eventIds, created_by_user_id: userId }).returning('*')) as BackgroundJobRow[];
+  const [job] = (await db(BackgroundJob.tableName)
+    .insert({ kind: 'apply_course_template', course_template_id: templateId, event_ids: eventIds, created_by_user_id: userId })
+    .returning('*')) as BackgroundJobRow[];
   return job!;
 }
 
@@ -51,7 +62,11 @@ export function lockBackgroundJob(db: Db, id: number): Promise<BackgroundJobRow 
 }
 
 /** Records a batch done: how far the job got, what it could not do, when it started and whether it finished. */
-export async function recordBatch(db: Db, id: number, batch: { processed: number; finished: boolean; errors?: BackgroundJobError[]; started: boolean }): Promise<void> {
+export async function recordBatch(
+  db: Db,
+  id: number,
+  batch: { processed: number; finished: boolean; errors?: BackgroundJobError[]; started: boolean },
+): Promise<void> {
   await db(BackgroundJob.tableName)
     .where({ id })
     .update({

@@ -16,7 +16,10 @@ type BackgroundJob = Job<JobPayloads['course-templates']>;
  * (`stopping()`), the job goes back to the queue after the batch in hand, so a shutdown never
  * waits for a whole job and a deploy does not count as a stall.
  */
-export function courseTemplatesProcessor(rt: Pick<PlatformRuntime, 'knex' | 'registry' | 'config' | 'log'>, stopping: () => boolean = () => false) {
+export function courseTemplatesProcessor(
+  rt: Pick<PlatformRuntime, 'knex' | 'registry' | 'config' | 'log'>,
+  stopping: () => boolean = () => false,
+) {
   return async (job: BackgroundJob, token?: string): Promise<{ state: string }> => {
     const { tenantId, backgroundJobId } = job.data;
     const tenant = await rt.registry.byId(tenantId);
@@ -37,7 +40,9 @@ export function courseTemplatesProcessor(rt: Pick<PlatformRuntime, 'knex' | 'reg
       if (err instanceof DelayedError) throw err;
       const permanent = err instanceof AppError && err.status < 500;
       if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-        await markFailedBackgroundJob(rt)(job, false).catch((markErr: Error) => rt.log.warn({ tenantId, backgroundJobId, err: { message: markErr.message } }, 'could not mark a background job failed'));
+        await markFailedBackgroundJob(rt)(job, false).catch((markErr: Error) =>
+          rt.log.warn({ tenantId, backgroundJobId, err: { message: markErr.message } }, 'could not mark a background job failed'),
+        );
       }
       throw err;
     }

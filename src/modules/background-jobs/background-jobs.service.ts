@@ -2,7 +2,14 @@ import type { Db } from '../../platform/db/knex.js';
 import type { Problem } from '../../platform/problems.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
 import { eventsOfTemplate, templateEventIds, readInheritance, reinheritEvents } from '../events/index.js';
-import { backgroundJobState, insertApplyJob, lockBackgroundJob, markFailed, recordBatch, type BackgroundJobRow } from './background-jobs.data.js';
+import {
+  backgroundJobState,
+  insertApplyJob,
+  lockBackgroundJob,
+  markFailed,
+  recordBatch,
+  type BackgroundJobRow,
+} from './background-jobs.data.js';
 
 export { BACKGROUND_JOB_STATES, type BackgroundJobRow } from './background-jobs.data.js';
 
@@ -21,10 +28,26 @@ export const backgroundQueueJobId = (tenantId: number, id: number) => `bg-${tena
  * Asks for `templateId` to be re-applied to `eventIds` (all its events when null), in id order.
  * The job is queued after the caller's transaction commits.
  */
-export async function requestApplyCourseTemplate(db: Db, tenantId: number, templateId: number, eventIds: number[] | null, userId: number | null): Promise<BackgroundJobRow> {
+export async function requestApplyCourseTemplate(
+  db: Db,
+  tenantId: number,
+  templateId: number,
+  eventIds: number[] | null,
+  userId: number | null,
+): Promise<BackgroundJobRow> {
   const targets: number[] = eventIds ?? (await templateEventIds(db, templateId));
-  const job = await insertApplyJob(db, templateId, [...new Set(targets)].sort((a, b) => a - b), userId);
-  await addToOutbox(db, tenantId, { queue: 'course-templates', name: 'apply', data: { tenantId, backgroundJobId: job.id }, jobId: backgroundQueueJobId(tenantId, job.id) });
+  const job = await insertApplyJob(
+    db,
+    templateId,
+    [...new Set(targets)].sort((a, b) => a - b),
+    userId,
+  );
+  await addToOutbox(db, tenantId, {
+    queue: 'course-templates',
+    name: 'apply',
+    data: { tenantId, backgroundJobId: job.id },
+    jobId: backgroundQueueJobId(tenantId, job.id),
+  });
   return job;
 }
 
@@ -40,8 +63,18 @@ export async function applyCourseTemplate(
 ): Promise<{ job: BackgroundJobRow | null; problems: Problem[] }> {
   let targets: number[] | null = null;
   if (eventIds !== null) {
-    const known = new Set<number>(await eventsOfTemplate(db, request.templateId, eventIds.filter((id): id is number => id !== undefined)));
-    const problems = eventIds.flatMap((id, i) => (id !== undefined && known.has(id) ? [] : [{ field: `eventIds[${i}]`, value: id ?? null, message: 'Event not found among the events of this Course Template' }]));
+    const known = new Set<number>(
+      await eventsOfTemplate(
+        db,
+        request.templateId,
+        eventIds.filter((id): id is number => id !== undefined),
+      ),
+    );
+    const problems = eventIds.flatMap((id, i) =>
+      id !== undefined && known.has(id)
+        ? []
+        : [{ field: `eventIds[${i}]`, value: id ?? null, message: 'Event not found among the events of this Course Template' }],
+    );
     if (problems.length) return { job: null, problems };
     targets = [...known];
   }
@@ -53,17 +86,28 @@ export async function applyCourseTemplate(
  * re-inherited and the job's progress moves past them in the same commit. Answers whether the
  * job has finished (done now, or already).
  */
-export async function runBackgroundBatch(db: Db, id: number, batchSize: number): Promise<{ finished: boolean; state: BackgroundJobRow['state'] }> {
+export async function runBackgroundBatch(
+  db: Db,
+  id: number,
+  batchSize: number,
+): Promise<{ finished: boolean; state: BackgroundJobRow['state'] }> {
   const job = await lockBackgroundJob(db, id);
   if (!job) return { finished: true, state: 'failed' };
   if (job.state === 'completed' || job.state === 'failed') return { finished: true, state: job.state };
   const batch = job.event_ids.slice(job.processed, job.processed + batchSize);
   const from = job.course_template_id === null ? undefined : await readInheritance(db, job.course_template_id);
   const updated = from ? await reinheritEvents(db, from, batch) : [];
-  const missing = batch.filter((eventId) => !updated.includes(eventId)).map((eventId) => ({ eventId, message: 'The event no longer exists or no longer belongs to this Course Template' }));
+  const missing = batch
+    .filter((eventId) => !updated.includes(eventId))
+    .map((eventId) => ({ eventId, message: 'The event no longer exists or no longer belongs to this Course Template' }));
   const processed = job.processed + batch.length;
   const finished = processed >= job.event_ids.length;
-  await recordBatch(db, id, { processed, finished, started: Boolean(job.started_on), ...(missing.length ? { errors: [...job.errors, ...missing] } : {}) });
+  await recordBatch(db, id, {
+    processed,
+    finished,
+    started: Boolean(job.started_on),
+    ...(missing.length ? { errors: [...job.errors, ...missing] } : {}),
+  });
   return { finished, state: finished ? 'completed' : 'running' };
 }
 

@@ -58,14 +58,29 @@ import { instantOf, type Instant } from './catalogue.format.js';
 const id = (type: string) => ({ type: new GraphQLNonNull(GraphQLID), resolve: (r: { id: number }) => toGlobalId(type, r.id) });
 
 /** This request's loader `key` of records by id. */
-const loadById = <R extends { id: number }>(ctx: GraphQLContext, key: string, read: (db: Knex, ids: readonly number[]) => Promise<R[]>, rowId: number | null | undefined): Promise<R | null> =>
-  rowId == null ? Promise.resolve(null) : ctx.loader(`weblink.${key}`, (db) => byId((ids) => read(db, ids))).load(rowId).then((r) => r ?? null);
+const loadById = <R extends { id: number }>(
+  ctx: GraphQLContext,
+  key: string,
+  read: (db: Knex, ids: readonly number[]) => Promise<R[]>,
+  rowId: number | null | undefined,
+): Promise<R | null> =>
+  rowId == null
+    ? Promise.resolve(null)
+    : ctx
+        .loader(`weblink.${key}`, (db) => byId((ids) => read(db, ids)))
+        .load(rowId)
+        .then((r) => r ?? null);
 
 /** This request's memo of one read. */
-const once = <T,>(ctx: GraphQLContext, key: string, read: (db: Knex) => Promise<T>): Promise<T> => ctx.loader(`weblink.${key}`, (db) => ({ value: read(db) })).value;
+const once = <T>(ctx: GraphQLContext, key: string, read: (db: Knex) => Promise<T>): Promise<T> =>
+  ctx.loader(`weblink.${key}`, (db) => ({ value: read(db) })).value;
 
 /** A name, description or teaser in the content locale: its translation where there is one (null: none), else the authored value. */
-function text(kind: FieldValueOwner, column: 'name' | 'description' | 'teaser_description', nonNull = false): GraphQLFieldConfig<CatalogueText, GraphQLContext> {
+function text(
+  kind: FieldValueOwner,
+  column: 'name' | 'description' | 'teaser_description',
+  nonNull = false,
+): GraphQLFieldConfig<CatalogueText, GraphQLContext> {
   return {
     type: nonNull ? new GraphQLNonNull(GraphQLString) : GraphQLString,
     resolve(row, _args, ctx) {
@@ -76,7 +91,12 @@ function text(kind: FieldValueOwner, column: 'name' | 'description' | 'teaser_de
       if (joined in row) return row[joined] ?? authored;
       // A record reached from another (an event's course): its translations by loader.
       return ctx
-        .loader(`weblink.translations.${kind}`, (db) => byOwner((ids) => translationsOf(db, kind, ids).then((m) => [...m.values()].flat()), (t) => Number(t.owner)))
+        .loader(`weblink.translations.${kind}`, (db) =>
+          byOwner(
+            (ids) => translationsOf(db, kind, ids).then((m) => [...m.values()].flat()),
+            (t) => Number(t.owner),
+          ),
+        )
         .load(row.id)
         .then((rows) => rows.find((t) => t.locale_id === locale.id)?.[column] ?? authored);
     },
@@ -99,7 +119,14 @@ function customFieldValues(kind: FieldValueOwner): GraphQLFieldConfig<{ id: numb
     resolve: async (row, _a, ctx) =>
       customFieldValuesOf(
         ctx,
-        await ctx.loader(`weblink.fieldValues.${kind}`, (db) => byOwner((ids) => valuesOf(db, kind, ids), (v) => (v as unknown as Record<string, number>)[valueTableOf(kind).owner]!)).load(row.id),
+        await ctx
+          .loader(`weblink.fieldValues.${kind}`, (db) =>
+            byOwner(
+              (ids) => valuesOf(db, kind, ids),
+              (v) => (v as unknown as Record<string, number>)[valueTableOf(kind).owner]!,
+            ),
+          )
+          .load(row.id),
         ctx.contentLocale?.id ?? null,
       ),
   };
@@ -107,13 +134,22 @@ function customFieldValues(kind: FieldValueOwner): GraphQLFieldConfig<{ id: numb
 
 export const WebLinkLocaleObject = new GraphQLObjectType<LocaleRow, GraphQLContext>({
   name: 'Locale',
-  fields: { id: id('Locale'), code: { type: new GraphQLNonNull(GraphQLString) }, name: { type: new GraphQLNonNull(GraphQLString) }, fullName: { type: new GraphQLNonNull(GraphQLString), resolve: (l) => l.full_name } },
+  fields: {
+    id: id('Locale'),
+    code: { type: new GraphQLNonNull(GraphQLString) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    fullName: { type: new GraphQLNonNull(GraphQLString), resolve: (l) => l.full_name },
+  },
 });
 
 const WebLinkFinancialUnitObject = new GraphQLObjectType<FinancialUnit>({
   name: 'FinancialUnit',
   description: 'A currency: its ISO 4217 code, English name and symbol.',
-  fields: { code: { type: new GraphQLNonNull(GraphQLString) }, name: { type: new GraphQLNonNull(GraphQLString) }, symbol: { type: new GraphQLNonNull(GraphQLString) } },
+  fields: {
+    code: { type: new GraphQLNonNull(GraphQLString) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    symbol: { type: new GraphQLNonNull(GraphQLString) },
+  },
 });
 
 interface Money {
@@ -140,7 +176,14 @@ const WebLinkPriceRangeObject = new GraphQLObjectType<{ normalPrice: Money | nul
  * are in, else the first currency by code.
  */
 async function normalPrice(ctx: GraphQLContext, owner: PriceOwner, ownerId: number): Promise<Money | null> {
-  const rows = await ctx.loader(`weblink.normalPrices-${owner}`, (db) => byOwner((ids) => pricesOf(db, owner, ids, 'Normal'), (p) => priceOwnerId(owner, p))).load(ownerId);
+  const rows = await ctx
+    .loader(`weblink.normalPrices-${owner}`, (db) =>
+      byOwner(
+        (ids) => pricesOf(db, owner, ids, 'Normal'),
+        (p) => priceOwnerId(owner, p),
+      ),
+    )
+    .load(ownerId);
   if (!rows.length) return null;
   const currencies = [...new Set(rows.map((p) => p.currency_code))].sort();
   let currency = currencies[0]!;
@@ -184,11 +227,14 @@ const categoryName: GraphQLFieldConfig<{ category_id: number | null }, GraphQLCo
 
 const imageUrl: GraphQLFieldConfig<{ image_document_id: number | null }, GraphQLContext> = {
   type: GraphQLString,
-  description: "The address of its image, if it has one.",
+  description: 'The address of its image, if it has one.',
   resolve: async (r, _a, ctx) => (await loadById(ctx, 'documents', documentsByIds, r.image_document_id))?.url ?? null,
 };
 
-export const WebLinkCategoryObject: GraphQLObjectType<CatalogueCategory, GraphQLContext> = new GraphQLObjectType<CatalogueCategory, GraphQLContext>({
+export const WebLinkCategoryObject: GraphQLObjectType<CatalogueCategory, GraphQLContext> = new GraphQLObjectType<
+  CatalogueCategory,
+  GraphQLContext
+>({
   name: 'Category',
   fields: () => ({
     id: id('Category'),
@@ -212,7 +258,10 @@ const WebLinkTaxObject = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   },
 });
 
-export const WebLinkCourseObject: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new GraphQLObjectType<CatalogueCourse, GraphQLContext>({
+export const WebLinkCourseObject: GraphQLObjectType<CatalogueCourse, GraphQLContext> = new GraphQLObjectType<
+  CatalogueCourse,
+  GraphQLContext
+>({
   name: 'Course',
   description: 'A published course template.',
   fields: () => ({
@@ -224,7 +273,10 @@ export const WebLinkCourseObject: GraphQLObjectType<CatalogueCourse, GraphQLCont
     category: categoryName,
     imageUrl,
     locale: { type: WebLinkLocaleObject, resolve: (c, _a, ctx) => localeById(ctx, c.locale_id) },
-    priceRange: { type: new GraphQLNonNull(WebLinkPriceRangeObject), resolve: async (c, _a, ctx) => ({ normalPrice: await normalPrice(ctx, 'course_template', c.id) }) },
+    priceRange: {
+      type: new GraphQLNonNull(WebLinkPriceRangeObject),
+      resolve: async (c, _a, ctx) => ({ normalPrice: await normalPrice(ctx, 'course_template', c.id) }),
+    },
     customFieldValues: customFieldValues('course_template'),
   }),
 });
@@ -235,7 +287,11 @@ const listedEvent = (ctx: GraphQLContext, eventId: number | null) => loadById(ct
 /** An event's start and end: its classroom period, else its online one, else its dates. */
 const eventStart = (e: CatalogueEvent) => instantOf(e.classroom_start ?? e.lms_start ?? e.start_date, e.time_zone_name);
 const eventEnd = (e: CatalogueEvent) => instantOf(e.classroom_end ?? e.lms_end ?? e.end_date, e.time_zone_name);
-const at = (pick: (e: CatalogueEvent) => Instant | null) => ({ type: GraphQLString, description: 'ISO 8601 with the offset of the event\'s time zone.', resolve: (e: CatalogueEvent) => pick(e)?.iso ?? null });
+const at = (pick: (e: CatalogueEvent) => Instant | null) => ({
+  type: GraphQLString,
+  description: "ISO 8601 with the offset of the event's time zone.",
+  resolve: (e: CatalogueEvent) => pick(e)?.iso ?? null,
+});
 
 export const WebLinkEventObject: GraphQLObjectType<CatalogueEvent, GraphQLContext> = new GraphQLObjectType<CatalogueEvent, GraphQLContext>({
   name: 'Event',
@@ -247,7 +303,8 @@ export const WebLinkEventObject: GraphQLObjectType<CatalogueEvent, GraphQLContex
     price: {
       type: WebLinkPriceObject,
       description: 'Its price at the "Normal" level, else the price set on the event.',
-      resolve: async (e, _a, ctx) => (await normalPrice(ctx, 'event', e.id)) ?? (e.price === null ? null : { amount: Number(e.price), currency: e.currency_code }),
+      resolve: async (e, _a, ctx) =>
+        (await normalPrice(ctx, 'event', e.id)) ?? (e.price === null ? null : { amount: Number(e.price), currency: e.currency_code }),
     },
     classroomStart: at((e) => instantOf(e.classroom_start, e.time_zone_name)),
     classroomEnd: at((e) => instantOf(e.classroom_end, e.time_zone_name)),
@@ -256,7 +313,11 @@ export const WebLinkEventObject: GraphQLObjectType<CatalogueEvent, GraphQLContex
     start: at(eventStart),
     end: at(eventEnd),
     timeZoneName: { type: GraphQLString, resolve: (e) => e.time_zone_name },
-    deliveryMethod: { type: new GraphQLNonNull(GraphQLString), description: 'classroom, lms or blended.', resolve: (e) => e.delivery_method },
+    deliveryMethod: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: 'classroom, lms or blended.',
+      resolve: (e) => e.delivery_method,
+    },
     remainingPlaces: {
       type: GraphQLInt,
       description: 'Places left; null when the event has no maximum.',
@@ -264,12 +325,19 @@ export const WebLinkEventObject: GraphQLObjectType<CatalogueEvent, GraphQLContex
     },
     location: { type: WebLinkLocationObject, resolve: (e, _a, ctx) => loadById(ctx, 'locations', locationRowsByIds, e.location_id) },
     tax: { type: WebLinkTaxObject, resolve: (e, _a, ctx) => loadById(ctx, 'taxTypes', taxTypesByIds, e.tax_type_id) },
-    locale: { type: WebLinkLocaleObject, description: 'The language it is delivered in.', resolve: (e, _a, ctx) => localeById(ctx, e.locale_id) },
+    locale: {
+      type: WebLinkLocaleObject,
+      description: 'The language it is delivered in.',
+      resolve: (e, _a, ctx) => localeById(ctx, e.locale_id),
+    },
     course: { type: WebLinkCourseObject, resolve: (e, _a, ctx) => publishedCourse(ctx, e.course_template_id) },
   }),
 });
 
-const objectiveId = { type: new GraphQLNonNull(GraphQLID), resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id) };
+const objectiveId = {
+  type: new GraphQLNonNull(GraphQLID),
+  resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id),
+};
 
 export const WebLinkLearningObjectiveInterface = new GraphQLInterfaceType({
   name: 'LearningObjective',
@@ -281,13 +349,27 @@ export const WebLinkLearningObjectiveInterface = new GraphQLInterfaceType({
 const WebLinkEventObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'EventObjective',
   interfaces: [WebLinkLearningObjectiveInterface],
-  fields: () => ({ id: objectiveId, event: { type: WebLinkEventObject, description: 'null when the event is not listed (any more).', resolve: (o, _a, ctx) => listedEvent(ctx, o.event_id) } }),
+  fields: () => ({
+    id: objectiveId,
+    event: {
+      type: WebLinkEventObject,
+      description: 'null when the event is not listed (any more).',
+      resolve: (o, _a, ctx) => listedEvent(ctx, o.event_id),
+    },
+  }),
 });
 
 const WebLinkCourseObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, GraphQLContext>({
   name: 'CourseObjective',
   interfaces: [WebLinkLearningObjectiveInterface],
-  fields: () => ({ id: objectiveId, course: { type: WebLinkCourseObject, description: 'null when the course is not published.', resolve: (o, _a, ctx) => publishedCourse(ctx, o.course_template_id) } }),
+  fields: () => ({
+    id: objectiveId,
+    course: {
+      type: WebLinkCourseObject,
+      description: 'null when the course is not published.',
+      resolve: (o, _a, ctx) => publishedCourse(ctx, o.course_template_id),
+    },
+  }),
 });
 
 export const OBJECTIVE_TYPES = [WebLinkEventObjectiveObject, WebLinkCourseObjectiveObject];
@@ -295,12 +377,29 @@ export const OBJECTIVE_TYPES = [WebLinkEventObjectiveObject, WebLinkCourseObject
 const WebLinkLearningObjectiveConnection = new GraphQLObjectType({
   name: 'LearningObjectiveConnection',
   fields: {
-    edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(new GraphQLObjectType({ name: 'LearningObjectiveEdge', fields: { node: { type: new GraphQLNonNull(WebLinkLearningObjectiveInterface) } } })))) },
+    edges: {
+      type: new GraphQLNonNull(
+        new GraphQLList(
+          new GraphQLNonNull(
+            new GraphQLObjectType({
+              name: 'LearningObjectiveEdge',
+              fields: { node: { type: new GraphQLNonNull(WebLinkLearningObjectiveInterface) } },
+            }),
+          ),
+        ),
+      ),
+    },
     pageInfo: { type: new GraphQLNonNull(PageInfoObject) },
   },
 });
 
-const objectivesLoader = (ctx: GraphQLContext) => ctx.loader('weblink.objectives', (db) => byOwner((ids) => objectivesOf(db, ids), (o: LearningPathObjectiveRow) => o.learning_path_id));
+const objectivesLoader = (ctx: GraphQLContext) =>
+  ctx.loader('weblink.objectives', (db) =>
+    byOwner(
+      (ids) => objectivesOf(db, ids),
+      (o: LearningPathObjectiveRow) => o.learning_path_id,
+    ),
+  );
 
 /** The listed events of a path's event objectives. */
 async function pathEvents(ctx: GraphQLContext, pathId: number): Promise<CatalogueEvent[]> {
@@ -332,7 +431,11 @@ export const WebLinkLearningPathObject = new GraphQLObjectType<CataloguePath, Gr
     isBundle: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (p) => p.is_bundle },
     category: categoryName,
     imageUrl,
-    price: { type: WebLinkPriceObject, description: 'Its price at the "Normal" level.', resolve: (p, _a, ctx) => normalPrice(ctx, 'learning_path', p.id) },
+    price: {
+      type: WebLinkPriceObject,
+      description: 'Its price at the "Normal" level.',
+      resolve: (p, _a, ctx) => normalPrice(ctx, 'learning_path', p.id),
+    },
     start: pathBound('start'),
     end: pathBound('end'),
     locale: { type: WebLinkLocaleObject, resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
@@ -347,7 +450,13 @@ export const WebLinkLearningPathObject = new GraphQLObjectType<CataloguePath, Gr
         const shown = all.slice(0, MAX_PAGE);
         return {
           edges: shown.map((node) => ({ node })),
-          pageInfo: { startCursor: null, endCursor: null, totalRecords: all.length, hasNextPage: shown.length < all.length, hasPreviousPage: false },
+          pageInfo: {
+            startCursor: null,
+            endCursor: null,
+            totalRecords: all.length,
+            hasNextPage: shown.length < all.length,
+            hasPreviousPage: false,
+          },
         };
       },
     },

@@ -28,8 +28,16 @@ export interface Overlay<C extends string = string> {
 const TEMPLATE_TEXTS = ['title', 'course_text1', 'teaser_description'] as const;
 const PATH_TEXTS = ['name', 'description'] as const;
 
-export const TEMPLATE_TRANSLATIONS: Overlay<(typeof TEMPLATE_TEXTS)[number]> = { kind: 'course_template', ...translationTableOf('course_template'), columns: TEMPLATE_TEXTS };
-export const PATH_TRANSLATIONS: Overlay<(typeof PATH_TEXTS)[number]> = { kind: 'learning_path', ...translationTableOf('learning_path'), columns: PATH_TEXTS };
+export const TEMPLATE_TRANSLATIONS: Overlay<(typeof TEMPLATE_TEXTS)[number]> = {
+  kind: 'course_template',
+  ...translationTableOf('course_template'),
+  columns: TEMPLATE_TEXTS,
+};
+export const PATH_TRANSLATIONS: Overlay<(typeof PATH_TEXTS)[number]> = {
+  kind: 'learning_path',
+  ...translationTableOf('learning_path'),
+  columns: PATH_TEXTS,
+};
 
 /** One translation of a record: its locale and the columns it overlays (null: not translated). */
 export interface TranslationRow {
@@ -80,15 +88,28 @@ export type CatalogueEvent = EventRow;
 
 /** The events WebLink lists: published, public, not cancelled, of published templates or none. */
 function listedEvents(q: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
-  return q
-    .where({ [`${alias}.lifecycle_state`]: 'published', [`${alias}.type`]: 'public', [`${alias}.is_cancelled`]: false })
-    .where((w) =>
-      w.whereNull(`${alias}.course_template_id`).orWhereExists((e) => e.select(1).from('course_templates as lct').whereRaw('lct.id = ??', [`${alias}.course_template_id`]).where('lct.lifecycle_state', 'published')),
-    );
+  return q.where({ [`${alias}.lifecycle_state`]: 'published', [`${alias}.type`]: 'public', [`${alias}.is_cancelled`]: false }).where((w) =>
+    w.whereNull(`${alias}.course_template_id`).orWhereExists((e) =>
+      e
+        .select(1)
+        .from('course_templates as lct')
+        .whereRaw('lct.id = ??', [`${alias}.course_template_id`])
+        .where('lct.lifecycle_state', 'published'),
+    ),
+  );
 }
 
 /** Course template columns under their catalogue names. */
-const COURSE_COLUMNS = (alias: string) => [`${alias}.id`, `${alias}.code`, `${alias}.title as name`, `${alias}.course_text1 as description`, `${alias}.teaser_description`, `${alias}.category_id`, `${alias}.image_document_id`, `${alias}.locale_id`];
+const COURSE_COLUMNS = (alias: string) => [
+  `${alias}.id`,
+  `${alias}.code`,
+  `${alias}.title as name`,
+  `${alias}.course_text1 as description`,
+  `${alias}.teaser_description`,
+  `${alias}.category_id`,
+  `${alias}.image_document_id`,
+  `${alias}.locale_id`,
+];
 
 /**
  * A list of the catalogue as the list engine reads it (kit/graphql/lists.ts, aliased `t`): its
@@ -110,7 +131,19 @@ export const CATALOGUE_LISTS = {
         .unionAll((u) =>
           u
             .from('learning_paths as lp')
-            .select(db.raw(`'LearningPath'`), 'lp.id', 'lp.code', 'lp.name', 'lp.description', db.raw('null'), 'lp.category_id', 'lp.image_document_id', 'lp.locale_id', 'lp.lifecycle_state', 'lp.is_bundle')
+            .select(
+              db.raw(`'LearningPath'`),
+              'lp.id',
+              'lp.code',
+              'lp.name',
+              'lp.description',
+              db.raw('null'),
+              'lp.category_id',
+              'lp.image_document_id',
+              'lp.locale_id',
+              'lp.lifecycle_state',
+              'lp.is_bundle',
+            )
             .where('lp.lifecycle_state', 'active'),
         ),
   },
@@ -146,7 +179,11 @@ export function withTranslation(db: Db, q: Knex.QueryBuilder, list: 'catalogue' 
   } else {
     joinOf(TEMPLATE_TRANSLATIONS, 'trc', 'CourseTemplate');
     joinOf(PATH_TRANSLATIONS, 'trl', 'LearningPath');
-    q.select(db.raw('coalesce(trc.title, trl.name) as tr_name'), db.raw('coalesce(trc.course_text1, trl.description) as tr_description'), 'trc.teaser_description as tr_teaser_description');
+    q.select(
+      db.raw('coalesce(trc.title, trl.name) as tr_name'),
+      db.raw('coalesce(trc.course_text1, trl.description) as tr_description'),
+      'trc.teaser_description as tr_teaser_description',
+    );
   }
 }
 
@@ -161,7 +198,9 @@ export interface CatalogueCategory extends CategoryCard {
 
 /** The `categories` page's rows with their translation in the content locale, joined in the page's one statement. */
 export function withCategoryTranslation(db: Db, q: Knex.QueryBuilder, localeId: number): void {
-  q.leftJoin(`${CategoryTranslation.tableName} as trg`, (j) => j.on('trg.category_id', 't.id').andOn('trg.locale_id', db.raw('?', [localeId])));
+  q.leftJoin(`${CategoryTranslation.tableName} as trg`, (j) =>
+    j.on('trg.category_id', 't.id').andOn('trg.locale_id', db.raw('?', [localeId])),
+  );
   q.select('trg.name as tr_name', 'trg.introduction as tr_introduction');
 }
 
@@ -172,13 +211,19 @@ export function withCategoryTranslation(db: Db, q: Knex.QueryBuilder, localeId: 
  */
 export function categoriesInLocale(db: Db, ids: readonly number[], localeId: number): Promise<CatalogueCategory[]> {
   return db(`${Category.tableName} as c`)
-    .leftJoin(`${CategoryTranslation.tableName} as trg`, (j) => j.on('trg.category_id', 'c.id').andOn('trg.locale_id', db.raw('?', [localeId])))
+    .leftJoin(`${CategoryTranslation.tableName} as trg`, (j) =>
+      j.on('trg.category_id', 'c.id').andOn('trg.locale_id', db.raw('?', [localeId])),
+    )
     .whereIn('c.id', ids as number[])
     .select('c.*', 'trg.name as tr_name', 'trg.introduction as tr_introduction');
 }
 
 /** The translations of these records (a record reached from another: an event's course), each record's by locale, under catalogue names. */
-export async function translationsOf(db: Db, kind: 'course_template' | 'learning_path', ownerIds: readonly number[]): Promise<Map<number, TranslationRow[]>> {
+export async function translationsOf(
+  db: Db,
+  kind: 'course_template' | 'learning_path',
+  ownerIds: readonly number[],
+): Promise<Map<number, TranslationRow[]>> {
   const o = kind === 'course_template' ? TEMPLATE_TRANSLATIONS : PATH_TRANSLATIONS;
   const rows = (await translationsOfOwners(db, kind, ownerIds)) as unknown as Record<string, string | number | null>[];
   return groupedBy(
@@ -224,10 +269,13 @@ export function listedEventsByIds(db: Db, ids: readonly number[]): Promise<Catal
 // --- Filters ------------------------------------------------------------------------------------
 
 /** An event's start and end as instants: its classroom (else online) period, else its dates, in its time zone. */
-const eventStart = (a: string) => `(coalesce(${a}.classroom_start, ${a}.lms_start, ${a}.start_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
-const eventEnd = (a: string) => `(coalesce(${a}.classroom_end, ${a}.lms_end, ${a}.end_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
+const eventStart = (a: string) =>
+  `(coalesce(${a}.classroom_start, ${a}.lms_start, ${a}.start_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
+const eventEnd = (a: string) =>
+  `(coalesce(${a}.classroom_end, ${a}.lms_end, ${a}.end_date::timestamp) at time zone coalesce(${a}.time_zone_name, 'UTC'))`;
 /** Places left on an event (null max: unlimited), booked as placesBooked counts them. */
-const placesLeft = (a: string) => `${a}.delegates_max - coalesce((select sum(coalesce(d.num_places, 1)) from delegates d where d.event_id = ${a}.id and d.cancelled_date is null), 0)`;
+const placesLeft = (a: string) =>
+  `${a}.delegates_max - coalesce((select sum(coalesce(d.num_places, 1)) from delegates d where d.event_id = ${a}.id and d.cancelled_date is null), 0)`;
 
 /**
  * Conditions on one event: a listed event of a catalogue item (`viaEvents`, aliased `ev`, the
@@ -235,20 +283,26 @@ const placesLeft = (a: string) => `${a}.delegates_max - coalesce((select sum(coa
  */
 export const eventConditions = {
   /** Starts on one of these ISO days of the week (1 Monday ... 7 Sunday). */
-  onDays: (w: Knex.QueryBuilder, days: number[], a = 'ev') => w.whereRaw(`extract(isodow from coalesce(${a}.start_date, ${a}.classroom_start::date, ${a}.lms_start::date))::int = any(?)`, [days]),
+  onDays: (w: Knex.QueryBuilder, days: number[], a = 'ev') =>
+    w.whereRaw(`extract(isodow from coalesce(${a}.start_date, ${a}.classroom_start::date, ${a}.lms_start::date))::int = any(?)`, [days]),
   atLocations: (w: Knex.QueryBuilder, ids: number[], a = 'ev') => w.whereIn(`${a}.location_id`, ids),
   startsFrom: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventStart(a)} >= ?::timestamptz`, [instant]),
   startsBy: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventStart(a)} <= ?::timestamptz`, [instant]),
   endsFrom: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventEnd(a)} >= ?::timestamptz`, [instant]),
   endsBy: (w: Knex.QueryBuilder, instant: string, a = 'ev') => w.whereRaw(`${eventEnd(a)} <= ?::timestamptz`, [instant]),
-  sessionStartsFrom: (w: Knex.QueryBuilder, time: string, a = 'ev') => w.whereRaw(`coalesce(${a}.start_time, ${a}.classroom_start::time) >= ?::time`, [time]),
-  sessionEndsBy: (w: Knex.QueryBuilder, time: string, a = 'ev') => w.whereRaw(`coalesce(${a}.end_time, ${a}.classroom_end::time) <= ?::time`, [time]),
-  placesAtLeast: (w: Knex.QueryBuilder, n: number, a = 'ev') => w.where((p) => p.whereNull(`${a}.delegates_max`).orWhereRaw(`${placesLeft(a)} >= ?`, [n])),
+  sessionStartsFrom: (w: Knex.QueryBuilder, time: string, a = 'ev') =>
+    w.whereRaw(`coalesce(${a}.start_time, ${a}.classroom_start::time) >= ?::time`, [time]),
+  sessionEndsBy: (w: Knex.QueryBuilder, time: string, a = 'ev') =>
+    w.whereRaw(`coalesce(${a}.end_time, ${a}.classroom_end::time) <= ?::time`, [time]),
+  placesAtLeast: (w: Knex.QueryBuilder, n: number, a = 'ev') =>
+    w.where((p) => p.whereNull(`${a}.delegates_max`).orWhereRaw(`${placesLeft(a)} >= ?`, [n])),
   /** Of a course with one of these codes (an event without a course: its own code). */
   ofCourseCodes: (w: Knex.QueryBuilder, codes: string[], a = 'ev') =>
     w.where((c) =>
       c
-        .whereExists((e) => e.select(1).from('course_templates as cc').whereRaw(`cc.id = ${a}.course_template_id`).whereIn('cc.code', codes))
+        .whereExists((e) =>
+          e.select(1).from('course_templates as cc').whereRaw(`cc.id = ${a}.course_template_id`).whereIn('cc.code', codes),
+        )
         .orWhere((o) => o.whereNull(`${a}.course_template_id`).whereIn(`${a}.code`, codes)),
     ),
 };
@@ -265,7 +319,14 @@ export function viaEvents(q: Knex.QueryBuilder, conditions: (w: Knex.QueryBuilde
       )
       .orWhere((p) =>
         p.where('t.kind', 'LearningPath').whereExists((e) => {
-          listedEvents(e.select(1).from('learning_path_objectives as o').join('events as ev', 'ev.id', 'o.event_id').whereRaw('o.learning_path_id = t.id'), 'ev');
+          listedEvents(
+            e
+              .select(1)
+              .from('learning_path_objectives as o')
+              .join('events as ev', 'ev.id', 'o.event_id')
+              .whereRaw('o.learning_path_id = t.id'),
+            'ev',
+          );
           conditions(e);
         }),
       ),
@@ -284,7 +345,12 @@ export function matchesSearch(q: Knex.QueryBuilder, text: string): void {
  * A custom field filter: the item's authored value of the definition (named by id or key) is
  * `value` (`eq`), matches it (`like`), or is one of `values` (`in`).
  */
-export function hasFieldValue(q: Knex.QueryBuilder, definition: { id?: number; key: string }, operation: 'eq' | 'like' | 'in', value: string | string[]): void {
+export function hasFieldValue(
+  q: Knex.QueryBuilder,
+  definition: { id?: number; key: string },
+  operation: 'eq' | 'like' | 'in',
+  value: string | string[],
+): void {
   const match = (v: Knex.QueryBuilder) => {
     v.whereNull('v.locale_id').whereIn('v.definition_id', (d) => {
       d.select('cfd.id').from('custom_field_definitions as cfd').where('cfd.key', definition.key);
@@ -296,8 +362,16 @@ export function hasFieldValue(q: Knex.QueryBuilder, definition: { id?: number; k
   };
   q.where((w) =>
     w
-      .where((c) => c.where('t.kind', 'CourseTemplate').whereExists((e) => match(e.select(1).from('course_template_field_values as v').whereRaw('v.course_template_id = t.id'))))
-      .orWhere((c) => c.where('t.kind', 'LearningPath').whereExists((e) => match(e.select(1).from('learning_path_field_values as v').whereRaw('v.learning_path_id = t.id')))),
+      .where((c) =>
+        c
+          .where('t.kind', 'CourseTemplate')
+          .whereExists((e) => match(e.select(1).from('course_template_field_values as v').whereRaw('v.course_template_id = t.id'))),
+      )
+      .orWhere((c) =>
+        c
+          .where('t.kind', 'LearningPath')
+          .whereExists((e) => match(e.select(1).from('learning_path_field_values as v').whereRaw('v.learning_path_id = t.id'))),
+      ),
   );
 }
 
@@ -332,8 +406,32 @@ export const CORE_CATALOGUE = {
   table: 'catalogue',
   from: (db) =>
     db('course_templates as ct')
-      .select(db.raw(`'CourseTemplate' as kind`), 'ct.id', 'ct.code', 'ct.title as name', 'ct.lifecycle_state', db.raw('false as is_bundle'), 'ct.category_id', 'ct.created_on', 'ct.updated_on')
-      .unionAll((u) => u.from('learning_paths as lp').select(db.raw(`'LearningPath'`), 'lp.id', 'lp.code', 'lp.name', 'lp.lifecycle_state', 'lp.is_bundle', 'lp.category_id', 'lp.created_on', 'lp.updated_on')),
+      .select(
+        db.raw(`'CourseTemplate' as kind`),
+        'ct.id',
+        'ct.code',
+        'ct.title as name',
+        'ct.lifecycle_state',
+        db.raw('false as is_bundle'),
+        'ct.category_id',
+        'ct.created_on',
+        'ct.updated_on',
+      )
+      .unionAll((u) =>
+        u
+          .from('learning_paths as lp')
+          .select(
+            db.raw(`'LearningPath'`),
+            'lp.id',
+            'lp.code',
+            'lp.name',
+            'lp.lifecycle_state',
+            'lp.is_bundle',
+            'lp.category_id',
+            'lp.created_on',
+            'lp.updated_on',
+          ),
+      ),
 } satisfies CatalogueList;
 
 /** Only items of these kinds (none: nothing). */

@@ -21,5 +21,8 @@ export function instantOf(local: string | null, zone: string | null): Instant | 
   const pad = (n: number, width = 2) => String(n).padStart(width, '0');
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
-  return { iso: `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`, ms: reading.wallMs - offset * 60000 };
+  return {
+    iso: `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
+    ms: reading.wallMs - offset * 60000,
+  };
 }

@@ -1,4 +1,12 @@
-import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString, GraphQLUnionType, type GraphQLFieldConfig } from 'graphql';
+import {
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+  GraphQLUnionType,
+  type GraphQLFieldConfig,
+} from 'graphql';
 import type { Knex } from '../../platform/db/knex.js';
 import { hasPermission } from '../../platform/permissions.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
@@ -76,7 +84,9 @@ function itemOf(value: FilterValue): { kind: CoreCatalogueKind; id: number } {
   const parsed = typeof value === 'string' ? fromGlobalId(value) : undefined;
   if (!parsed) throw badInput(`Filter on id: '${String(value).slice(0, 100)}' is not an id of this API`);
   // An id of another type names nothing here.
-  return parsed.type === 'CourseTemplate' || parsed.type === 'LearningPath' ? { kind: parsed.type, id: parsed.legacyId } : { kind: 'CourseTemplate', id: 0 };
+  return parsed.type === 'CourseTemplate' || parsed.type === 'LearningPath'
+    ? { kind: parsed.type, id: parsed.legacyId }
+    : { kind: 'CourseTemplate', id: 0 };
 }
 
 const list = listQuery<CoreCatalogueRow>({
@@ -88,7 +98,11 @@ const list = listQuery<CoreCatalogueRow>({
   description: 'Course templates (COURSE_TEMPLATE_VIEW) and learning paths (LEARNING_PATH_VIEW) as one list, in any lifecycle state.',
   defaultOrder: { field: 'name', direction: 'asc' },
   args: {
-    search: { type: GraphQLString, description: 'Words in the name (a course template\'s title) or code, case-insensitive; % and _ are taken literally. "" lists everything.' },
+    search: {
+      type: GraphQLString,
+      description:
+        'Words in the name (a course template\'s title) or code, case-insensitive; % and _ are taken literally. "" lists everything.',
+    },
     customFieldFilters: { type: new GraphQLList(CustomFieldFilter), description: `All must hold; at most ${MAX_FILTERS}.` },
   },
   where: catalogueWhere,
@@ -104,7 +118,12 @@ const list = listQuery<CoreCatalogueRow>({
     name: { column: 'name', kind: 'text', orderable: true, description: "A course template's title, a learning path's name." },
     code: { column: 'code', kind: 'text', orderable: true },
     type: { column: 'kind', kind: 'enum', enumValues: ['CourseTemplate', 'LearningPath'], description: 'CourseTemplate or LearningPath.' },
-    lifecycleState: { column: 'lifecycle_state', kind: 'text', orderable: true, description: 'A course template: draft, published, cancelled; a learning path: draft, active, retired.' },
+    lifecycleState: {
+      column: 'lifecycle_state',
+      kind: 'text',
+      orderable: true,
+      description: 'A course template: draft, published, cancelled; a learning path: draft, active, retired.',
+    },
     learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id.' },
     isBundle: { column: 'is_bundle', kind: 'bool', description: 'A learning path sold as one (course templates are not).' },
     createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
@@ -112,7 +131,8 @@ const list = listQuery<CoreCatalogueRow>({
   },
 });
 
-const learningPathById = (ctx: GraphQLContext, id: number) => ctx.loader('Catalogue.learningPaths', (db) => byId((ids) => learningPathsByIds(db, ids))).load(id);
+const learningPathById = (ctx: GraphQLContext, id: number) =>
+  ctx.loader('Catalogue.learningPaths', (db) => byId((ids) => learningPathsByIds(db, ids))).load(id);
 
 /** `catalogue(...)`: the page of the list, each node the whole course template or learning path (one statement per kind). */
 export const catalogueQuery: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> = {
@@ -120,7 +140,9 @@ export const catalogueQuery: GraphQLFieldConfig<unknown, GraphQLContext, Record<
   async resolve(root, args, ctx, info) {
     viewableKinds(ctx); // before anything else is checked or read
     const page = (await list.resolve!(root, args, ctx, info)) as Page<CoreCatalogueRow>;
-    const nodes = await Promise.all(page.edges.map(({ node }) => (node.kind === 'CourseTemplate' ? courseTemplateById(ctx, node.id) : learningPathById(ctx, node.id))));
+    const nodes = await Promise.all(
+      page.edges.map(({ node }) => (node.kind === 'CourseTemplate' ? courseTemplateById(ctx, node.id) : learningPathById(ctx, node.id))),
+    );
     // Each row was just listed in this transaction: its record is there.
     return { ...page, edges: page.edges.map((edge, i) => ({ ...edge, node: { ...nodes[i]!, __kind: edge.node.kind } })) };
   },

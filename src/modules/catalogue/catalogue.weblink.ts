@@ -3,7 +3,15 @@ import type { Knex } from '../../platform/db/knex.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput } from '../../kit/graphql/errors.js';
 import { fromGlobalId } from '../../kit/graphql/ids.js';
-import { FilterOperationEnum, listQuery, MAX_FILTER_VALUES, MAX_FILTERS, type FilterValue, type ListField, type ListSpec } from '../../kit/graphql/lists.js';
+import {
+  FilterOperationEnum,
+  listQuery,
+  MAX_FILTER_VALUES,
+  MAX_FILTERS,
+  type FilterValue,
+  type ListField,
+  type ListSpec,
+} from '../../kit/graphql/lists.js';
 import type { LocationRow } from '../locations/index.js';
 import { supportedLocales } from '../locales/index.js';
 import {
@@ -22,7 +30,15 @@ import {
   type CatalogueList,
   type CataloguePath,
 } from './catalogue.data.js';
-import { WebLinkCategoryObject, CatalogueItem, WebLinkCourseObject, WebLinkEventObject, WebLinkLearningPathObject, WebLinkLocaleObject, WebLinkLocationObject } from './catalogue-types.weblink.js';
+import {
+  WebLinkCategoryObject,
+  CatalogueItem,
+  WebLinkCourseObject,
+  WebLinkEventObject,
+  WebLinkLearningPathObject,
+  WebLinkLocaleObject,
+  WebLinkLocationObject,
+} from './catalogue-types.weblink.js';
 
 /**
  * The WebLink catalogue's root fields, as the production service's website plugins and SDK call
@@ -38,7 +54,12 @@ import { WebLinkCategoryObject, CatalogueItem, WebLinkCourseObject, WebLinkEvent
  * A catalogue list's table (or rows) and scope, as the list engine takes them, with WebLink's ids:
  * here `Course:<n>` is a course (template) n, never the event the Core API takes it for.
  */
-const source = (list: CatalogueList) => ({ table: list.table, ...(list.from ? { from: list.from } : {}), ...(list.scope ? { scope: list.scope } : {}), ids: 'weblink' as const });
+const source = (list: CatalogueList) => ({
+  table: list.table,
+  ...(list.from ? { from: list.from } : {}),
+  ...(list.scope ? { scope: list.scope } : {}),
+  ids: 'weblink' as const,
+});
 
 /** The page's rows get their translation in the content locale, when a request asks for one (joined once the page is cut). */
 const translation =
@@ -55,24 +76,57 @@ const ids = (v: FilterValue | FilterValue[]) => list(v).filter((x): x is number 
 
 /** Filters on one event: `a` is its alias (`ev` for a catalogue item's events, `t` in the events list). */
 function eventFilters(via: string | undefined, a: string): Record<string, ListField> {
-  const on = (apply: NonNullable<ListField['apply']>, field: Omit<ListField, 'column' | 'apply'>): ListField => ({ column: 'id', ...field, apply, ...(via ? { via } : {}) });
+  const on = (apply: NonNullable<ListField['apply']>, field: Omit<ListField, 'column' | 'apply'>): ListField => ({
+    column: 'id',
+    ...field,
+    apply,
+    ...(via ? { via } : {}),
+  });
   return {
-    dayOfWeek: on((w, _db, _op, v) => eventConditions.onDays(w, list(v).map((d) => DAYS.indexOf(d as (typeof DAYS)[number]) + 1), a), {
-      kind: 'enum',
-      enumValues: DAYS,
+    dayOfWeek: on(
+      (w, _db, _op, v) =>
+        eventConditions.onDays(
+          w,
+          list(v).map((d) => DAYS.indexOf(d as (typeof DAYS)[number]) + 1),
+          a,
+        ),
+      {
+        kind: 'enum',
+        enumValues: DAYS,
+        operations: ['in', 'eq'],
+        description: 'The day (Mon ... Sun) an event starts on.',
+      },
+    ),
+    locationId: on((w, _db, _op, v) => eventConditions.atLocations(w, ids(v), a), {
+      kind: 'ref',
+      refType: 'Location',
       operations: ['in', 'eq'],
-      description: 'The day (Mon ... Sun) an event starts on.',
     }),
-    locationId: on((w, _db, _op, v) => eventConditions.atLocations(w, ids(v), a), { kind: 'ref', refType: 'Location', operations: ['in', 'eq'] }),
     start: on((w, _db, op, v) => (op === 'ge' ? eventConditions.startsFrom : eventConditions.startsBy)(w, String(v), a), {
       kind: 'instant',
       operations: ['ge', 'le'],
       description: 'When an event starts: ISO 8601 with an offset (2027-05-04T00:00:00+01:00).',
     }),
-    end: on((w, _db, op, v) => (op === 'le' ? eventConditions.endsBy : eventConditions.endsFrom)(w, String(v), a), { kind: 'instant', operations: ['le', 'ge'], description: 'When an event ends.' }),
-    sessionStartTime: on((w, _db, _op, v) => eventConditions.sessionStartsFrom(w, String(v), a), { kind: 'time', operations: ['ge'], description: 'The time of day sessions start (HH:MM:SS).' }),
-    sessionEndTime: on((w, _db, _op, v) => eventConditions.sessionEndsBy(w, String(v), a), { kind: 'time', operations: ['le'], description: 'The time of day sessions end (HH:MM:SS).' }),
-    remainingPlaces: on((w, _db, _op, v) => eventConditions.placesAtLeast(w, Number(v), a), { kind: 'int', operations: ['ge'], description: 'Places left (an event without a maximum always has enough).' }),
+    end: on((w, _db, op, v) => (op === 'le' ? eventConditions.endsBy : eventConditions.endsFrom)(w, String(v), a), {
+      kind: 'instant',
+      operations: ['le', 'ge'],
+      description: 'When an event ends.',
+    }),
+    sessionStartTime: on((w, _db, _op, v) => eventConditions.sessionStartsFrom(w, String(v), a), {
+      kind: 'time',
+      operations: ['ge'],
+      description: 'The time of day sessions start (HH:MM:SS).',
+    }),
+    sessionEndTime: on((w, _db, _op, v) => eventConditions.sessionEndsBy(w, String(v), a), {
+      kind: 'time',
+      operations: ['le'],
+      description: 'The time of day sessions end (HH:MM:SS).',
+    }),
+    remainingPlaces: on((w, _db, _op, v) => eventConditions.placesAtLeast(w, Number(v), a), {
+      kind: 'int',
+      operations: ['ge'],
+      description: 'Places left (an event without a maximum always has enough).',
+    }),
   };
 }
 
@@ -80,7 +134,8 @@ function eventFilters(via: string | undefined, a: string): Record<string, ListFi
 
 export const CustomFieldFilterInput = new GraphQLInputObjectType({
   name: 'CustomFieldFilterInput',
-  description: 'A custom field value: `id` names the definition (its global id, or its key as `definitionKey` gives it); `eq` or `like` take `value`, `in` takes `values`.',
+  description:
+    'A custom field value: `id` names the definition (its global id, or its key as `definitionKey` gives it); `eq` or `like` take `value`, `in` takes `values`.',
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID) },
     operation: { type: FilterOperationEnum, defaultValue: 'eq' },
@@ -100,7 +155,9 @@ interface CustomFieldFilter {
 export function searchAndFieldFilters(args: Record<string, unknown>, ctx: GraphQLContext): (q: Knex.QueryBuilder) => void {
   const search = typeof args.search === 'string' ? args.search.trim() : '';
   if (search.length > 200) throw badInput('search: at most 200 characters');
-  const filters = ((args.customFieldFilters as (CustomFieldFilter | null)[] | null | undefined) ?? []).filter((f): f is CustomFieldFilter => f !== null);
+  const filters = ((args.customFieldFilters as (CustomFieldFilter | null)[] | null | undefined) ?? []).filter(
+    (f): f is CustomFieldFilter => f !== null,
+  );
   if (filters.length > MAX_FILTERS) throw badInput(`customFieldFilters: at most ${MAX_FILTERS} filters (${filters.length} given)`);
   ctx.spendFilterValues(filters.reduce((n, f) => n + Math.max(1, f.values?.length ?? 0), 0));
   const checked = filters.map((f, i) => {
@@ -109,7 +166,8 @@ export function searchAndFieldFilters(args: Record<string, unknown>, ctx: GraphQ
     const parsed = fromGlobalId(f.id);
     const definition = parsed?.type === 'CustomFieldDefinition' ? { id: parsed.legacyId, key: f.id } : { key: f.id };
     if (operation === 'in') {
-      if (!Array.isArray(f.values) || !f.values.length || f.values.some((v) => typeof v !== 'string')) throw badInput(`${name}: in needs a non-empty \`values\` of strings`);
+      if (!Array.isArray(f.values) || !f.values.length || f.values.some((v) => typeof v !== 'string'))
+        throw badInput(`${name}: in needs a non-empty \`values\` of strings`);
       if (f.values.length > MAX_FILTER_VALUES) throw badInput(`${name}: at most ${MAX_FILTER_VALUES} values`);
       return { definition, operation, value: f.values as string[] } as const;
     }
@@ -139,10 +197,15 @@ export const catalogueQuery = listQuery<CatalogueItemRow>({
   where: searchAndFieldFilters,
   via: { events: (q, _db, conditions) => viaEvents(q, conditions) },
   fields: {
-    name: { column: 'name', kind: 'text', orderable: true, description: 'The authored name (a course\'s title).' },
+    name: { column: 'name', kind: 'text', orderable: true, description: "The authored name (a course's title)." },
     code: { column: 'code', kind: 'text', orderable: true },
     categoryId: { column: 'category_id', kind: 'ref', refType: 'Category' },
-    type: { column: 'kind', kind: 'enum', enumValues: ['CourseTemplate', 'LearningPath'], description: 'CourseTemplate (a Course) or LearningPath.' },
+    type: {
+      column: 'kind',
+      kind: 'enum',
+      enumValues: ['CourseTemplate', 'LearningPath'],
+      description: 'CourseTemplate (a Course) or LearningPath.',
+    },
     isBundle: { column: 'is_bundle', kind: 'bool', description: 'A learning path sold as one (courses are not).' },
     ...eventFilters('events', 'ev'),
   },
@@ -199,7 +262,13 @@ export const eventsQuery = listQuery<CatalogueEvent>({
     name: { column: 'title', kind: 'text', orderable: true },
     code: { column: 'code', kind: 'text', orderable: true },
     courseId: { column: 'course_template_id', kind: 'ref', refType: 'Course' },
-    courseCode: { column: 'id', kind: 'text', operations: ['eq', 'in'], apply: (w, _db, _op, v) => eventConditions.ofCourseCodes(w, list(v).map(String), 't'), description: "Its course's code." },
+    courseCode: {
+      column: 'id',
+      kind: 'text',
+      operations: ['eq', 'in'],
+      apply: (w, _db, _op, v) => eventConditions.ofCourseCodes(w, list(v).map(String), 't'),
+      description: "Its course's code.",
+    },
     ...eventFilters(undefined, 't'),
     // Ordered by their dates (filtered as instants above).
     start: { ...eventFilters(undefined, 't').start!, column: 'start_date', orderable: true },
@@ -236,7 +305,10 @@ export const locationsQuery = listQuery<Pick<LocationRow, 'id' | 'name'>>({
   permission: null,
   node: () => WebLinkLocationObject,
   defaultOrder: { field: 'name', direction: 'asc' },
-  fields: { id: { column: 'id', kind: 'id', refType: 'Location', orderable: true }, name: { column: 'name', kind: 'text', orderable: true } },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Location', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+  },
 });
 
 export const localesQuery: GraphQLFieldConfig<unknown, GraphQLContext> = {

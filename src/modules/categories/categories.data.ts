@@ -24,7 +24,11 @@ export class Category extends BaseModel {
 
   static override get relationMappings() {
     return {
-      parent: { relation: BaseModel.BelongsToOneRelation, modelClass: Category, join: { from: 'categories.parent_id', to: 'categories.id' } },
+      parent: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Category,
+        join: { from: 'categories.parent_id', to: 'categories.id' },
+      },
       children: { relation: BaseModel.HasManyRelation, modelClass: Category, join: { from: 'categories.id', to: 'categories.parent_id' } },
     };
   }
@@ -78,7 +82,9 @@ export function categoriesByIds(db: Db, ids: readonly number[]): Promise<Categor
 
 /** The sub categories of these categories, whole rows, each parent's by name (as the public catalogue lists them). */
 export async function subCategoriesByName(db: Db, parentIds: readonly number[]): Promise<Map<number, Category[]>> {
-  const rows: Category[] = await db(Category.tableName).whereIn('parent_id', parentIds as number[]).orderBy('name');
+  const rows: Category[] = await db(Category.tableName)
+    .whereIn('parent_id', parentIds as number[])
+    .orderBy('name');
   const groups = new Map<number, Category[]>();
   for (const c of rows) {
     const list = groups.get(c.parent_id!);
@@ -89,6 +95,9 @@ export async function subCategoriesByName(db: Db, parentIds: readonly number[]):
 }
 
 /** Inserts categories; returns their ids, in order. */
-export function insertCategories(db: Db, rows: readonly (Partial<Omit<ModelObject<Category>, 'id'>> & Pick<Category, 'name' | 'priority'>)[]): Promise<Pick<Category, 'id'>[]> {
+export function insertCategories(
+  db: Db,
+  rows: readonly (Partial<Omit<ModelObject<Category>, 'id'>> & Pick<Category, 'name' | 'priority'>)[],
+): Promise<Pick<Category, 'id'>[]> {
   return db(Category.tableName).insert(rows).returning<Pick<Category, 'id'>[]>('id');
 }

@@ -30,13 +30,20 @@ const translations = translationFace({
   description: "A category's name and description in one locale (a sparse overlay: null fields fall back to the category's own).",
   // The schema's words for categories, which have no primary locale.
   docs: {
-    translations: 'One entry per locale this category is translated into; with `locale`, only that one (an empty list when it is not translated).',
+    translations:
+      'One entry per locale this category is translated into; with `locale`, only that one (an empty list when it is not translated).',
     upsert:
       "Creates or fully replaces one locale's translation of a category (replace, not patch: omitted fields are stored as null and fall back). Any locale the instance supports: categories have no primary locale.",
     remove: "Deletes one locale's translation of a category for good (none there: nothing to do, no error).",
     fields: {
-      name: { output: BLANK, input: 'One line, at most 255 characters. null or absent: not translated (falls back); "": a deliberate blank.' },
-      description: { output: `The introduction in this locale. ${BLANK}`, input: 'The introduction, at most 10,000 characters. null or absent: not translated (falls back); "": a deliberate blank.' },
+      name: {
+        output: BLANK,
+        input: 'One line, at most 255 characters. null or absent: not translated (falls back); "": a deliberate blank.',
+      },
+      description: {
+        output: `The introduction in this locale. ${BLANK}`,
+        input: 'The introduction, at most 10,000 characters. null or absent: not translated (falls back); "": a deliberate blank.',
+      },
     },
   },
 });
@@ -52,7 +59,13 @@ export const LearningCategoryObject: GraphQLObjectType<CategoryCard, GraphQLCont
     ...nodeFields('LearningCategory'),
     name: { type: new GraphQLNonNull(GraphQLString) },
     description: { type: GraphQLString, description: 'Its introduction (REST `introduction`).', resolve: (c) => c.introduction },
-    parentCategory: refField(LearningCategoryObject, VIEW, (c: CategoryCard) => c.parent_id, learningCategoryById, 'The category this is a sub category of; null for a top category.'),
+    parentCategory: refField(
+      LearningCategoryObject,
+      VIEW,
+      (c: CategoryCard) => c.parent_id,
+      learningCategoryById,
+      'The category this is a sub category of; null for a top category.',
+    ),
     translations: translations.translationsField,
   }),
 });
@@ -77,7 +90,12 @@ export const learningCategoriesQuery = listQuery<CategoryCard>({
     legacyId: { column: 'id', kind: 'int', orderable: true },
     name: { column: 'name', kind: 'text', orderable: true },
     description: { column: 'introduction', kind: 'text', description: 'Its introduction.' },
-    parentCategory: { column: 'parent_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id: its sub categories (isnull: top categories).' },
+    parentCategory: {
+      column: 'parent_id',
+      kind: 'ref',
+      refType: 'LearningCategory',
+      description: 'A LearningCategory id: its sub categories (isnull: top categories).',
+    },
   },
 });
 

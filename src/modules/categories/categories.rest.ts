@@ -17,16 +17,25 @@ export const categories = defineResource({
     introduction: { type: 'string', column: 'introduction', maxLength: 10000 },
     // Write-only too, so records keep the contract's shape: makes this a sub category of another.
     parent_id: { type: 'integer', column: 'parent_id', readable: false, references: CATEGORY_ROWS },
-    sub_categories: { type: 'array', description: 'categories whose parent is this one: id, name, introduction' } },
+    sub_categories: { type: 'array', description: 'categories whose parent is this one: id, name, introduction' },
+  },
   async check(db, values, existing): Promise<Record<string, string>> {
     const parentId = values.parent_id;
     if (!existing || parentId === undefined || parentId === null) return {};
     // The new parent must not be this category or one of its descendants: that would make a cycle.
-    return restFieldErrors(categoryParentProblems(parentId as number, await isSelfOrAncestorOf(db, existing.id as number, parentId as number)));
+    return restFieldErrors(
+      categoryParentProblems(parentId as number, await isSelfOrAncestorOf(db, existing.id as number, parentId as number)),
+    );
   },
   async enrich(db, rows, records) {
-    const children = await subCategoriesOf(db, rows.map((r) => r.id as number));
+    const children = await subCategoriesOf(
+      db,
+      rows.map((r) => r.id as number),
+    );
     rows.forEach((row, i) => {
-      records[i]!.sub_categories = children.filter((c) => c.parent_id === row.id).map(({ id, name, introduction }) => ({ id, name, introduction }));
+      records[i]!.sub_categories = children
+        .filter((c) => c.parent_id === row.id)
+        .map(({ id, name, introduction }) => ({ id, name, introduction }));
     });
-  } });
+  },
+});

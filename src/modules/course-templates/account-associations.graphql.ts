@@ -24,12 +24,19 @@ const AccountAssociationTypeObject = new GraphQLObjectType({
 
 const AccountAssociationObject = new GraphQLObjectType({
   name: 'AccountAssociation',
-  fields: { account: { type: new GraphQLNonNull(AccountObject) }, associationType: { type: new GraphQLNonNull(AccountAssociationTypeObject) } },
+  fields: {
+    account: { type: new GraphQLNonNull(AccountObject) },
+    associationType: { type: new GraphQLNonNull(AccountAssociationTypeObject) },
+  },
 });
 
 const associations = wholeConnection<never>('AccountAssociation', AccountAssociationObject);
 
 /** `accountAssociations`: always empty (Lectern has no accounts), in the shape clients select. */
 export function accountAssociationsField<P>(): GraphQLFieldConfig<P, GraphQLContext> {
-  return { type: new GraphQLNonNull(associations.type), description: 'Accounts associated with it: none (Lectern keeps no accounts).', resolve: (_p, _a, ctx) => associations.page(ctx, []) };
+  return {
+    type: new GraphQLNonNull(associations.type),
+    description: 'Accounts associated with it: none (Lectern keeps no accounts).',
+    resolve: (_p, _a, ctx) => associations.page(ctx, []),
+  };
 }

@@ -27,7 +27,14 @@ export const approvedInstructorsField: GraphQLFieldConfig<{ id: number }, GraphQ
   type: instructors.type,
   description: 'The contacts approved to teach it (CONTACT_VIEW when there are any).',
   async resolve(template, _a, ctx): Promise<Page<ContactCard>> {
-    const links = await ctx.loader(LOADER, (db) => byOwner((ids) => instructorsOf(db, ids), (r) => r.course_template_id)).load(template.id);
+    const links = await ctx
+      .loader(LOADER, (db) =>
+        byOwner(
+          (ids) => instructorsOf(db, ids),
+          (r) => r.course_template_id,
+        ),
+      )
+      .load(template.id);
     if (links.length) requirePermission(ctx, 'CONTACT_VIEW');
     const contacts = ctx.loader('CourseTemplate.instructorContacts', (db) => byId((ids) => contactsByIds(db, ids)));
     const nodes: ContactCard[] = (await Promise.all(links.map((l) => contacts.load(l.contact_id)))).flatMap((c) => (c ? [c] : []));

@@ -1,4 +1,13 @@
-import { GraphQLEnumType, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
 import { LIFECYCLE_STATES } from '../../platform/lifecycle.js';
 import { LifecycleStateEnum } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
@@ -59,7 +68,13 @@ export const LearningModeEnum = new GraphQLEnumType({
   values: Object.fromEntries(EVENT_LEARNING_MODES.map((v) => [v.toUpperCase(), { value: v }])),
 });
 
-export const deliveryOf = (ctx: GraphQLContext) => ctx.loader('CourseTemplate.delivery', (db) => byOwner((ids) => deliveryLocalesOf(db, ids), (r) => r.course_template_id));
+export const deliveryOf = (ctx: GraphQLContext) =>
+  ctx.loader('CourseTemplate.delivery', (db) =>
+    byOwner(
+      (ids) => deliveryLocalesOf(db, ids),
+      (r) => r.course_template_id,
+    ),
+  );
 
 /**
  * Fields of CourseTemplate that modules above this one add (the events module adds `events`):
@@ -71,7 +86,10 @@ export function extendCourseTemplate(fields: GraphQLFieldConfigMap<CourseTemplat
   Object.assign(extensions, fields);
 }
 
-export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<CourseTemplateRow, GraphQLContext>({
+export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLContext> = new GraphQLObjectType<
+  CourseTemplateRow,
+  GraphQLContext
+>({
   name: 'CourseTemplate',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -80,9 +98,17 @@ export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLC
     title: { type: new GraphQLNonNull(GraphQLString) },
     courseText1: { type: GraphQLString, resolve: (t) => t.course_text1 },
     courseText2: { type: GraphQLString, resolve: (t) => t.course_text2, description: 'The introduction.' },
-    introduction: { type: GraphQLString, resolve: (t) => t.course_text2, description: 'The introduction (the same text as courseText2; REST `introduction`).' },
+    introduction: {
+      type: GraphQLString,
+      resolve: (t) => t.course_text2,
+      description: 'The introduction (the same text as courseText2; REST `introduction`).',
+    },
     shortCode: { type: GraphQLString, resolve: (t) => t.short_code, description: 'A short code, beside the code.' },
-    eventLearningMode: { type: new GraphQLNonNull(LearningModeEnum), resolve: (t) => t.event_learning_mode, description: 'How its events are delivered.' },
+    eventLearningMode: {
+      type: new GraphQLNonNull(LearningModeEnum),
+      resolve: (t) => t.event_learning_mode,
+      description: 'How its events are delivered.',
+    },
     image: imageField((t: CourseTemplateRow) => t.image_document_id),
     imageGallery: imageGalleryField((t: CourseTemplateRow) => t.image_document_id),
     learningCategories: learningCategoriesField((t: CourseTemplateRow) => t.category_id),
@@ -91,17 +117,32 @@ export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLC
     approvedInstructors: approvedInstructorsField,
     relatedCoursesText: { type: GraphQLString, resolve: (t) => t.related_courses_text },
     lmsSummary: { type: GraphQLString, resolve: (t) => t.lms_summary },
-    teaserDescription: { type: GraphQLString, resolve: (t) => t.teaser_description, description: 'The short text websites show in lists of courses (WebLink Course.teaserDescription).' },
+    teaserDescription: {
+      type: GraphQLString,
+      resolve: (t) => t.teaser_description,
+      description: 'The short text websites show in lists of courses (WebLink Course.teaserDescription).',
+    },
     lifecycleState: { type: new GraphQLNonNull(LifecycleStateEnum), resolve: (t) => t.lifecycle_state },
-    locale: { type: LocaleObject, description: 'The primary locale: the language of its own content. Needed before translations.', resolve: (t, _a, ctx) => localeById(ctx, t.locale_id) },
+    locale: {
+      type: LocaleObject,
+      description: 'The primary locale: the language of its own content. Needed before translations.',
+      resolve: (t, _a, ctx) => localeById(ctx, t.locale_id),
+    },
     deliveryLocales: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LocaleObject))),
       description: 'Locales the course can be delivered in (independent of translations). None: no restriction on events.',
       resolve: async (t, _a, ctx) => Promise.all((await deliveryOf(ctx).load(t.id)).map((d) => localeById(ctx, d.locale_id))),
     },
-    defaultDeliveryLocale: { type: LocaleObject, description: 'For events created without a locale; always one of deliveryLocales.', resolve: (t, _a, ctx) => localeById(ctx, t.default_delivery_locale_id) },
+    defaultDeliveryLocale: {
+      type: LocaleObject,
+      description: 'For events created without a locale; always one of deliveryLocales.',
+      resolve: (t, _a, ctx) => localeById(ctx, t.default_delivery_locale_id),
+    },
     translations: translations.translationsField,
-    customFieldValues: { ...customFieldValuesField, resolve: async (t, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, t.id), null) },
+    customFieldValues: {
+      ...customFieldValuesField,
+      resolve: async (t, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, t.id), null),
+    },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.created_on },
     updatedOn: { type: new GraphQLNonNull(GraphQLString), resolve: (t) => t.updated_on },
     ...extensions,
@@ -111,7 +152,8 @@ export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLC
 registerNode('CourseTemplate', { permission: VIEW, load: (ctx, id) => translations.owner(ctx, id) });
 
 /** The course template a global id names in this tenant (for other modules: events). */
-export const courseTemplateById = (ctx: GraphQLContext, id: number) => translations.owner(ctx, id) as Promise<CourseTemplateRow | undefined>;
+export const courseTemplateById = (ctx: GraphQLContext, id: number) =>
+  translations.owner(ctx, id) as Promise<CourseTemplateRow | undefined>;
 
 /** Filter fields clients name (the production service has them) that Lectern has no data for: refused by name. */
 const unsupported = (why: string): ListField => ({ column: 'id', kind: 'text', unsupported: why });
@@ -120,7 +162,10 @@ const unsupported = (why: string): ListField => ({ column: 'id', kind: 'text', u
 function currencyCodes(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map((v) => {
     const code = currencyCodeOf(String(v));
-    if (!code) throw badInput(`Filter on hasPriceInCurrency: '${String(v).slice(0, 100)}' is not a currency (an ISO code such as GBP, or a Currency id)`);
+    if (!code)
+      throw badInput(
+        `Filter on hasPriceInCurrency: '${String(v).slice(0, 100)}' is not a currency (an ISO code such as GBP, or a Currency id)`,
+      );
     return code;
   });
 }
@@ -149,7 +194,12 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
     lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LIFECYCLE_STATES, orderable: true },
     scheduleType: unsupported('Lectern has no schedule types'),
     levelId: unsupported('Lectern has no course levels'),
-    learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id: templates in that category (isnull: in none).' },
+    learningCategoryId: {
+      column: 'category_id',
+      kind: 'ref',
+      refType: 'LearningCategory',
+      description: 'A LearningCategory id: templates in that category (isnull: in none).',
+    },
     hasPriceInCurrency: {
       column: 'id',
       kind: 'text',
@@ -163,7 +213,10 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
       refType: 'Region',
       description: 'eq or in: templates with a public price for that region (a Region id).',
       operations: ['eq', 'in'],
-      apply: (q, _db, _op, v) => whereHasPrice(q, 'course_template', { regionIds: (Array.isArray(v) ? v : [v]).filter((id): id is number => typeof id === 'number') }),
+      apply: (q, _db, _op, v) =>
+        whereHasPrice(q, 'course_template', {
+          regionIds: (Array.isArray(v) ? v : [v]).filter((id): id is number => typeof id === 'number'),
+        }),
     },
     isValidForPortal: {
       column: 'lifecycle_state',
@@ -182,7 +235,13 @@ export const courseTemplatesQuery = listQuery<CourseTemplateRow>({
     },
     locale: { column: 'locale_id', kind: 'ref', refType: 'Locale', description: 'A Locale id.' },
     defaultDeliveryLocale: { column: 'default_delivery_locale_id', kind: 'ref', refType: 'Locale' },
-    deliveryLocales: { column: 'id', kind: 'refList', refType: 'Locale', link: { table: CourseTemplateDeliveryLocale.tableName, owner: 'course_template_id', value: 'locale_id' }, description: 'contains: has every given Locale id.' },
+    deliveryLocales: {
+      column: 'id',
+      kind: 'refList',
+      refType: 'Locale',
+      link: { table: CourseTemplateDeliveryLocale.tableName, owner: 'course_template_id', value: 'locale_id' },
+      description: 'contains: has every given Locale id.',
+    },
     createdAt: { column: 'created_on', kind: 'datetime', orderable: true },
     updatedAt: { column: 'updated_on', kind: 'datetime', orderable: true },
     createdOn: { column: 'created_on', kind: 'datetime', orderable: true },

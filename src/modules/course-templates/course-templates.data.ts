@@ -44,8 +44,16 @@ export class CourseTemplate extends BaseModel {
 
   static override get relationMappings() {
     return {
-      deliveryLocales: { relation: BaseModel.HasManyRelation, modelClass: CourseTemplateDeliveryLocale, join: { from: 'course_templates.id', to: 'course_template_delivery_locales.course_template_id' } },
-      scoreMappings: { relation: BaseModel.HasManyRelation, modelClass: ScoreMapping, join: { from: 'course_templates.id', to: 'score_mappings.course_template_id' } },
+      deliveryLocales: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: CourseTemplateDeliveryLocale,
+        join: { from: 'course_templates.id', to: 'course_template_delivery_locales.course_template_id' },
+      },
+      scoreMappings: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: ScoreMapping,
+        join: { from: 'course_templates.id', to: 'score_mappings.course_template_id' },
+      },
     };
   }
 }
@@ -91,9 +99,24 @@ export class ScoreMapping extends BaseModel {
 /** A course template row as the faces read it. */
 export type CourseTemplateRow = Pick<
   CourseTemplate,
-  'id' | 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'short_code' | 'event_learning_mode' | 'created_on' | 'updated_on'
+  | 'id'
+  | 'code'
+  | 'title'
+  | 'course_text1'
+  | 'course_text2'
+  | 'related_courses_text'
+  | 'lms_summary'
+  | 'lifecycle_state'
+  | 'category_id'
+  | 'locale_id'
+  | 'default_delivery_locale_id'
+  | 'teaser_description'
+  | 'image_document_id'
+  | 'short_code'
+  | 'event_learning_mode'
+  | 'created_on'
+  | 'updated_on'
 >;
-
 
 /** The course template, or undefined. */
 export async function findCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
@@ -106,7 +129,10 @@ export async function courseTemplateTitle(db: Db, id: number): Promise<Pick<Cour
 }
 
 /** What a template passes on to its events: the columns of its row that inheriting reads. */
-export async function inheritedTemplate(db: Db, id: number): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
+export async function inheritedTemplate(
+  db: Db,
+  id: number,
+): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
   return CourseTemplate.query(db).findById(id).select('id', 'title', 'locale_id', 'default_delivery_locale_id');
 }
 
@@ -120,7 +146,25 @@ export async function lockCourseTemplate(db: Db, id: number): Promise<CourseTemp
   return CourseTemplate.query(db).findById(id).forUpdate();
 }
 
-export type CourseTemplateColumns = Partial<Pick<CourseTemplate, 'code' | 'title' | 'course_text1' | 'course_text2' | 'related_courses_text' | 'lms_summary' | 'lifecycle_state' | 'category_id' | 'locale_id' | 'default_delivery_locale_id' | 'teaser_description' | 'image_document_id' | 'short_code' | 'event_learning_mode'>>;
+export type CourseTemplateColumns = Partial<
+  Pick<
+    CourseTemplate,
+    | 'code'
+    | 'title'
+    | 'course_text1'
+    | 'course_text2'
+    | 'related_courses_text'
+    | 'lms_summary'
+    | 'lifecycle_state'
+    | 'category_id'
+    | 'locale_id'
+    | 'default_delivery_locale_id'
+    | 'teaser_description'
+    | 'image_document_id'
+    | 'short_code'
+    | 'event_learning_mode'
+  >
+>;
 
 export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
   const [row] = (await db(CourseTemplate.tableName).insert(columns).returning('*')) as CourseTemplateRow[];
@@ -129,7 +173,10 @@ export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumn
 
 /** Writes the columns given, and the time of the change. */
 export async function updateCourseTemplateRow(db: Db, id: number, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
-  const [row] = (await db(CourseTemplate.tableName).where({ id }).update({ ...columns, updated_on: utcNow(db) }).returning('*')) as CourseTemplateRow[];
+  const [row] = (await db(CourseTemplate.tableName)
+    .where({ id })
+    .update({ ...columns, updated_on: utcNow(db) })
+    .returning('*')) as CourseTemplateRow[];
   return row!;
 }
 
@@ -142,7 +189,8 @@ export async function deliveryLocaleIds(db: Db, templateId: number): Promise<num
 /** Replaces the template's delivery locales with `delivery`. */
 export async function replaceDeliveryLocales(db: Db, templateId: number, delivery: number[]): Promise<void> {
   await db(CourseTemplateDeliveryLocale.tableName).where({ course_template_id: templateId }).delete();
-  if (delivery.length) await db(CourseTemplateDeliveryLocale.tableName).insert(delivery.map((locale_id) => ({ course_template_id: templateId, locale_id })));
+  if (delivery.length)
+    await db(CourseTemplateDeliveryLocale.tableName).insert(delivery.map((locale_id) => ({ course_template_id: templateId, locale_id })));
 }
 
 export type MappingRow = Pick<ScoreMapping, 'id' | 'course_template_id' | 'label' | 'type_id'>;
@@ -152,16 +200,25 @@ export async function mappingsOf(db: Db, templateIds: number[]): Promise<Mapping
   return ScoreMapping.query(db).whereIn('course_template_id', templateIds).orderBy(['position', 'id']);
 }
 
-
 /** Adds a score mapping to a template, after its last one (for the REST custom template's mappings). */
 export async function appendScoreMapping(db: Db, templateId: number, mapping: { label: string; type_id: number }): Promise<void> {
   const position = await db(ScoreMapping.tableName).where({ course_template_id: templateId }).max('position as p').first();
-  await db(ScoreMapping.tableName).insert({ course_template_id: templateId, label: mapping.label, type_id: mapping.type_id, position: ((position?.p as number | null) ?? 0) + 1 });
+  await db(ScoreMapping.tableName).insert({
+    course_template_id: templateId,
+    label: mapping.label,
+    type_id: mapping.type_id,
+    position: ((position?.p as number | null) ?? 0) + 1,
+  });
 }
 
 /** The delivery locales of these templates, each template's by locale id (a page's batch). */
-export function deliveryLocalesOf(db: Db, templateIds: readonly number[]): Promise<Pick<CourseTemplateDeliveryLocale, 'course_template_id' | 'locale_id'>[]> {
-  return db(CourseTemplateDeliveryLocale.tableName).whereIn('course_template_id', templateIds as number[]).orderBy('locale_id');
+export function deliveryLocalesOf(
+  db: Db,
+  templateIds: readonly number[],
+): Promise<Pick<CourseTemplateDeliveryLocale, 'course_template_id' | 'locale_id'>[]> {
+  return db(CourseTemplateDeliveryLocale.tableName)
+    .whereIn('course_template_id', templateIds as number[])
+    .orderBy('locale_id');
 }
 
 /**
@@ -169,7 +226,9 @@ export function deliveryLocalesOf(db: Db, templateIds: readonly number[]): Promi
  * like it (`like`: SQL wildcards, case-insensitive).
  */
 export function whereCodeOrTitle(q: Knex.QueryBuilder, operation: 'eq' | 'like', value: string): void {
-  q.where((w) => (operation === 'eq' ? w.where('t.code', value).orWhere('t.title', value) : w.whereILike('t.code', value).orWhereILike('t.title', value)));
+  q.where((w) =>
+    operation === 'eq' ? w.where('t.code', value).orWhere('t.title', value) : w.whereILike('t.code', value).orWhereILike('t.title', value),
+  );
 }
 
 /** Keeps the templates of a list (its rows aliased `t`) that the instance's portals list (published: `valid` true), or the others. */
@@ -186,12 +245,19 @@ export function whereWithoutEvents(q: Knex.QueryBuilder, none: boolean): void {
 }
 
 /** The approved instructors of these templates, each template's by contact id (a page's batch). */
-export function instructorsOf(db: Db, templateIds: readonly number[]): Promise<Pick<CourseTemplateInstructor, 'course_template_id' | 'contact_id'>[]> {
-  return db(CourseTemplateInstructor.tableName).whereIn('course_template_id', templateIds as number[]).orderBy(['course_template_id', 'contact_id']).select('course_template_id', 'contact_id');
+export function instructorsOf(
+  db: Db,
+  templateIds: readonly number[],
+): Promise<Pick<CourseTemplateInstructor, 'course_template_id' | 'contact_id'>[]> {
+  return db(CourseTemplateInstructor.tableName)
+    .whereIn('course_template_id', templateIds as number[])
+    .orderBy(['course_template_id', 'contact_id'])
+    .select('course_template_id', 'contact_id');
 }
 
 /** Replaces the template's approved instructors with these contacts. */
 export async function replaceInstructors(db: Db, templateId: number, contactIds: readonly number[]): Promise<void> {
   await db(CourseTemplateInstructor.tableName).where({ course_template_id: templateId }).delete();
-  if (contactIds.length) await db(CourseTemplateInstructor.tableName).insert(contactIds.map((contact_id) => ({ course_template_id: templateId, contact_id })));
+  if (contactIds.length)
+    await db(CourseTemplateInstructor.tableName).insert(contactIds.map((contact_id) => ({ course_template_id: templateId, contact_id })));
 }

@@ -1,4 +1,12 @@
-import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
 import { fieldErrors, LifecycleStateEnum, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
@@ -13,7 +21,14 @@ import { changePriceAmount } from '../pricing/index.js';
 import type { CourseTemplateRow } from './course-templates.data.js';
 import { createCourseTemplate, updateCourseTemplate, type CourseTemplateInput } from './course-templates.service.js';
 import { forgetInstructors } from './approved-instructors.graphql.js';
-import { CourseTemplateObject, courseTemplateById, deliveryOf, EDIT, LearningModeEnum, translations } from './course-template-type.graphql.js';
+import {
+  CourseTemplateObject,
+  courseTemplateById,
+  deliveryOf,
+  EDIT,
+  LearningModeEnum,
+  translations,
+} from './course-template-type.graphql.js';
 
 export { CourseTemplateObject, courseTemplateById, courseTemplateQuery, courseTemplatesQuery } from './course-template-type.graphql.js';
 
@@ -30,7 +45,10 @@ const inputFields = (create: boolean) => ({
   courseText2: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   relatedCoursesText: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
   lmsSummary: { type: GraphQLString, description: 'Rich text, sanitised on write.' },
-  teaserDescription: { type: GraphQLString, description: 'The short text websites show in lists of courses. Rich text, sanitised on write.' },
+  teaserDescription: {
+    type: GraphQLString,
+    description: 'The short text websites show in lists of courses. Rich text, sanitised on write.',
+  },
   lifecycleState: { type: LifecycleStateEnum },
   shortCode: { type: GraphQLString, description: 'A short code, beside the code: one line, at most 64 characters.' },
   eventLearningMode: { type: LearningModeEnum, description: 'How its events are delivered (default CLASSROOM); null leaves it.' },
@@ -38,23 +56,42 @@ const inputFields = (create: boolean) => ({
   deliveryLocaleIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) },
   defaultDeliveryLocaleId: { type: GraphQLID, description: 'Must be one of deliveryLocaleIds.' },
   customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)) },
-  approvedInstructors: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)), description: 'Contact ids: the contacts approved to teach it. Replaces the list (null or [] empties it). Needs CONTACT_VIEW.' },
+  approvedInstructors: {
+    type: new GraphQLList(new GraphQLNonNull(GraphQLID)),
+    description: 'Contact ids: the contacts approved to teach it. Replaces the list (null or [] empties it). Needs CONTACT_VIEW.',
+  },
 });
 
 const CourseTemplateCreateInput = new GraphQLInputObjectType({ name: 'CourseTemplateCreateInput', fields: inputFields(true) });
-const CourseTemplateUpdateInput = new GraphQLInputObjectType({ name: 'CourseTemplateUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
+const CourseTemplateUpdateInput = new GraphQLInputObjectType({
+  name: 'CourseTemplateUpdateInput',
+  description: 'Only the fields given change; null clears one.',
+  fields: inputFields(false),
+});
 const CourseTemplatePayload = payloadType('CourseTemplatePayload', 'courseTemplate', () => CourseTemplateObject);
 
-type RawInput = Record<string, unknown> & { localeId?: string | null; deliveryLocaleIds?: string[] | null; defaultDeliveryLocaleId?: string | null; approvedInstructors?: string[] | null };
+type RawInput = Record<string, unknown> & {
+  localeId?: string | null;
+  deliveryLocaleIds?: string[] | null;
+  defaultDeliveryLocaleId?: string | null;
+  approvedInstructors?: string[] | null;
+};
 
 /** Ids to locale rows: undefined when not given, null when cleared, false when naming no supported locale. */
 async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<CourseTemplateInput> {
-  const locale = async (id: string | null | undefined): Promise<LocaleRow | null | false | undefined> => (id === undefined ? undefined : id === null ? null : ((await supportedLocale(ctx, id)) ?? false));
+  const locale = async (id: string | null | undefined): Promise<LocaleRow | null | false | undefined> =>
+    id === undefined ? undefined : id === null ? null : ((await supportedLocale(ctx, id)) ?? false);
   const out: CourseTemplateInput = { ...(input as CourseTemplateInput) };
   if ('localeId' in input) out.locale = await locale(input.localeId);
-  if ('deliveryLocaleIds' in input) out.deliveryLocales = input.deliveryLocaleIds == null ? null : await Promise.all(input.deliveryLocaleIds.map(async (id) => (await supportedLocale(ctx, id)) ?? false));
+  if ('deliveryLocaleIds' in input)
+    out.deliveryLocales =
+      input.deliveryLocaleIds == null
+        ? null
+        : await Promise.all(input.deliveryLocaleIds.map(async (id) => (await supportedLocale(ctx, id)) ?? false));
   if ('defaultDeliveryLocaleId' in input) out.defaultDeliveryLocale = await locale(input.defaultDeliveryLocaleId);
-  if ('approvedInstructors' in input) out.approvedInstructors = input.approvedInstructors == null ? null : input.approvedInstructors.map((id) => legacyIdOf('Contact', id) ?? false);
+  if ('approvedInstructors' in input)
+    out.approvedInstructors =
+      input.approvedInstructors == null ? null : input.approvedInstructors.map((id) => legacyIdOf('Contact', id) ?? false);
   return out;
 }
 
@@ -86,7 +123,8 @@ function withGivenIds(problems: Problem[], input: RawInput): FieldError[] {
 
 const CourseTemplateAddPublicPricesInput = new GraphQLInputObjectType({
   name: 'CourseTemplateAddPublicPricesInput',
-  description: 'A public price of a course template: one amount per price level, currency and region (adding one that exists sets its amount).',
+  description:
+    'A public price of a course template: one amount per price level, currency and region (adding one that exists sets its amount).',
   fields: {
     courseTemplateId: { type: new GraphQLNonNull(GraphQLID) },
     priceLevelId: { type: new GraphQLNonNull(GraphQLID), description: 'A PriceLevel id.' },
@@ -97,11 +135,17 @@ const CourseTemplateAddPublicPricesInput = new GraphQLInputObjectType({
 });
 const CourseTemplateUpdatePricesInput = new GraphQLInputObjectType({
   name: 'CourseTemplateUpdatePricesInput',
-  fields: { coursePriceId: { type: new GraphQLNonNull(GraphQLID), description: 'A Price id of a course template (publicPrices).' }, amount: { type: new GraphQLNonNull(Decimal) } },
+  fields: {
+    coursePriceId: { type: new GraphQLNonNull(GraphQLID), description: 'A Price id of a course template (publicPrices).' },
+    amount: { type: new GraphQLNonNull(Decimal) },
+  },
 });
 const CourseTemplatePricesPayload = new GraphQLObjectType({
   name: 'CourseTemplatePricesPayload',
-  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' }, errors: fieldErrors },
+  fields: {
+    prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' },
+    errors: fieldErrors,
+  },
 });
 
 type AddPriceArgs = PriceArgs & { courseTemplateId: string };
@@ -112,55 +156,74 @@ type AddPriceArgs = PriceArgs & { courseTemplateId: string };
  */
 export const courseTemplateMutations = (more: GraphQLFieldConfigMap<unknown, GraphQLContext>) =>
   new GraphQLObjectType<unknown, GraphQLContext>({
-  name: 'CourseTemplateMutations',
-  fields: () => ({
-    create: {
-      type: CourseTemplatePayload,
-      args: { input: { type: new GraphQLNonNull(CourseTemplateCreateInput) } },
-      async resolve(_root, { input }: { input: RawInput }, ctx): Promise<Payload> {
-        requireWrite(ctx, input);
-        const { template, problems } = await createCourseTemplate(ctx.db, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
-        return { courseTemplate: template, errors: withGivenIds(problems, input) };
+    name: 'CourseTemplateMutations',
+    fields: () => ({
+      create: {
+        type: CourseTemplatePayload,
+        args: { input: { type: new GraphQLNonNull(CourseTemplateCreateInput) } },
+        async resolve(_root, { input }: { input: RawInput }, ctx): Promise<Payload> {
+          requireWrite(ctx, input);
+          const { template, problems } = await createCourseTemplate(ctx.db, await resolveInput(ctx, input), {
+            definitions: (await allDefinitions(ctx)).values(),
+          });
+          return { courseTemplate: template, errors: withGivenIds(problems, input) };
+        },
       },
-    },
-    update: {
-      type: CourseTemplatePayload,
-      args: { courseTemplateId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(CourseTemplateUpdateInput) } },
-      async resolve(_root, { courseTemplateId, input }: { courseTemplateId: string; input: RawInput }, ctx): Promise<Payload> {
-        requireWrite(ctx, input);
-        const id = legacyIdOf('CourseTemplate', courseTemplateId);
-        if (id === undefined) return { courseTemplate: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
-        const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), { definitions: (await allDefinitions(ctx)).values() });
-        translations.forget(ctx, id);
-        deliveryOf(ctx).clear(id);
-        forgetInstructors(ctx);
-        return { courseTemplate: template, errors: withGivenIds(problems, input).map((e) => (e.label === 'courseTemplateId' ? { ...e, value: courseTemplateId } : e)) };
+      update: {
+        type: CourseTemplatePayload,
+        args: { courseTemplateId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(CourseTemplateUpdateInput) } },
+        async resolve(_root, { courseTemplateId, input }: { courseTemplateId: string; input: RawInput }, ctx): Promise<Payload> {
+          requireWrite(ctx, input);
+          const id = legacyIdOf('CourseTemplate', courseTemplateId);
+          if (id === undefined)
+            return { courseTemplate: null, errors: [fieldError('courseTemplateId', courseTemplateId, 'Course Template not found')] };
+          const { template, problems } = await updateCourseTemplate(ctx.db, id, await resolveInput(ctx, input), {
+            definitions: (await allDefinitions(ctx)).values(),
+          });
+          translations.forget(ctx, id);
+          deliveryOf(ctx).clear(id);
+          forgetInstructors(ctx);
+          return {
+            courseTemplate: template,
+            errors: withGivenIds(problems, input).map((e) => (e.label === 'courseTemplateId' ? { ...e, value: courseTemplateId } : e)),
+          };
+        },
       },
-    },
-    addPublicPrices: {
-      type: CourseTemplatePricesPayload,
-      description: 'Adds a public price (COURSE_TEMPLATE_EDIT).',
-      args: { input: { type: new GraphQLNonNull(CourseTemplateAddPublicPricesInput) } },
-      async resolve(_root, { input }: { input: AddPriceArgs }, ctx): Promise<PricesPayload> {
-        requirePermission(ctx, EDIT);
-        const id = legacyIdOf('CourseTemplate', input.courseTemplateId);
-        if (id === undefined || !(await courseTemplateById(ctx, id))) return { prices: null, errors: [fieldError('courseTemplateId', input.courseTemplateId, 'Course Template not found')] };
-        return addPriceFor(ctx, 'course_template', id, input);
+      addPublicPrices: {
+        type: CourseTemplatePricesPayload,
+        description: 'Adds a public price (COURSE_TEMPLATE_EDIT).',
+        args: { input: { type: new GraphQLNonNull(CourseTemplateAddPublicPricesInput) } },
+        async resolve(_root, { input }: { input: AddPriceArgs }, ctx): Promise<PricesPayload> {
+          requirePermission(ctx, EDIT);
+          const id = legacyIdOf('CourseTemplate', input.courseTemplateId);
+          if (id === undefined || !(await courseTemplateById(ctx, id)))
+            return { prices: null, errors: [fieldError('courseTemplateId', input.courseTemplateId, 'Course Template not found')] };
+          return addPriceFor(ctx, 'course_template', id, input);
+        },
       },
-    },
-    updatePrices: {
-      type: CourseTemplatePricesPayload,
-      description: "Sets the amount of one of a template's public prices (COURSE_TEMPLATE_EDIT).",
-      args: { input: { type: new GraphQLNonNull(CourseTemplateUpdatePricesInput) } },
-      async resolve(_root, { input }: { input: { coursePriceId: string; amount: string } }, ctx): Promise<PricesPayload> {
-        requirePermission(ctx, EDIT);
-        const { price, problems } = await changePriceAmount(ctx.db, 'course_template', legacyIdOf('Price', input.coursePriceId), input.amount);
-        forgetPrices(ctx, 'course_template');
-        return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field === 'priceId' ? { ...p, field: 'coursePriceId', value: input.coursePriceId } : p))) };
+      updatePrices: {
+        type: CourseTemplatePricesPayload,
+        description: "Sets the amount of one of a template's public prices (COURSE_TEMPLATE_EDIT).",
+        args: { input: { type: new GraphQLNonNull(CourseTemplateUpdatePricesInput) } },
+        async resolve(_root, { input }: { input: { coursePriceId: string; amount: string } }, ctx): Promise<PricesPayload> {
+          requirePermission(ctx, EDIT);
+          const { price, problems } = await changePriceAmount(
+            ctx.db,
+            'course_template',
+            legacyIdOf('Price', input.coursePriceId),
+            input.amount,
+          );
+          forgetPrices(ctx, 'course_template');
+          return {
+            prices: price ? [price] : null,
+            errors: toFieldErrors(
+              problems.map((p) => (p.field === 'priceId' ? { ...p, field: 'coursePriceId', value: input.coursePriceId } : p)),
+            ),
+          };
+        },
       },
-    },
-    upsertTranslation: translations.upsert,
-    deleteTranslation: translations.remove,
-    ...more,
-  }),
-});
+      upsertTranslation: translations.upsert,
+      deleteTranslation: translations.remove,
+      ...more,
+    }),
+  });

@@ -96,13 +96,23 @@ export interface TemplateLocaleInput {
 export function templateLocales(
   input: TemplateLocaleInput,
   existing: TemplateLocales,
-): { columns: { locale_id?: number | null; default_delivery_locale_id?: number | null }; delivery: number[] | undefined; problems: Problem[] } {
+): {
+  columns: { locale_id?: number | null; default_delivery_locale_id?: number | null };
+  delivery: number[] | undefined;
+  problems: Problem[];
+} {
   const problems: Problem[] = [];
   const columns: { locale_id?: number | null; default_delivery_locale_id?: number | null } = {};
   if (input.locale !== undefined) {
     if (input.locale === false) problems.push(problem('localeId', null, 'Provided locale is not supported'));
     else if (input.locale && existing.translated.includes(input.locale.id)) {
-      problems.push(problem('localeId', input.locale.id, 'The Course Template has a translation in this locale; delete it before making this the primary language'));
+      problems.push(
+        problem(
+          'localeId',
+          input.locale.id,
+          'The Course Template has a translation in this locale; delete it before making this the primary language',
+        ),
+      );
     } else if (input.locale === null && existing.translated.length) {
       problems.push(problem('localeId', null, 'The Course Template has translations; delete them before removing its primary language'));
     } else columns.locale_id = input.locale ? input.locale.id : null;
@@ -141,13 +151,19 @@ export const MAX_APPROVED_INSTRUCTORS = 500;
  * when the id named no contact), `found` the ids of those that exist. Duplicates count once.
  * Problems are labelled `approvedInstructors[<index>]`.
  */
-export function approvedInstructors(given: readonly (number | false)[], found: ReadonlySet<number>): { ids: number[]; problems: Problem[] } {
+export function approvedInstructors(
+  given: readonly (number | false)[],
+  found: ReadonlySet<number>,
+): { ids: number[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const ids: number[] = [];
   given.forEach((id, i) => {
     if (id === false || !found.has(id)) problems.push(problem(`approvedInstructors[${i}]`, id === false ? null : id, 'Contact not found'));
     else if (!ids.includes(id)) ids.push(id);
   });
-  if (ids.length > MAX_APPROVED_INSTRUCTORS) problems.push(problem('approvedInstructors', null, `approvedInstructors: at most ${MAX_APPROVED_INSTRUCTORS} contacts may be approved`));
+  if (ids.length > MAX_APPROVED_INSTRUCTORS)
+    problems.push(
+      problem('approvedInstructors', null, `approvedInstructors: at most ${MAX_APPROVED_INSTRUCTORS} contacts may be approved`),
+    );
   return { ids, problems };
 }

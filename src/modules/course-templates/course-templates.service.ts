@@ -15,8 +15,14 @@ import {
   type CourseTemplateColumns,
   type CourseTemplateRow,
 } from './course-templates.data.js';
-import { approvedInstructors, COURSE_TEMPLATE_TEXTS, courseTemplateProblems, templateLocales, type CourseTemplateFields, type TemplateLocales } from './course-templates.rules.js';
-
+import {
+  approvedInstructors,
+  COURSE_TEMPLATE_TEXTS,
+  courseTemplateProblems,
+  templateLocales,
+  type CourseTemplateFields,
+  type TemplateLocales,
+} from './course-templates.rules.js';
 
 /**
  * Course templates as the GraphQL API writes them (the REST API's event templates are the same
@@ -82,8 +88,18 @@ async function check(db: Db, input: CourseTemplateInput, mode: 'create' | 'updat
   return { locales, values: values.values, instructors: instructors.ids, problems };
 }
 
-export async function createCourseTemplate(db: Db, input: CourseTemplateInput, ctx: WriteContext): Promise<{ template: CourseTemplateRow | null; problems: Problem[] }> {
-  const { locales, values, instructors, problems } = await check(db, input, 'create', { locale_id: null, default_delivery_locale_id: null, delivery: [], translated: [] }, ctx);
+export async function createCourseTemplate(
+  db: Db,
+  input: CourseTemplateInput,
+  ctx: WriteContext,
+): Promise<{ template: CourseTemplateRow | null; problems: Problem[] }> {
+  const { locales, values, instructors, problems } = await check(
+    db,
+    input,
+    'create',
+    { locale_id: null, default_delivery_locale_id: null, delivery: [], translated: [] },
+    ctx,
+  );
   if (problems.length) return { template: null, problems };
   const row = await insertCourseTemplate(db, { ...textColumns(input), ...locales.columns });
   if (locales.delivery !== undefined) await replaceDeliveryLocales(db, row.id, locales.delivery);
@@ -93,11 +109,22 @@ export async function createCourseTemplate(db: Db, input: CourseTemplateInput, c
 }
 
 /** Changes the fields given (null clears a field that may be empty); the rest stay. */
-export async function updateCourseTemplate(db: Db, id: number, input: CourseTemplateInput, ctx: WriteContext): Promise<{ template: CourseTemplateRow | null; problems: Problem[] }> {
+export async function updateCourseTemplate(
+  db: Db,
+  id: number,
+  input: CourseTemplateInput,
+  ctx: WriteContext,
+): Promise<{ template: CourseTemplateRow | null; problems: Problem[] }> {
   const before = await lockCourseTemplate(db, id);
   if (!before) return { template: null, problems: [{ field: 'courseTemplateId', value: null, message: 'Course Template not found' }] };
   const [delivery, translated] = await Promise.all([deliveryLocaleIds(db, id), translationLocaleIds(db, 'course_template', id)]);
-  const { locales, values, instructors, problems } = await check(db, input, 'update', { locale_id: before.locale_id, default_delivery_locale_id: before.default_delivery_locale_id, delivery, translated }, ctx);
+  const { locales, values, instructors, problems } = await check(
+    db,
+    input,
+    'update',
+    { locale_id: before.locale_id, default_delivery_locale_id: before.default_delivery_locale_id, delivery, translated },
+    ctx,
+  );
   if (problems.length) return { template: null, problems };
   const row = await updateCourseTemplateRow(db, id, { ...textColumns(input), ...locales.columns });
   if (locales.delivery !== undefined) await replaceDeliveryLocales(db, id, locales.delivery);

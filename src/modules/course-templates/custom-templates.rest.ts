@@ -20,7 +20,10 @@ export const customTemplates = defineResource({
     mappings: { type: 'array', description: 'score mappings: id, label, type_id, type' },
   },
   async enrich(db, rows, records) {
-    const mappings = await mappingsOf(db, rows.map((r) => r.id as number));
+    const mappings = await mappingsOf(
+      db,
+      rows.map((r) => r.id as number),
+    );
     rows.forEach((row, i) => {
       records[i]!.mappings = mappings.filter((m) => m.course_template_id === row.id).map(mappingRecord);
     });

@@ -11,7 +11,13 @@ import { CODE_MAX_LENGTH, COURSE_TEMPLATE_TEXTS, courseTemplateProblems, type Co
  */
 
 /** REST field names of the rule's fields where they differ. */
-const REST_NAMES = { courseText1: 'description', courseText2: 'introduction', relatedCoursesText: 'related_courses_text', lmsSummary: 'lms_summary', lifecycleState: 'lifecycle_state' };
+const REST_NAMES = {
+  courseText1: 'description',
+  courseText2: 'introduction',
+  relatedCoursesText: 'related_courses_text',
+  lmsSummary: 'lms_summary',
+  lifecycleState: 'lifecycle_state',
+};
 
 export const eventTemplates = defineResource({
   name: 'Event template',
@@ -25,10 +31,16 @@ export const eventTemplates = defineResource({
     title: { type: 'string', column: 'title', required: true, nullable: false, maxLength: COURSE_TEMPLATE_TEXTS.title.maxLength },
     description: { type: 'string', column: 'course_text1', maxLength: COURSE_TEMPLATE_TEXTS.courseText1.maxLength, richText: true },
     introduction: { type: 'string', column: 'course_text2', maxLength: COURSE_TEMPLATE_TEXTS.courseText2.maxLength, richText: true },
-    related_courses_text: { type: 'string', column: 'related_courses_text', maxLength: COURSE_TEMPLATE_TEXTS.relatedCoursesText.maxLength, richText: true },
+    related_courses_text: {
+      type: 'string',
+      column: 'related_courses_text',
+      maxLength: COURSE_TEMPLATE_TEXTS.relatedCoursesText.maxLength,
+      richText: true,
+    },
     lms_summary: { type: 'string', column: 'lms_summary', maxLength: COURSE_TEMPLATE_TEXTS.lmsSummary.maxLength, richText: true },
     category_id: { type: 'integer', column: 'category_id', references: CATEGORY_ROWS },
-    lifecycle_state: { type: 'string', column: 'lifecycle_state', nullable: false } },
+    lifecycle_state: { type: 'string', column: 'lifecycle_state', nullable: false },
+  },
   async check(_db, values, existing): Promise<Record<string, string>> {
     const given = (column: string) => values[column] as string | null | undefined;
     const fields: CourseTemplateFields = {
@@ -38,6 +50,8 @@ export const eventTemplates = defineResource({
       courseText2: given('course_text2'),
       relatedCoursesText: given('related_courses_text'),
       lmsSummary: given('lms_summary'),
-      lifecycleState: given('lifecycle_state') };
+      lifecycleState: given('lifecycle_state'),
+    };
     return restFieldErrors(courseTemplateProblems(fields, existing ? 'update' : 'create'), REST_NAMES);
-  } });
+  },
+});

@@ -8,7 +8,12 @@ export const MAPPING_TYPES: Record<number, { name: string; valid: (v: string) =>
   1: { name: 'text', valid: () => true, hint: 'any text' },
   2: { name: 'date', valid: (v) => v === '' || isCalendarDate(v), hint: 'a date YYYY-MM-DD' },
   3: { name: 'checkbox', valid: (v) => v === 'on' || v === '', hint: "'on' or ''" },
-  4: { name: 'number', valid: (v) => v === '' || (/^-?\d+(\.\d+)?$/.test(v)), hint: 'a numeric string' },
+  4: { name: 'number', valid: (v) => v === '' || /^-?\d+(\.\d+)?$/.test(v), hint: 'a numeric string' },
 };
 
-export const mappingRecord = (m: MappingRow) => ({ id: m.id, label: m.label, type_id: m.type_id, type: MAPPING_TYPES[m.type_id]?.name ?? null });
+export const mappingRecord = (m: MappingRow) => ({
+  id: m.id,
+  label: m.label,
+  type_id: m.type_id,
+  type: MAPPING_TYPES[m.type_id]?.name ?? null,
+});

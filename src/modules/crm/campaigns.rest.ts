@@ -22,7 +22,8 @@ export const CAMPAIGN_FIELDS: Fields = {
   actual_conversions: { type: 'integer', column: 'actual_conversions', nullable: false },
   actual_submissions: { type: 'integer', column: 'actual_submissions', nullable: false },
   is_finished: { type: 'boolean', column: 'is_finished', nullable: false },
-  contributions: { type: 'array', column: 'contributions', nullable: false } };
+  contributions: { type: 'array', column: 'contributions', nullable: false },
+};
 
 export const campaigns = defineResource({
   name: 'Campaign',
@@ -35,5 +36,7 @@ export const campaigns = defineResource({
     restFieldErrors(
       campaignProblems({
         start_date: afterWrite(values, existing, 'start_date') as string | null | undefined,
-        end_date: afterWrite(values, existing, 'end_date') as string | null | undefined }),
-    ) });
+        end_date: afterWrite(values, existing, 'end_date') as string | null | undefined,
+      }),
+    ),
+});

@@ -33,7 +33,7 @@ export const ContactObject = new GraphQLObjectType<ContactCard, GraphQLContext>(
     lastName: { type: GraphQLString, resolve: (c) => c.last_name },
     email: { type: GraphQLString },
     organisation: { type: GraphQLString },
-    companyLegacyId: { type: GraphQLInt, resolve: (c) => c.company_id, description: 'The REST API id of the contact\'s company.' },
+    companyLegacyId: { type: GraphQLInt, resolve: (c) => c.company_id, description: "The REST API id of the contact's company." },
   }),
 });
 
@@ -43,4 +43,3 @@ registerNode('Contact', { permission: VIEW, load: (ctx, id) => contactById(ctx, 
 export function contactField<P>(idOf: (parent: P) => number | null, description?: string): GraphQLFieldConfig<P, GraphQLContext> {
   return refField(ContactObject, VIEW, idOf, contactById, description);
 }
-

@@ -8,12 +8,16 @@ const text = (name: string, maxLength = 255): [string, FieldDef] => [name, { typ
 /** The contact record, as the contract's embedded contact lists it, field for field. */
 export const CONTACT_FIELDS: Fields = {
   id: { type: 'integer', column: 'id', nullable: false },
-  ...Object.fromEntries(['first_name', 'middle_name', 'last_name', 'salutation', 'job_title', 'department', 'organisation'].map((n) => text(n))),
+  ...Object.fromEntries(
+    ['first_name', 'middle_name', 'last_name', 'salutation', 'job_title', 'department', 'organisation'].map((n) => text(n)),
+  ),
   company_id: { type: 'integer', column: 'company_id', references: COMPANY_ROWS },
   account_id: { type: 'integer', column: 'account_id' },
   ...Object.fromEntries(['email', 'tel', 'mobile', 'fax'].map((n) => text(n))),
   ...Object.fromEntries(
-    ['address_unit', 'address_street', 'address_locality', 'address_town', 'address_region', 'address_postcode', 'address_country_id'].map((n) => text(n)),
+    ['address_unit', 'address_street', 'address_locality', 'address_town', 'address_region', 'address_postcode', 'address_country_id'].map(
+      (n) => text(n),
+    ),
   ),
   membership_number: { type: 'string', column: 'membership_number', maxLength: 64 },
   contract_notes: { type: 'string', column: 'contract_notes', maxLength: 10000 },
@@ -34,7 +38,8 @@ export const CONTACT_FIELDS: Fields = {
   is_admin: { type: 'integer', column: 'is_admin', nullable: false },
   is_tutor: { type: 'boolean', column: 'is_tutor', nullable: false },
   is_staff: { type: 'boolean', column: 'is_staff', nullable: false },
-  is_deleted: { type: 'boolean', column: 'is_deleted', nullable: false } };
+  is_deleted: { type: 'boolean', column: 'is_deleted', nullable: false },
+};
 
 export const contacts = defineResource({
   name: 'Contact',
@@ -46,4 +51,5 @@ export const contacts = defineResource({
   async check(_db, values, existing): Promise<Record<string, string>> {
     const name = (c: 'first_name' | 'last_name' | 'email') => afterWrite(values, existing, c) as string | null | undefined;
     return restFieldErrors(contactProblems({ first_name: name('first_name'), last_name: name('last_name'), email: name('email') }));
-  } });
+  },
+});

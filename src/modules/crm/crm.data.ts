@@ -145,7 +145,11 @@ export class MarketingActivity extends BaseModel {
 
   static override get relationMappings() {
     return {
-      campaign: { relation: BaseModel.BelongsToOneRelation, modelClass: Campaign, join: { from: 'marketing_activities.campaign_id', to: 'campaigns.id' } },
+      campaign: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Campaign,
+        join: { from: 'marketing_activities.campaign_id', to: 'campaigns.id' },
+      },
     };
   }
 }
@@ -163,7 +167,9 @@ export function contactsByIds(db: Db, ids: readonly number[]): Promise<Contact[]
 
 /** Contacts' names and emails, by id (the people of an event). */
 export function contactNames(db: Db, ids: readonly number[]): Promise<Pick<Contact, 'id' | 'first_name' | 'last_name' | 'email'>[]> {
-  return db(Contact.tableName).whereIn('id', ids as number[]).select('id', 'first_name', 'last_name', 'email');
+  return db(Contact.tableName)
+    .whereIn('id', ids as number[])
+    .select('id', 'first_name', 'last_name', 'email');
 }
 
 /** Whether a contact has this id. */
@@ -194,7 +200,10 @@ export async function insertCampaign(db: Db, row: Partial<Omit<ModelObject<Campa
 }
 
 /** Inserts a marketing activity; returns its id. */
-export async function insertMarketingActivity(db: Db, row: Partial<Omit<ModelObject<MarketingActivity>, 'id'>> & Pick<MarketingActivity, 'name' | 'description' | 'campaign_id'>): Promise<number> {
+export async function insertMarketingActivity(
+  db: Db,
+  row: Partial<Omit<ModelObject<MarketingActivity>, 'id'>> & Pick<MarketingActivity, 'name' | 'description' | 'campaign_id'>,
+): Promise<number> {
   const [inserted] = await db(MarketingActivity.tableName).insert(row).returning<Pick<MarketingActivity, 'id'>[]>('id');
   if (!inserted) throw new Error('marketing activity insert returned no id');
   return inserted.id;

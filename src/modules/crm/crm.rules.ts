@@ -7,7 +7,9 @@ import { problem, type Problem } from '../../platform/problems.js';
 
 /** A campaign's dates (`YYYY-MM-DD`): it must not end before it starts. */
 export function campaignProblems(c: { start_date?: string | null; end_date?: string | null }): Problem[] {
-  return c.start_date && c.end_date && c.end_date < c.start_date ? [problem('end_date', c.end_date, 'end_date must not be before start_date')] : [];
+  return c.start_date && c.end_date && c.end_date < c.start_date
+    ? [problem('end_date', c.end_date, 'end_date must not be before start_date')]
+    : [];
 }
 
 /** A contact must be someone: it needs a first name, a last name or an email. */

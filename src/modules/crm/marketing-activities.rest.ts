@@ -33,5 +33,7 @@ export const marketingActivities = defineResource({
     target_sales: { type: 'number', column: 'target_sales', min: 0 },
     is_finished: { type: 'boolean', column: 'is_finished', nullable: false },
     region_categories: { type: 'array', column: 'region_categories', nullable: false },
-    courses: { type: 'array', column: 'courses', nullable: false } },
-  enrich: (db, rows, records) => embedOne(db, rows, records, 'campaign_id', 'campaign', campaigns) });
+    courses: { type: 'array', column: 'courses', nullable: false },
+  },
+  enrich: (db, rows, records) => embedOne(db, rows, records, 'campaign_id', 'campaign', campaigns),
+});

@@ -43,7 +43,13 @@ class FieldValueRecord extends BaseModel {
   declare definition?: CustomFieldDefinition;
 
   static definitionRelation(table: string) {
-    return { definition: { relation: BaseModel.BelongsToOneRelation, modelClass: CustomFieldDefinition, join: { from: `${table}.definition_id`, to: 'custom_field_definitions.id' } } };
+    return {
+      definition: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: CustomFieldDefinition,
+        join: { from: `${table}.definition_id`, to: 'custom_field_definitions.id' },
+      },
+    };
   }
 }
 
@@ -98,7 +104,16 @@ export async function definitionKeyTaken(db: Db, key: string): Promise<boolean> 
 
 export async function insertDefinition(db: Db, d: DefinitionValues): Promise<DefinitionRow> {
   const [row] = await db(CustomFieldDefinition.tableName)
-    .insert({ key: d.key, label: d.label, description: d.description ?? null, type: d.type, applies_to: d.appliesTo, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null })
+    .insert({
+      key: d.key,
+      label: d.label,
+      description: d.description ?? null,
+      type: d.type,
+      applies_to: d.appliesTo,
+      is_translatable: d.isTranslatable,
+      max_length: d.maxLength ?? null,
+      pattern: d.pattern ?? null,
+    })
     .returning('*');
   return row as DefinitionRow;
 }
@@ -107,7 +122,14 @@ export async function insertDefinition(db: Db, d: DefinitionValues): Promise<Def
 export async function updateDefinition(db: Db, id: number, d: DefinitionValues): Promise<DefinitionRow> {
   const [row] = await db(CustomFieldDefinition.tableName)
     .where({ id })
-    .update({ label: d.label, description: d.description ?? null, is_translatable: d.isTranslatable, max_length: d.maxLength ?? null, pattern: d.pattern ?? null, updated_on: utcNow(db) })
+    .update({
+      label: d.label,
+      description: d.description ?? null,
+      is_translatable: d.isTranslatable,
+      max_length: d.maxLength ?? null,
+      pattern: d.pattern ?? null,
+      updated_on: utcNow(db),
+    })
     .returning('*');
   return row as DefinitionRow;
 }
@@ -129,34 +151,60 @@ export function valuesOf(db: Db, kind: AppliesTo, ownerIds: number[]): Promise<F
  * Sets base values; other base values stay. null removes a value, with its translations (a
  * translation needs a base value).
  */
-export async function writeBaseValues(db: Db, owner: AppliesTo | ValueOwner, ownerId: number, values: { def: { id: number }; value: string | null }[]): Promise<void> {
+export async function writeBaseValues(
+  db: Db,
+  owner: AppliesTo | ValueOwner,
+  ownerId: number,
+  values: { def: { id: number }; value: string | null }[],
+): Promise<void> {
   const vt = VALUE_TABLES[kindOf(owner)];
   for (const { def, value } of values) {
-    if (value === null) await db(vt.table).where({ [vt.owner]: ownerId, definition_id: def.id }).delete();
+    if (value === null)
+      await db(vt.table)
+        .where({ [vt.owner]: ownerId, definition_id: def.id })
+        .delete();
     else {
-      const updated = await db(vt.table).where({ [vt.owner]: ownerId, definition_id: def.id }).whereNull('locale_id').update({ value });
+      const updated = await db(vt.table)
+        .where({ [vt.owner]: ownerId, definition_id: def.id })
+        .whereNull('locale_id')
+        .update({ value });
       if (!updated) await db(vt.table).insert({ [vt.owner]: ownerId, definition_id: def.id, locale_id: null, value });
     }
   }
 }
 
 /** Replaces one locale's translated values with `values` (translations replace, not patch). */
-export async function replaceTranslatedValues(db: Db, owner: AppliesTo | ValueOwner, ownerId: number, localeId: number, values: { def: { id: number }; value: string | null }[]): Promise<void> {
+export async function replaceTranslatedValues(
+  db: Db,
+  owner: AppliesTo | ValueOwner,
+  ownerId: number,
+  localeId: number,
+  values: { def: { id: number }; value: string | null }[],
+): Promise<void> {
   const vt = VALUE_TABLES[kindOf(owner)];
-  await db(vt.table).where({ [vt.owner]: ownerId, locale_id: localeId }).delete();
-  const rows = values.filter((v) => v.value !== null).map((v) => ({ [vt.owner]: ownerId, definition_id: v.def.id, locale_id: localeId, value: v.value }));
+  await db(vt.table)
+    .where({ [vt.owner]: ownerId, locale_id: localeId })
+    .delete();
+  const rows = values
+    .filter((v) => v.value !== null)
+    .map((v) => ({ [vt.owner]: ownerId, definition_id: v.def.id, locale_id: localeId, value: v.value }));
   if (rows.length) await db(vt.table).insert(rows);
 }
 
 export async function deleteTranslatedValues(db: Db, owner: AppliesTo | ValueOwner, ownerId: number, localeId: number): Promise<void> {
   const vt = VALUE_TABLES[kindOf(owner)];
-  await db(vt.table).where({ [vt.owner]: ownerId, locale_id: localeId }).delete();
+  await db(vt.table)
+    .where({ [vt.owner]: ownerId, locale_id: localeId })
+    .delete();
 }
 
 // --- What events take from their course template (contract rules 7 and 8) ------------------
 
 /** A course template's values of its own (not built-in) custom fields: base values, and translations by locale. */
-export function inheritableTemplateValues(db: Db, templateId: number): Promise<Pick<FieldValueRow, 'definition_id' | 'locale_id' | 'value'>[]> {
+export function inheritableTemplateValues(
+  db: Db,
+  templateId: number,
+): Promise<Pick<FieldValueRow, 'definition_id' | 'locale_id' | 'value'>[]> {
   return db(`${CourseTemplateFieldValue.tableName} as v`)
     .join(`${CustomFieldDefinition.tableName} as d`, 'd.id', 'v.definition_id')
     .where({ 'v.course_template_id': templateId, 'd.is_builtin': false })
@@ -165,7 +213,11 @@ export function inheritableTemplateValues(db: Db, templateId: number): Promise<P
 }
 
 /** Replaces the values events inherited (those of course template fields) with `values`; their own event fields stay. */
-export async function replaceInheritedEventValues(db: Db, eventIds: number[], values: { event_id: number; definition_id: number; value: string }[]): Promise<void> {
+export async function replaceInheritedEventValues(
+  db: Db,
+  eventIds: number[],
+  values: { event_id: number; definition_id: number; value: string }[],
+): Promise<void> {
   if (!eventIds.length) return;
   await db(EventFieldValue.tableName)
     .whereIn('event_id', eventIds)

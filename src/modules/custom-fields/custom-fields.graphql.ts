@@ -37,7 +37,11 @@ export type DefinitionView = DefinitionRow & { locator: string };
  * the key (custom-fields.rules.ts).
  */
 export const allDefinitions = (ctx: GraphQLContext) =>
-  ctx.loader(LOADER, (db) => wholeTable(async (): Promise<DefinitionView[]> => (await allDefinitionRows(db)).map((d) => ({ ...d, locator: toGlobalId('CustomFieldDefinition', d.id) }))))();
+  ctx.loader(LOADER, (db) =>
+    wholeTable(async (): Promise<DefinitionView[]> =>
+      (await allDefinitionRows(db)).map((d) => ({ ...d, locator: toGlobalId('CustomFieldDefinition', d.id) })),
+    ),
+  )();
 
 const upper = (v: string) => v.toUpperCase();
 
@@ -46,7 +50,10 @@ export const CustomFieldTypeEnum = new GraphQLEnumType({
   description: 'TEXT, TEXTAREA and RICH_TEXT are text-shaped (translatable when flagged); RICH_TEXT is sanitised on write.',
   values: Object.fromEntries(CUSTOM_FIELD_TYPES.map((t) => [upper(t), { value: t }])),
 });
-export const CustomFieldAppliesToEnum = new GraphQLEnumType({ name: 'CustomFieldAppliesTo', values: Object.fromEntries(APPLIES_TO.map((t) => [upper(t), { value: t }])) });
+export const CustomFieldAppliesToEnum = new GraphQLEnumType({
+  name: 'CustomFieldAppliesTo',
+  values: Object.fromEntries(APPLIES_TO.map((t) => [upper(t), { value: t }])),
+});
 
 export const CustomFieldDefinitionObject = new GraphQLObjectType<DefinitionRow, GraphQLContext>({
   name: 'CustomFieldDefinition',
@@ -59,7 +66,11 @@ export const CustomFieldDefinitionObject = new GraphQLObjectType<DefinitionRow, 
     type: { type: new GraphQLNonNull(CustomFieldTypeEnum) },
     appliesTo: { type: new GraphQLNonNull(CustomFieldAppliesToEnum), resolve: (d) => d.applies_to },
     isTranslatable: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (d) => d.is_translatable },
-    isBuiltIn: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (d) => d.is_builtin, description: "A built-in course description field: its value is a courseText field of the template, set and translated there." },
+    isBuiltIn: {
+      type: new GraphQLNonNull(GraphQLBoolean),
+      resolve: (d) => d.is_builtin,
+      description: 'A built-in course description field: its value is a courseText field of the template, set and translated there.',
+    },
     maxLength: { type: GraphQLInt, resolve: (d) => d.max_length },
     pattern: { type: GraphQLString, description: 'A regular expression (RE2 syntax: no backreferences or lookaround) values must match.' },
     isRequired: {
@@ -69,7 +80,8 @@ export const CustomFieldDefinitionObject = new GraphQLObjectType<DefinitionRow, 
     },
     roles: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
-      description: "Always empty: Lectern does not restrict custom fields to roles (who may read or write a value follows the record's own permissions).",
+      description:
+        "Always empty: Lectern does not restrict custom fields to roles (who may read or write a value follows the record's own permissions).",
       resolve: () => [],
     },
   }),
@@ -89,7 +101,8 @@ export const CustomFieldValueObject = new GraphQLObjectType<CustomFieldValueView
     definitionKey: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.def.key },
     definitionLocator: {
       type: new GraphQLNonNull(GraphQLID),
-      description: "The definition's global id (CustomFieldDefinition), as the production service names a definition; value inputs take it as definitionKey too.",
+      description:
+        "The definition's global id (CustomFieldDefinition), as the production service names a definition; value inputs take it as definitionKey too.",
       resolve: (v) => toGlobalId('CustomFieldDefinition', v.def.id),
     },
     value: { type: GraphQLString },
@@ -99,7 +112,10 @@ export const CustomFieldValueObject = new GraphQLObjectType<CustomFieldValueView
 
 export const CustomFieldValueInput = new GraphQLInputObjectType({
   name: 'CustomFieldValueInput',
-  fields: { definitionKey: { type: new GraphQLNonNull(GraphQLID), description: "The definition's key, or its global id (definitionLocator)." }, value: { type: GraphQLString, description: 'null removes the value (on a record; a translation simply leaves it out).' } },
+  fields: {
+    definitionKey: { type: new GraphQLNonNull(GraphQLID), description: "The definition's key, or its global id (definitionLocator)." },
+    value: { type: GraphQLString, description: 'null removes the value (on a record; a translation simply leaves it out).' },
+  },
 });
 
 export const customFieldValuesField = {
@@ -110,7 +126,11 @@ export const customFieldValuesField = {
  * The values to show: the base values of the record's non-built-in fields, each overlaid by
  * `localeId`'s translation when it has one (per field: the translation, else the base).
  */
-export async function customFieldValuesOf(ctx: GraphQLContext, values: FieldValueRow[], localeId: number | null): Promise<CustomFieldValueView[]> {
+export async function customFieldValuesOf(
+  ctx: GraphQLContext,
+  values: FieldValueRow[],
+  localeId: number | null,
+): Promise<CustomFieldValueView[]> {
   return shownValues(await allDefinitions(ctx), values, localeId);
 }
 
@@ -145,12 +165,17 @@ const CustomFieldDefinitionInput = new GraphQLInputObjectType({
   },
 });
 
-const CustomFieldDefinitionPayload = payloadType('CustomFieldDefinitionPayload', 'customFieldDefinition', () => CustomFieldDefinitionObject);
+const CustomFieldDefinitionPayload = payloadType(
+  'CustomFieldDefinitionPayload',
+  'customFieldDefinition',
+  () => CustomFieldDefinitionObject,
+);
 
 type Payload = { customFieldDefinition: DefinitionRow | null; errors: FieldError[] };
 
 /** Problems about the definition itself carry its id; the caller sees the global id it sent. */
-const withGivenId = (problems: Problem[], given: string) => problems.map((p) => (p.field === 'customFieldDefinitionId' ? { ...p, value: given } : p));
+const withGivenId = (problems: Problem[], given: string) =>
+  problems.map((p) => (p.field === 'customFieldDefinitionId' ? { ...p, value: given } : p));
 
 export const CustomFieldDefinitionMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'CustomFieldDefinitionMutations',
@@ -167,12 +192,24 @@ export const CustomFieldDefinitionMutations = new GraphQLObjectType<unknown, Gra
     },
     update: {
       type: CustomFieldDefinitionPayload,
-      description: 'Changes the label, description, translatability and validation of a definition; its key, type and what it applies to stay.',
-      args: { customFieldDefinitionId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(CustomFieldDefinitionInput) } },
-      async resolve(_root, { customFieldDefinitionId, input }: { customFieldDefinitionId: string; input: DefinitionInput }, ctx): Promise<Payload> {
+      description:
+        'Changes the label, description, translatability and validation of a definition; its key, type and what it applies to stay.',
+      args: {
+        customFieldDefinitionId: { type: new GraphQLNonNull(GraphQLID) },
+        input: { type: new GraphQLNonNull(CustomFieldDefinitionInput) },
+      },
+      async resolve(
+        _root,
+        { customFieldDefinitionId, input }: { customFieldDefinitionId: string; input: DefinitionInput },
+        ctx,
+      ): Promise<Payload> {
         requirePermission(ctx, 'CUSTOM_FIELD_EDIT');
         const id = legacyIdOf('CustomFieldDefinition', customFieldDefinitionId);
-        if (id === undefined) return { customFieldDefinition: null, errors: [fieldError('customFieldDefinitionId', customFieldDefinitionId, 'Custom Field Definition not found')] };
+        if (id === undefined)
+          return {
+            customFieldDefinition: null,
+            errors: [fieldError('customFieldDefinitionId', customFieldDefinitionId, 'Custom Field Definition not found')],
+          };
         const { definition, problems } = await changeDefinition(ctx.db, id, input);
         if (definition) ctx.forget(LOADER);
         return { customFieldDefinition: definition, errors: toFieldErrors(withGivenId(problems, customFieldDefinitionId)) };
@@ -211,9 +248,16 @@ const SUPPORTS_CUSTOM_FIELD: Record<string, AppliesTo | null> = {
 
 export const SupportsCustomFieldEnum = new GraphQLEnumType({
   name: 'SupportsCustomField',
-  description: 'A kind of record that may have custom fields. Lectern has them on CourseTemplate, Event and LearningPath; the others have none.',
+  description:
+    'A kind of record that may have custom fields. Lectern has them on CourseTemplate, Event and LearningPath; the others have none.',
   values: Object.fromEntries(
-    Object.entries(SUPPORTS_CUSTOM_FIELD).map(([name, kind]) => [name, { value: name, description: kind ? `Custom fields that apply to ${kind}.` : 'Lectern has no custom fields on these: always an empty list.' }]),
+    Object.entries(SUPPORTS_CUSTOM_FIELD).map(([name, kind]) => [
+      name,
+      {
+        value: name,
+        description: kind ? `Custom fields that apply to ${kind}.` : 'Lectern has no custom fields on these: always an empty list.',
+      },
+    ]),
   ),
 });
 
@@ -229,7 +273,8 @@ const CustomFieldTemplateObject = new GraphQLObjectType<CustomFieldTemplateView,
     type: { type: new GraphQLNonNull(SupportsCustomFieldEnum) },
     customFieldDefinitions: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CustomFieldDefinitionObject))),
-      description: "Its definitions, oldest first: those its customFieldValues may hold (the built-in course description fields, set with a template's courseText fields, are not among them).",
+      description:
+        "Its definitions, oldest first: those its customFieldValues may hold (the built-in course description fields, set with a template's courseText fields, are not among them).",
       resolve: (t) => t.definitions,
     },
   },
@@ -244,7 +289,9 @@ export const customFieldTemplateQuery: GraphQLFieldConfig<unknown, GraphQLContex
     requirePermission(ctx, 'CUSTOM_FIELD_VIEW');
     const kind = SUPPORTS_CUSTOM_FIELD[type] ?? null;
     if (!kind) return { type, definitions: [] };
-    const definitions = [...(await allDefinitions(ctx)).values()].filter((d) => d.applies_to === kind && !d.is_builtin).sort((a, b) => a.id - b.id);
+    const definitions = [...(await allDefinitions(ctx)).values()]
+      .filter((d) => d.applies_to === kind && !d.is_builtin)
+      .sort((a, b) => a.id - b.id);
     return { type, definitions };
   },
 };

@@ -100,10 +100,15 @@ export interface ResolvedValue<D extends FieldDefinition = FieldDefinition> {
 }
 
 /** Definitions by key, and by locator where they have one (a key is lowercase, a locator is not: they never clash). */
-const byKey = <D extends FieldDefinition>(defs: Iterable<D>) => new Map([...defs].flatMap((d) => (d.locator ? [[d.key, d] as const, [d.locator, d] as const] : [[d.key, d] as const])));
+const byKey = <D extends FieldDefinition>(defs: Iterable<D>) =>
+  new Map([...defs].flatMap((d) => (d.locator ? [[d.key, d] as const, [d.locator, d] as const] : [[d.key, d] as const])));
 
 /** Base values of a record being written: each key a definition of this kind of record, each value valid for it. */
-export function checkBaseValues<D extends FieldDefinition>(defs: Iterable<D>, owner: ValueOwner, input: ValueInput[]): { problems: Problem[]; values: ResolvedValue<D>[] } {
+export function checkBaseValues<D extends FieldDefinition>(
+  defs: Iterable<D>,
+  owner: ValueOwner,
+  input: ValueInput[],
+): { problems: Problem[]; values: ResolvedValue<D>[] } {
   const keyed = byKey(defs);
   const problems: Problem[] = [];
   const values: ResolvedValue<D>[] = [];
@@ -111,8 +116,22 @@ export function checkBaseValues<D extends FieldDefinition>(defs: Iterable<D>, ow
   input.forEach((v, i) => {
     const def = keyed.get(v.definitionKey);
     const label = `customFieldValues[${i}]`;
-    if (!def || def.applies_to !== owner.appliesTo) return problems.push(problem(`${label}.definitionKey`, v.definitionKey, `Custom Field Definition does not exist or does not apply to this ${owner.entityName}`));
-    if (def.is_builtin) return problems.push(problem(`${label}.definitionKey`, v.definitionKey, 'This Custom Field is a built-in course description field; set it with the courseText fields, not customFieldValues'));
+    if (!def || def.applies_to !== owner.appliesTo)
+      return problems.push(
+        problem(
+          `${label}.definitionKey`,
+          v.definitionKey,
+          `Custom Field Definition does not exist or does not apply to this ${owner.entityName}`,
+        ),
+      );
+    if (def.is_builtin)
+      return problems.push(
+        problem(
+          `${label}.definitionKey`,
+          v.definitionKey,
+          'This Custom Field is a built-in course description field; set it with the courseText fields, not customFieldValues',
+        ),
+      );
     if (seen.has(def.key)) return problems.push(problem(`${label}.definitionKey`, v.definitionKey, 'This Custom Field is given twice'));
     seen.add(def.key);
     const value = v.value ?? null;
@@ -143,8 +162,12 @@ export function checkTranslatedValues<D extends FieldDefinition>(
   input.forEach((v, i) => {
     const def = keyed.get(v.definitionKey);
     const key = (message: string) => problems.push(problem(`customFieldValues[${i}].definitionKey`, v.definitionKey, message));
-    if (!def || def.applies_to !== owner.appliesTo) return key(`Custom Field Definition does not exist or does not apply to this ${owner.entityName}`);
-    if (def.is_builtin) return key('This Custom Field is a built-in course description field; translate it with the courseText fields on this mutation, not customFieldValues');
+    if (!def || def.applies_to !== owner.appliesTo)
+      return key(`Custom Field Definition does not exist or does not apply to this ${owner.entityName}`);
+    if (def.is_builtin)
+      return key(
+        'This Custom Field is a built-in course description field; translate it with the courseText fields on this mutation, not customFieldValues',
+      );
     if (!def.is_translatable) return key('This Custom Field is not translatable');
     if (!TEXT_SHAPED.includes(def.type)) return key('Only text custom fields can be translated');
     if (!withBase.has(def.id)) return key(`Custom Field has no base value on the ${owner.entityName} to translate`);
@@ -163,7 +186,11 @@ export function checkTranslatedValues<D extends FieldDefinition>(
  * The values to show: the base values of the record's non-built-in fields, each overlaid by
  * `localeId`'s translation when it has one (per field: the translation, else the base).
  */
-export function shownValues<D extends FieldDefinition>(defs: ReadonlyMap<number, D>, values: readonly StoredValue[], localeId: number | null): { def: D; value: string | null }[] {
+export function shownValues<D extends FieldDefinition>(
+  defs: ReadonlyMap<number, D>,
+  values: readonly StoredValue[],
+  localeId: number | null,
+): { def: D; value: string | null }[] {
   const translated = new Map(values.filter((v) => localeId !== null && v.locale_id === localeId).map((v) => [v.definition_id, v.value]));
   return values
     .filter((v) => v.locale_id === null)
@@ -202,8 +229,18 @@ const keyFormat = /^[a-z][a-z0-9_]{0,62}$/;
 
 const definitionSchema = z.object({
   key: z.string().regex(keyFormat, { message: 'must be 1-63 lowercase letters, digits or _, starting with a letter' }),
-  label: z.string().trim().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }).refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }),
-  description: z.string().max(2000, { message: 'must be at most 2000 characters' }).refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }).nullable().optional(),
+  label: z
+    .string()
+    .trim()
+    .min(1, { message: 'must not be empty' })
+    .max(200, { message: 'must be at most 200 characters' })
+    .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }),
+  description: z
+    .string()
+    .max(2000, { message: 'must be at most 2000 characters' })
+    .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' })
+    .nullable()
+    .optional(),
   type: z.enum(CUSTOM_FIELD_TYPES, { message: `must be one of ${CUSTOM_FIELD_TYPES.join(', ')}` }),
   appliesTo: z.enum(APPLIES_TO, { message: `must be one of ${APPLIES_TO.join(', ')}` }),
   isTranslatable: z.boolean().default(false),
@@ -213,14 +250,17 @@ const definitionSchema = z.object({
   pattern: z
     .string()
     .max(200)
-    .refine((p) => {
-      try {
-        RE2JS.compile(p);
-        return true;
-      } catch {
-        return false;
-      }
-    }, { message: 'must be a valid RE2 regular expression (no backreferences or lookaround)' })
+    .refine(
+      (p) => {
+        try {
+          RE2JS.compile(p);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be a valid RE2 regular expression (no backreferences or lookaround)' },
+    )
     .nullable()
     .optional(),
 });
@@ -230,7 +270,9 @@ function parsedDefinition(candidate: DefinitionInput, echo: DefinitionInput): { 
   const parsed = definitionSchema.safeParse(candidate);
   if (parsed.success) return { problems: [], definition: parsed.data };
   return {
-    problems: parsed.error.issues.map((i) => problem(String(i.path[0] ?? 'input'), echo[String(i.path[0]) as keyof DefinitionInput], i.message)),
+    problems: parsed.error.issues.map((i) =>
+      problem(String(i.path[0] ?? 'input'), echo[String(i.path[0]) as keyof DefinitionInput], i.message),
+    ),
   };
 }
 
@@ -245,11 +287,19 @@ export function newDefinition(input: DefinitionInput): { problems: Problem[]; de
  * names `customFieldDefinitionId`, with the definition's id). Absent fields keep their value; a
  * description, maxLength or pattern given as null is cleared.
  */
-export function changedDefinition(existing: FieldDefinition, input: DefinitionInput): { problems: Problem[]; definition: DefinitionValues | undefined } {
+export function changedDefinition(
+  existing: FieldDefinition,
+  input: DefinitionInput,
+): { problems: Problem[]; definition: DefinitionValues | undefined } {
   const problems: Problem[] = [];
   if (existing.is_builtin) problems.push(problem('customFieldDefinitionId', existing.id, 'Built-in custom fields cannot be changed'));
-  for (const [name, column] of [['key', 'key'], ['type', 'type'], ['appliesTo', 'applies_to']] as const) {
-    if (input[name] != null && input[name] !== existing[column]) problems.push(problem(name, input[name], `The ${name} of a custom field cannot change`));
+  for (const [name, column] of [
+    ['key', 'key'],
+    ['type', 'type'],
+    ['appliesTo', 'applies_to'],
+  ] as const) {
+    if (input[name] != null && input[name] !== existing[column])
+      problems.push(problem(name, input[name], `The ${name} of a custom field cannot change`));
   }
   const merged: DefinitionInput = {
     key: existing.key,
@@ -273,5 +323,7 @@ export function turnsTranslationOff(existing: FieldDefinition, input: Definition
 
 /** Turning translatability off while translated values exist: refused. */
 export function translatabilityProblems(existing: FieldDefinition, input: DefinitionInput, hasTranslatedValues: boolean): Problem[] {
-  return turnsTranslationOff(existing, input) && hasTranslatedValues ? [problem('isTranslatable', false, 'This Custom Field has translated values; remove them from the translations first')] : [];
+  return turnsTranslationOff(existing, input) && hasTranslatedValues
+    ? [problem('isTranslatable', false, 'This Custom Field has translated values; remove them from the translations first')]
+    : [];
 }

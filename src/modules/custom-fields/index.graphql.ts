@@ -4,4 +4,10 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { allDefinitions, CustomFieldValueInput, customFieldValuesField, customFieldValuesOf, type CustomFieldValueView } from './custom-fields.graphql.js';
+export {
+  allDefinitions,
+  CustomFieldValueInput,
+  customFieldValuesField,
+  customFieldValuesOf,
+  type CustomFieldValueView,
+} from './custom-fields.graphql.js';

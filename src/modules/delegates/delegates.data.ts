@@ -35,8 +35,16 @@ export class Delegate extends BaseModel {
 
   static override get relationMappings() {
     return {
-      scores: { relation: BaseModel.HasManyRelation, modelClass: DelegateScore, join: { from: 'delegates.id', to: 'delegate_scores.delegate_id' } },
-      event: { relation: BaseModel.BelongsToOneRelation, modelClass: Event, join: { from: 'delegates.event_id', to: `${Event.tableName}.id` } },
+      scores: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: DelegateScore,
+        join: { from: 'delegates.id', to: 'delegate_scores.delegate_id' },
+      },
+      event: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Event,
+        join: { from: 'delegates.event_id', to: `${Event.tableName}.id` },
+      },
     };
   }
 }
@@ -58,7 +66,9 @@ export type DelegateRow = ModelObject<Delegate>;
 
 /** The delegates of these registrations, oldest first. */
 export function delegatesOfRegistrations(db: Db, registrationIds: readonly number[]): Promise<DelegateRow[]> {
-  return db(Delegate.tableName).whereIn('registration_id', registrationIds as number[]).orderBy('id');
+  return db(Delegate.tableName)
+    .whereIn('registration_id', registrationIds as number[])
+    .orderBy('id');
 }
 
 /** The delegate locked for a change, or undefined. */
@@ -66,13 +76,19 @@ export function lockDelegate(db: Db, id: number): Promise<DelegateRow | undefine
   return db(Delegate.tableName).where({ id }).forUpdate().first<DelegateRow | undefined>();
 }
 
-export async function insertDelegate(db: Db, row: Pick<Delegate, 'event_id' | 'contact_id' | 'registration_id' | 'comms_contact_id'>): Promise<DelegateRow> {
+export async function insertDelegate(
+  db: Db,
+  row: Pick<Delegate, 'event_id' | 'contact_id' | 'registration_id' | 'comms_contact_id'>,
+): Promise<DelegateRow> {
   const [named] = (await db(Delegate.tableName).insert(row).returning('*')) as DelegateRow[];
   return named!;
 }
 
 /** Adds delegates as they are given (named rows, and unnamed rows with num_places): seeds and imports. */
-export async function insertDelegates(db: Db, rows: (Pick<Delegate, 'event_id'> & Partial<Pick<Delegate, 'contact_id' | 'num_places' | 'registration_id' | 'comms_contact_id'>>)[]): Promise<void> {
+export async function insertDelegates(
+  db: Db,
+  rows: (Pick<Delegate, 'event_id'> & Partial<Pick<Delegate, 'contact_id' | 'num_places' | 'registration_id' | 'comms_contact_id'>>)[],
+): Promise<void> {
   await db(Delegate.tableName).insert(rows);
 }
 
@@ -87,7 +103,12 @@ export async function deleteDelegate(db: Db, id: number): Promise<void> {
 
 /** The delegate's event's template (null when the event has none); undefined when there is no such delegate. */
 export async function delegateTemplateId(db: Db, delegateId: number): Promise<{ course_template_id: number | null } | undefined> {
-  return Delegate.query(db).joinRelated('event').where('delegates.id', delegateId).first().select('event.course_template_id').castTo<{ course_template_id: number | null } | undefined>();
+  return Delegate.query(db)
+    .joinRelated('event')
+    .where('delegates.id', delegateId)
+    .first()
+    .select('event.course_template_id')
+    .castTo<{ course_template_id: number | null } | undefined>();
 }
 
 export function scoresOf(db: Db, delegateId: number): Promise<Pick<DelegateScore, 'mapping_id' | 'value'>[]> {

@@ -23,15 +23,17 @@ export const DelegateObject = new GraphQLObjectType<DelegateRow, GraphQLContext>
 /** The delegates of a registration, oldest first, read for a page of registrations at once. */
 export const delegatesOfRegistration = (ctx: GraphQLContext, registrationId: number): Promise<DelegateRow[]> =>
   ctx
-    .loader('Registration.delegates', (db) =>
-      new DataLoader<number, DelegateRow[]>(async (ids) => {
-        const groups = new Map<number, DelegateRow[]>();
-        for (const row of await delegatesOfRegistrations(db, ids)) {
-          const group = groups.get(row.registration_id!);
-          if (group) group.push(row);
-          else groups.set(row.registration_id!, [row]);
-        }
-        return ids.map((id) => groups.get(id) ?? []);
-      }),
+    .loader(
+      'Registration.delegates',
+      (db) =>
+        new DataLoader<number, DelegateRow[]>(async (ids) => {
+          const groups = new Map<number, DelegateRow[]>();
+          for (const row of await delegatesOfRegistrations(db, ids)) {
+            const group = groups.get(row.registration_id!);
+            if (group) group.push(row);
+            else groups.set(row.registration_id!, [row]);
+          }
+          return ids.map((id) => groups.get(id) ?? []);
+        }),
     )
     .load(registrationId);

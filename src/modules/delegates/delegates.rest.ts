@@ -20,45 +20,67 @@ export interface DelegateEmbeds {
 
 export const delegatesResource = (embeds: DelegateEmbeds): Resource =>
   defineResource({
-  name: 'Delegate',
-  path: 'event/delegates',
-  table: Delegate.tableName,
-  permission: 'DELEGATE',
-  operations: ['list', 'get', 'create', 'delete'],
-  fields: {
-    id: { type: 'integer', column: 'id', nullable: false },
-    event_id: { type: 'integer', column: 'event_id', required: true, nullable: false, references: EVENT_ROWS },
-    contact_id: { type: 'integer', column: 'contact_id', required: true, references: CONTACT_ROWS },
-    registration_id: { type: 'integer', column: 'registration_id', writable: false },
-    comms_contact_id: { type: 'integer', column: 'comms_contact_id', references: CONTACT_ROWS },
-    comms_contact: { type: 'object' },
-    notes: { type: 'string', column: 'notes', maxLength: 10000 },
-    overall_attendance: { type: 'number', column: 'overall_attendance', writable: false },
-    cancelled_date: { type: 'date', column: 'cancelled_date', writable: false },
-    passed: { type: 'boolean', column: 'passed', writable: false },
-    num_delegates: { type: 'integer', nullable: false },
-    num_places: { type: 'integer', column: 'num_places', writable: false, description: 'present on unnamed delegate rows only' },
-    event: { type: 'object' },
-    contact: { type: 'object' } },
-  async enrich(db, rows, records) {
-    // Sequential on purpose: a transaction is one connection, which runs one query at a time.
-    const events = await recordsById(db, embeds.events, rows.map((r) => r.event_id));
-    const people = await recordsById(db, embeds.contacts, rows.flatMap((r) => [r.contact_id, r.comms_contact_id]));
-    rows.forEach((row, i) => {
-      const rec = records[i]!;
-      const unnamed = row.contact_id === null;
-      rec.num_delegates = unnamed ? row.num_places : 1;
-      if (!unnamed) delete rec.num_places;
-      rec.comms_contact = people.get(row.comms_contact_id as number) ?? null;
-      rec.event = events.get(row.event_id as number) ?? null;
-      rec.contact = people.get(row.contact_id as number) ?? null;
-    });
-  } });
+    name: 'Delegate',
+    path: 'event/delegates',
+    table: Delegate.tableName,
+    permission: 'DELEGATE',
+    operations: ['list', 'get', 'create', 'delete'],
+    fields: {
+      id: { type: 'integer', column: 'id', nullable: false },
+      event_id: { type: 'integer', column: 'event_id', required: true, nullable: false, references: EVENT_ROWS },
+      contact_id: { type: 'integer', column: 'contact_id', required: true, references: CONTACT_ROWS },
+      registration_id: { type: 'integer', column: 'registration_id', writable: false },
+      comms_contact_id: { type: 'integer', column: 'comms_contact_id', references: CONTACT_ROWS },
+      comms_contact: { type: 'object' },
+      notes: { type: 'string', column: 'notes', maxLength: 10000 },
+      overall_attendance: { type: 'number', column: 'overall_attendance', writable: false },
+      cancelled_date: { type: 'date', column: 'cancelled_date', writable: false },
+      passed: { type: 'boolean', column: 'passed', writable: false },
+      num_delegates: { type: 'integer', nullable: false },
+      num_places: { type: 'integer', column: 'num_places', writable: false, description: 'present on unnamed delegate rows only' },
+      event: { type: 'object' },
+      contact: { type: 'object' },
+    },
+    async enrich(db, rows, records) {
+      // Sequential on purpose: a transaction is one connection, which runs one query at a time.
+      const events = await recordsById(
+        db,
+        embeds.events,
+        rows.map((r) => r.event_id),
+      );
+      const people = await recordsById(
+        db,
+        embeds.contacts,
+        rows.flatMap((r) => [r.contact_id, r.comms_contact_id]),
+      );
+      rows.forEach((row, i) => {
+        const rec = records[i]!;
+        const unnamed = row.contact_id === null;
+        rec.num_delegates = unnamed ? row.num_places : 1;
+        if (!unnamed) delete rec.num_places;
+        rec.comms_contact = people.get(row.comms_contact_id as number) ?? null;
+        rec.event = events.get(row.event_id as number) ?? null;
+        rec.contact = people.get(row.contact_id as number) ?? null;
+      });
+    },
+  });
 
 /** Fields of the embedded event that the naming response leaves out (contract). */
 const NOT_IN_NAMING_EVENT = [
-  'prices', 'delegates_reserved', 'delegates_booked', 'is_sold_out', 'is_online', 'is_cancelled', 'registration_deadline',
-  'classroom_start', 'classroom_end', 'notes', 'notes2', 'event_template_id', 'overall_attendance', 'account_venue',
+  'prices',
+  'delegates_reserved',
+  'delegates_booked',
+  'is_sold_out',
+  'is_online',
+  'is_cancelled',
+  'registration_deadline',
+  'classroom_start',
+  'classroom_end',
+  'notes',
+  'notes2',
+  'event_template_id',
+  'overall_attendance',
+  'account_venue',
 ];
 
 /**
@@ -67,7 +89,8 @@ const NOT_IN_NAMING_EVENT = [
  */
 export async function nameDelegatePlace(delegates: Resource, db: Db, delegateId: number, body: unknown): Promise<RestRecord> {
   const contactId = (body as { contact_id?: unknown } | null)?.contact_id;
-  if (contactId === undefined || contactId === null) throw new BadRequestError('contact_id is required', { fields: { contact_id: 'is required' } }, 'contact_id_required');
+  if (contactId === undefined || contactId === null)
+    throw new BadRequestError('contact_id is required', { fields: { contact_id: 'is required' } }, 'contact_id_required');
   const { delegate, userId } = await nameDelegate(db, delegateId, isId(contactId) ? contactId : String(contactId));
   const [record] = await delegates.serialise(db, [delegate]);
   const event = record!.event as RestRecord | null;
@@ -84,7 +107,14 @@ export async function saveDelegateScores(db: Db, delegateId: number, body: unkno
   const saved = await setScores(db, delegateId, body);
   if ('problems' in saved) {
     const errors = restFieldErrors(saved.problems);
-    throw new BadRequestError('Scores were not saved: ' + Object.entries(errors).map(([k, v]) => `${k} ${v}`).join('; '), { fields: errors }, 'invalid_scores');
+    throw new BadRequestError(
+      'Scores were not saved: ' +
+        Object.entries(errors)
+          .map(([k, v]) => `${k} ${v}`)
+          .join('; '),
+      { fields: errors },
+      'invalid_scores',
+    );
   }
   return saved.scores;
 }
@@ -94,6 +124,13 @@ export async function addCustomTemplateMapping(db: Db, templateId: number, body:
   const { problems } = await addMapping(db, templateId, (body ?? {}) as { label?: unknown; type_id?: unknown });
   if (problems.length) {
     const errors = restFieldErrors(problems);
-    throw new NotFoundError('Mapping could not be created: ' + Object.entries(errors).map(([k, v]) => `${k} ${v}`).join('; '), 'could_not_create', { fields: errors });
+    throw new NotFoundError(
+      'Mapping could not be created: ' +
+        Object.entries(errors)
+          .map(([k, v]) => `${k} ${v}`)
+          .join('; '),
+      'could_not_create',
+      { fields: errors },
+    );
   }
 }

@@ -32,8 +32,10 @@ export function checkScores(
     const m = byId.get(key);
     if (!m) problems.push(problem(key, value, `${key} is not a score mapping of this delegate's event template`));
     else if (typeof value !== 'string') problems.push(problem(key, value, `${key} value must be a string`));
-    else if (hasNul(value) || value.length > MAX_SCORE_LENGTH) problems.push(problem(key, value, `${key} value must be text of at most ${MAX_SCORE_LENGTH} characters without NUL`));
-    else if (!MAPPING_TYPES[m.type_id]?.valid(value)) problems.push(problem(key, value, `${key} value must be ${MAPPING_TYPES[m.type_id]?.hint ?? 'valid'} for ${m.label}`));
+    else if (hasNul(value) || value.length > MAX_SCORE_LENGTH)
+      problems.push(problem(key, value, `${key} value must be text of at most ${MAX_SCORE_LENGTH} characters without NUL`));
+    else if (!MAPPING_TYPES[m.type_id]?.valid(value))
+      problems.push(problem(key, value, `${key} value must be ${MAPPING_TYPES[m.type_id]?.hint ?? 'valid'} for ${m.label}`));
     else scores.push({ mapping_id: m.id, value });
   }
   return { problems, scores };
@@ -43,9 +45,18 @@ export function checkScores(
 export function mappingProblems(input: { label?: unknown; type_id?: unknown }): Problem[] {
   const problems: Problem[] = [];
   if (typeof input.label !== 'string' || !input.label.trim()) problems.push(problem('label', input.label, 'label is required'));
-  else if (input.label.length > MAX_MAPPING_LABEL_LENGTH || hasNul(input.label)) problems.push(problem('label', input.label, `label must be at most ${MAX_MAPPING_LABEL_LENGTH} characters without NUL`));
+  else if (input.label.length > MAX_MAPPING_LABEL_LENGTH || hasNul(input.label))
+    problems.push(problem('label', input.label, `label must be at most ${MAX_MAPPING_LABEL_LENGTH} characters without NUL`));
   if (!Number.isInteger(input.type_id) || !MAPPING_TYPES[input.type_id as number]) {
-    problems.push(problem('type_id', input.type_id, `type_id must be one of ${Object.entries(MAPPING_TYPES).map(([id, t]) => `${id} (${t.name})`).join(', ')}`));
+    problems.push(
+      problem(
+        'type_id',
+        input.type_id,
+        `type_id must be one of ${Object.entries(MAPPING_TYPES)
+          .map(([id, t]) => `${id} (${t.name})`)
+          .join(', ')}`,
+      ),
+    );
   }
   return problems;
 }

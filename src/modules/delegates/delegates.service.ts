@@ -32,10 +32,17 @@ export interface NamedDelegate {
 export async function nameDelegate(db: Db, delegateId: number, contactId: number | string): Promise<NamedDelegate> {
   const unnamed = await lockDelegate(db, delegateId);
   if (!unnamed) throw new NotFoundError(`Delegate ${delegateId} does not exist`);
-  if (unnamed.contact_id !== null) throw new NotFoundError(`Delegate ${delegateId} is already named: it has no unnamed places`, 'no_unnamed_places');
-  if (typeof contactId !== 'number' || !(await contactExists(db, contactId))) throw new NotFoundError(`Contact ${contactId} does not exist`, 'contact_not_found');
+  if (unnamed.contact_id !== null)
+    throw new NotFoundError(`Delegate ${delegateId} is already named: it has no unnamed places`, 'no_unnamed_places');
+  if (typeof contactId !== 'number' || !(await contactExists(db, contactId)))
+    throw new NotFoundError(`Contact ${contactId} does not exist`, 'contact_not_found');
 
-  const named = await insertDelegate(db, { event_id: unnamed.event_id, contact_id: contactId, registration_id: unnamed.registration_id, comms_contact_id: unnamed.comms_contact_id });
+  const named = await insertDelegate(db, {
+    event_id: unnamed.event_id,
+    contact_id: contactId,
+    registration_id: unnamed.registration_id,
+    comms_contact_id: unnamed.comms_contact_id,
+  });
   if ((unnamed.num_places ?? 0) > 1) await decrementPlaces(db, delegateId);
   else await deleteDelegate(db, delegateId);
   return { delegate: named, userId: await userIdOfContact(db, contactId) };
@@ -82,7 +89,11 @@ export async function setScores(db: Db, delegateId: number, values: unknown): Pr
   }
   const { problems, scores } = checkScores(values as Record<string, unknown>, mappings);
   if (problems.length) return { problems };
-  if (scores.length) await upsertScores(db, scores.map((s) => ({ delegate_id: delegateId, ...s })));
+  if (scores.length)
+    await upsertScores(
+      db,
+      scores.map((s) => ({ delegate_id: delegateId, ...s })),
+    );
   return { scores: await scoreEntries(db, delegateId, mappings) };
 }
 
@@ -90,10 +101,15 @@ export async function setScores(db: Db, delegateId: number, values: unknown): Pr
  * Adds a score mapping to an event template's custom template (`label` trimmed). The problems of
  * the input, when any, and nothing written; a 404 when there is no such template.
  */
-export async function addMapping(db: Db, templateId: number, input: { label?: unknown; type_id?: unknown }): Promise<{ problems: Problem[] }> {
+export async function addMapping(
+  db: Db,
+  templateId: number,
+  input: { label?: unknown; type_id?: unknown },
+): Promise<{ problems: Problem[] }> {
   const template = await findCourseTemplate(db, templateId);
   if (!template) throw new NotFoundError(`Custom template ${templateId} does not exist`);
   const problems = mappingProblems(input);
-  if (!problems.length) await appendScoreMapping(db, templateId, { label: (input.label as string).trim(), type_id: input.type_id as number });
+  if (!problems.length)
+    await appendScoreMapping(db, templateId, { label: (input.label as string).trim(), type_id: input.type_id as number });
   return { problems };
 }

@@ -26,6 +26,9 @@ export function documentsByIds(db: Db, ids: readonly number[]): Promise<Document
   return db(Document.tableName).whereIn('id', ids as number[]);
 }
 
-export async function insertDocument(db: Db, row: Pick<DocumentRow, 'name' | 'url'> & Partial<Pick<DocumentRow, 'description' | 'folder'>>): Promise<DocumentRow> {
+export async function insertDocument(
+  db: Db,
+  row: Pick<DocumentRow, 'name' | 'url'> & Partial<Pick<DocumentRow, 'description' | 'folder'>>,
+): Promise<DocumentRow> {
   return Document.query(db).insert(row).returning('*') as unknown as Promise<DocumentRow>;
 }

@@ -57,11 +57,20 @@ const documents = wholeConnection<DocumentRow>('Document', DocumentObject);
 
 /** This request's document with this id (a page's documents in one statement). */
 export const documentById = (ctx: GraphQLContext, id: number | null | undefined): Promise<DocumentRow | null> =>
-  id == null ? Promise.resolve(null) : ctx.loader('Document.byId', (db) => byId((ids) => documentsByIds(db, ids))).load(id).then((d) => d ?? null);
+  id == null
+    ? Promise.resolve(null)
+    : ctx
+        .loader('Document.byId', (db) => byId((ids) => documentsByIds(db, ids)))
+        .load(id)
+        .then((d) => d ?? null);
 
 /** `image`: the record's image, null when it has none. */
 export function imageField<P>(getDocumentId: (parent: P) => number | null | undefined): GraphQLFieldConfig<P, GraphQLContext> {
-  return { type: DocumentObject, description: 'Its image; null when it has none.', resolve: (p, _a, ctx) => documentById(ctx, getDocumentId(p)) };
+  return {
+    type: DocumentObject,
+    description: 'Its image; null when it has none.',
+    resolve: (p, _a, ctx) => documentById(ctx, getDocumentId(p)),
+  };
 }
 
 /** `imageGallery`: the record's pictures. A record has one image today: the gallery is that image, or empty. */
@@ -80,7 +89,11 @@ export function imageGalleryField<P>(getDocumentId: (parent: P) => number | null
 const DocumentDownloadObject = new GraphQLObjectType<DocumentRow, GraphQLContext>({
   name: 'DocumentDownload',
   fields: {
-    url: { type: new GraphQLNonNull(GraphQLString), description: 'The address to fetch it from (its latest revision).', resolve: (d) => d.url },
+    url: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: 'The address to fetch it from (its latest revision).',
+      resolve: (d) => d.url,
+    },
     document: { type: new GraphQLNonNull(DocumentObject), resolve: (d) => d },
   },
 });
@@ -93,7 +106,8 @@ const DocumentDownloadObject = new GraphQLObjectType<DocumentRow, GraphQLContext
  */
 export const downloadDocumentQuery: GraphQLFieldConfig<unknown, GraphQLContext, { documentId: string }> = {
   type: DocumentDownloadObject,
-  description: 'A document (such as the image of a course template or learning path) and the address to fetch it from; null when this instance has no such document. Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
+  description:
+    'A document (such as the image of a course template or learning path) and the address to fetch it from; null when this instance has no such document. Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
   args: { documentId: { type: new GraphQLNonNull(GraphQLID), description: 'A Document id.' } },
   async resolve(_root, { documentId }, ctx) {
     requirePermission(ctx, hasPermission(ctx.user.permissions, 'LEARNING_PATH_VIEW') ? 'LEARNING_PATH_VIEW' : 'COURSE_TEMPLATE_VIEW');

@@ -49,20 +49,34 @@ export function classroomProblems(
   if (!zone) problems.push(problem(zoneLabel, input.timeZoneName, `${zoneLabel} must be an IANA time zone name such as Europe/London`));
   if (input.location === false) problems.push(problem('locationId', null, 'Location not found'));
   if (input.taxType === false) problems.push(problem(labels.taxType ?? 'taxTypeId', null, 'Tax Type not found'));
-  for (const [label, value] of [['classroomStartDateTime', input.classroomStartDateTime], ['classroomEndDateTime', input.classroomEndDateTime]] as const) {
+  for (const [label, value] of [
+    ['classroomStartDateTime', input.classroomStartDateTime],
+    ['classroomEndDateTime', input.classroomEndDateTime],
+  ] as const) {
     if (value != null && !isDateTime(value)) problems.push(problem(label, value, `${label} must be ${LOCAL_DATE_TIME}`));
   }
-  const start = input.classroomStartDateTime != null && isDateTime(input.classroomStartDateTime) ? input.classroomStartDateTime.replace(' ', 'T') : null;
-  const end = input.classroomEndDateTime != null && isDateTime(input.classroomEndDateTime) ? input.classroomEndDateTime.replace(' ', 'T') : null;
+  const start =
+    input.classroomStartDateTime != null && isDateTime(input.classroomStartDateTime)
+      ? input.classroomStartDateTime.replace(' ', 'T')
+      : null;
+  const end =
+    input.classroomEndDateTime != null && isDateTime(input.classroomEndDateTime) ? input.classroomEndDateTime.replace(' ', 'T') : null;
   if (end && !start) problems.push(problem('classroomEndDateTime', end, 'classroomEndDateTime needs classroomStartDateTime'));
-  if (start && end && comparableLocal(end) <= comparableLocal(start)) problems.push(problem('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
+  if (start && end && comparableLocal(end) <= comparableLocal(start))
+    problems.push(problem('classroomEndDateTime', end, 'classroomEndDateTime must be after classroomStartDateTime'));
   // The required title first: it is the title's problem when there is no title to check.
-  if (input.title == null && !templateNamed) problems.push(problem('title', null, 'title is required for an event without a course template'));
+  if (input.title == null && !templateNamed)
+    problems.push(problem('title', null, 'title is required for an event without a course template'));
   problems.push(...eventTextProblems(input));
-  for (const [label, value] of [['maxPlaces', input.maxPlaces], ['minPlaces', input.minPlaces]] as const) {
-    if (value != null && (value < 0 || value > MAX_PLACES)) problems.push(problem(label, String(value), `${label} must be from 0 to ${MAX_PLACES}`));
+  for (const [label, value] of [
+    ['maxPlaces', input.maxPlaces],
+    ['minPlaces', input.minPlaces],
+  ] as const) {
+    if (value != null && (value < 0 || value > MAX_PLACES))
+      problems.push(problem(label, String(value), `${label} must be from 0 to ${MAX_PLACES}`));
   }
-  if (input.maxPlaces != null && input.minPlaces != null && input.minPlaces > input.maxPlaces) problems.push(problem('minPlaces', String(input.minPlaces), 'minPlaces must not exceed maxPlaces'));
+  if (input.maxPlaces != null && input.minPlaces != null && input.minPlaces > input.maxPlaces)
+    problems.push(problem('minPlaces', String(input.minPlaces), 'minPlaces must not exceed maxPlaces'));
   problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
   return { problems, zone, start, end };
 }
@@ -105,7 +119,14 @@ const A_KIND = { lms: 'an LMS event', blended: 'a blended event' } as const;
  * One end of the online period: given as a local date-time (`localKey`) or as an ISO 8601
  * date-time (`zonedKey`), not both. Answers the local date-time and the key it came by.
  */
-function onlineEnd(problems: Problem[], zone: string | undefined, localKey: string, local: string | null | undefined, zonedKey: string, zoned: string | null | undefined): { value: string | null; key: string } {
+function onlineEnd(
+  problems: Problem[],
+  zone: string | undefined,
+  localKey: string,
+  local: string | null | undefined,
+  zonedKey: string,
+  zoned: string | null | undefined,
+): { value: string | null; key: string } {
   if (local != null && zoned != null) {
     problems.push(problem(zonedKey, zoned, `Give ${localKey} or ${zonedKey}, not both`));
     return { value: null, key: zonedKey };
@@ -118,7 +139,14 @@ function onlineEnd(problems: Problem[], zone: string | undefined, localKey: stri
   if (zoned != null) {
     const value = zone ? onZoneClock(zoned, zone) : undefined;
     // Without a valid zone there is nothing to read the instant on: the zone's problem says so.
-    if (value === undefined && zone) problems.push(problem(zonedKey, zoned, `${zonedKey} must be an ISO 8601 date-time such as 2025-04-01T00:00:00Z (with an offset: the instant; without one: on the event's clock)`));
+    if (value === undefined && zone)
+      problems.push(
+        problem(
+          zonedKey,
+          zoned,
+          `${zonedKey} must be an ISO 8601 date-time such as 2025-04-01T00:00:00Z (with an offset: the instant; without one: on the event's clock)`,
+        ),
+      );
     return { value: value ?? null, key: zonedKey };
   }
   return { value: null, key: localKey };
@@ -145,17 +173,29 @@ export function deliveredProblems(
   const zoneLabel = input.timeZoneName == null && input.timeZone != null ? 'timeZone' : 'timeZoneName';
   const base = classroomProblems({ ...input, timeZoneName: named }, templateNamed, { timeZoneName: zoneLabel, taxType: 'taxType' }, zones);
   problems.push(...base.problems);
-  if (input.timeZoneName != null && input.timeZone != null && canonicalTimeZone(input.timeZoneName, zones) !== canonicalTimeZone(input.timeZone, zones)) {
-    problems.push(problem('timeZone', input.timeZone, 'timeZone is the older name of timeZoneName: give one of them, or the same zone in both'));
+  if (
+    input.timeZoneName != null &&
+    input.timeZone != null &&
+    canonicalTimeZone(input.timeZoneName, zones) !== canonicalTimeZone(input.timeZone, zones)
+  ) {
+    problems.push(
+      problem('timeZone', input.timeZone, 'timeZone is the older name of timeZoneName: give one of them, or the same zone in both'),
+    );
   }
   if (input.venue === false) problems.push(problem('venueId', null, 'Venue not found'));
   const kind = A_KIND[input.deliveryMethod];
   if (input.deliveryMethod === 'lms') {
-    for (const [key, value] of [['classroomStartDateTime', input.classroomStartDateTime], ['classroomEndDateTime', input.classroomEndDateTime]] as const) {
+    for (const [key, value] of [
+      ['classroomStartDateTime', input.classroomStartDateTime],
+      ['classroomEndDateTime', input.classroomEndDateTime],
+    ] as const) {
       if (value != null) problems.push(problem(key, value, `${kind} has no classroom part: leave ${key} out (a blended event has both)`));
     }
   } else {
-    for (const [key, value, given] of [['classroomStartDateTime', base.start, input.classroomStartDateTime], ['classroomEndDateTime', base.end, input.classroomEndDateTime]] as const) {
+    for (const [key, value, given] of [
+      ['classroomStartDateTime', base.start, input.classroomStartDateTime],
+      ['classroomEndDateTime', base.end, input.classroomEndDateTime],
+    ] as const) {
       if (value === null && given == null) problems.push(problem(key, null, `${key} is required for ${kind}`));
     }
   }
@@ -163,9 +203,14 @@ export function deliveredProblems(
   const start = onlineEnd(problems, zone, 'lmsStartDateTime', input.lmsStartDateTime, 'timeZonedLmsStart', input.timeZonedLmsStart);
   const end = onlineEnd(problems, zone, 'lmsEndDateTime', input.lmsEndDateTime, 'timeZonedLmsEnd', input.timeZonedLmsEnd);
   const given = (key: string) => problems.some((p) => p.field === key);
-  if (start.value === null && !given(start.key) && !(zone === undefined && input.timeZonedLmsStart != null)) problems.push(problem('lmsStartDateTime', null, `lmsStartDateTime is required for ${kind}`));
-  if (end.value === null && !given(end.key) && !(zone === undefined && input.timeZonedLmsEnd != null)) problems.push(problem('lmsEndDateTime', null, `lmsEndDateTime is required for ${kind}`));
-  if (start.value && end.value && comparableLocal(end.value) <= comparableLocal(start.value)) problems.push(problem(end.key, end.key === 'lmsEndDateTime' ? end.value : input.timeZonedLmsEnd, `${end.key} must be after ${start.key}`));
+  if (start.value === null && !given(start.key) && !(zone === undefined && input.timeZonedLmsStart != null))
+    problems.push(problem('lmsStartDateTime', null, `lmsStartDateTime is required for ${kind}`));
+  if (end.value === null && !given(end.key) && !(zone === undefined && input.timeZonedLmsEnd != null))
+    problems.push(problem('lmsEndDateTime', null, `lmsEndDateTime is required for ${kind}`));
+  if (start.value && end.value && comparableLocal(end.value) <= comparableLocal(start.value))
+    problems.push(
+      problem(end.key, end.key === 'lmsEndDateTime' ? end.value : input.timeZonedLmsEnd, `${end.key} must be after ${start.key}`),
+    );
   return {
     problems,
     zone: base.zone,
@@ -194,7 +239,13 @@ export interface TimeColumns {
  */
 export function timeColumns(zone: string, classroom: LocalPeriod, lms: LocalPeriod): TimeColumns {
   const none = { start_date: null, end_date: null, start_time: null, end_time: null };
-  const period = localPeriod({ classroom_start: classroom.start, classroom_end: classroom.end, lms_start: lms.start, lms_end: lms.end, ...none });
+  const period = localPeriod({
+    classroom_start: classroom.start,
+    classroom_end: classroom.end,
+    lms_start: lms.start,
+    lms_end: lms.end,
+    ...none,
+  });
   const start = period.start ? splitLocal(period.start) : undefined;
   const end = period.end ? splitLocal(period.end) : start;
   return {

@@ -1,4 +1,14 @@
-import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from 'graphql';
 import { fieldErrors, LifecycleStateEnum, payloadType } from '../../kit/graphql/common.js';
 import { CustomFieldValueInput } from '../custom-fields/index.graphql.js';
 import { Decimal, PriceObject } from '../pricing/index.graphql.js';
@@ -14,7 +24,8 @@ export const ClassroomEventCreateInput = new GraphQLInputObjectType({
     courseTemplateId: { type: GraphQLID, description: 'The template the event inherits its title and custom field values from.' },
     localeId: {
       type: GraphQLID,
-      description: "The delivery locale. Left out: the template's default delivery locale, else its own locale. Explicit null: none. A chosen locale must be one of the template's delivery locales (when it has any).",
+      description:
+        "The delivery locale. Left out: the template's default delivery locale, else its own locale. Explicit null: none. A chosen locale must be one of the template's delivery locales (when it has any).",
     },
     eventType: { type: new GraphQLNonNull(EventTypeEnum) },
     locationId: { type: GraphQLID },
@@ -22,7 +33,10 @@ export const ClassroomEventCreateInput = new GraphQLInputObjectType({
     timeZoneName: { type: new GraphQLNonNull(GraphQLString), description: 'IANA zone name, e.g. Europe/London.' },
     classroomStartDateTime: { type: GraphQLString, description: 'Local date-time without a zone, e.g. 2027-03-10T09:00.' },
     classroomEndDateTime: { type: GraphQLString },
-    title: { type: GraphQLString, description: "Left out: inherited from the template in the event's locale (and kept in step when the template is re-applied)." },
+    title: {
+      type: GraphQLString,
+      description: "Left out: inherited from the template in the event's locale (and kept in step when the template is re-applied).",
+    },
     code: { type: GraphQLString },
     maxPlaces: { type: GraphQLInt },
     minPlaces: { type: GraphQLInt },
@@ -39,21 +53,39 @@ export const deliveredFields = () => ({
   title: { type: GraphQLString, description: "Left out: inherited from the template in the event's locale." },
   code: { type: GraphQLString },
   locationId: { type: GraphQLID },
-  venueId: { type: GraphQLID, description: 'A Venue id: the venue recorded on the event (Lectern keeps no venues of its own: see Event.venue).' },
+  venueId: {
+    type: GraphQLID,
+    description: 'A Venue id: the venue recorded on the event (Lectern keeps no venues of its own: see Event.venue).',
+  },
   taxType: { type: GraphQLID, description: 'A TaxType id.' },
-  timeZoneName: { type: GraphQLString, description: 'IANA zone name, e.g. Europe/London: the clock of the local date-times. Required (or timeZone).' },
-  timeZone: { type: GraphQLString, description: 'The older name of timeZoneName: either may be given, or both naming the same zone.', deprecationReason: 'Use timeZoneName.' },
-  lmsStartDateTime: { type: LocalDateTime, description: "When the online part starts, on the event's clock. Required (or timeZonedLmsStart)." },
+  timeZoneName: {
+    type: GraphQLString,
+    description: 'IANA zone name, e.g. Europe/London: the clock of the local date-times. Required (or timeZone).',
+  },
+  timeZone: {
+    type: GraphQLString,
+    description: 'The older name of timeZoneName: either may be given, or both naming the same zone.',
+    deprecationReason: 'Use timeZoneName.',
+  },
+  lmsStartDateTime: {
+    type: LocalDateTime,
+    description: "When the online part starts, on the event's clock. Required (or timeZonedLmsStart).",
+  },
   lmsEndDateTime: { type: LocalDateTime, description: 'When the online part ends: after lmsStartDateTime. Required (or timeZonedLmsEnd).' },
   timeZonedLmsStart: {
     type: GraphQLString,
-    description: "The online start as older clients send it: ISO 8601 with an offset (2024-04-01T00:00:00Z), an instant kept as the event's clock reads it then; without one, on that clock. Instead of lmsStartDateTime.",
+    description:
+      "The online start as older clients send it: ISO 8601 with an offset (2024-04-01T00:00:00Z), an instant kept as the event's clock reads it then; without one, on that clock. Instead of lmsStartDateTime.",
   },
   timeZonedLmsEnd: { type: GraphQLString, description: 'The online end as timeZonedLmsStart: instead of lmsEndDateTime.' },
   maxPlaces: { type: GraphQLInt },
   minPlaces: { type: GraphQLInt },
   lifecycleState: { type: LifecycleStateEnum, description: 'Default published.' },
-  customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: "Values of the event's own custom fields (those that apply to events; null values are left out), beside those inherited from the template." },
+  customFieldValues: {
+    type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)),
+    description:
+      "Values of the event's own custom fields (those that apply to events; null values are left out), beside those inherited from the template.",
+  },
 });
 
 export const LMSEventCreateInput = new GraphQLInputObjectType({
@@ -74,7 +106,7 @@ export const BlendedEventCreateInput = new GraphQLInputObjectType({
 
 export const EventAddPricesInput = new GraphQLInputObjectType({
   name: 'EventAddPricesInput',
-  description: "A public price of an event: one amount per price level, currency and region (adding one that exists sets its amount).",
+  description: 'A public price of an event: one amount per price level, currency and region (adding one that exists sets its amount).',
   fields: {
     eventId: { type: new GraphQLNonNull(GraphQLID) },
     priceLevelId: { type: new GraphQLNonNull(GraphQLID), description: 'A PriceLevel id.' },
@@ -86,7 +118,10 @@ export const EventAddPricesInput = new GraphQLInputObjectType({
 
 export const EventPricesPayload = new GraphQLObjectType({
   name: 'EventPricesPayload',
-  fields: { prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' }, errors: fieldErrors },
+  fields: {
+    prices: { type: new GraphQLList(new GraphQLNonNull(PriceObject)), description: 'The price written; null when refused.' },
+    errors: fieldErrors,
+  },
 });
 
 export const EventLifecycleStateEnum = new GraphQLEnumType({
@@ -101,20 +136,38 @@ export const EventUpdateInput = new GraphQLInputObjectType({
   description: 'Only the fields given change; null clears one that may be empty. Anything refused: nothing changes.',
   fields: {
     lifecycleState: { type: EventLifecycleStateEnum },
-    isSoldOut: { type: GraphQLBoolean, description: 'Closes (true) or reopens (false) the event for booking by hand; an event whose places are all taken stays sold out.' },
+    isSoldOut: {
+      type: GraphQLBoolean,
+      description: 'Closes (true) or reopens (false) the event for booking by hand; an event whose places are all taken stays sold out.',
+    },
     internalNotes: { type: GraphQLString, description: 'Notes for staff (at most 10,000 characters).' },
     externalNotes: { type: GraphQLString, description: 'Notes for learners (at most 10,000 characters).' },
-    customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: "Values of the event's own custom fields (those that apply to events); the others stay. null as a value removes it." },
+    customFieldValues: {
+      type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)),
+      description: "Values of the event's own custom fields (those that apply to events); the others stay. null as a value removes it.",
+    },
     title: { type: GraphQLString, description: 'A title of its own: it no longer follows the course template.' },
     code: { type: GraphQLString },
     locationId: { type: GraphQLID },
-    courseTemplateId: { type: GraphQLID, description: "The template it belongs to. What it inherited stays until the template is re-applied (courseTemplate.applyToEvents)." },
-    timeZoneName: { type: GraphQLString, description: 'IANA zone name, e.g. Europe/London. The local times stay as they are: the instants move with the zone.' },
+    courseTemplateId: {
+      type: GraphQLID,
+      description: 'The template it belongs to. What it inherited stays until the template is re-applied (courseTemplate.applyToEvents).',
+    },
+    timeZoneName: {
+      type: GraphQLString,
+      description: 'IANA zone name, e.g. Europe/London. The local times stay as they are: the instants move with the zone.',
+    },
     minPlaces: { type: GraphQLInt },
     maxPlaces: { type: GraphQLInt },
     targetFillRate: { type: GraphQLInt, description: 'The percent of its places the organiser aims to fill (0 to 100).' },
-    registrationDeadline: { type: GraphQLString, description: "The last day to register (2027-03-01; of a date-time, its date), in the event's time zone." },
-    registrationOpensAt: { type: GraphQLString, description: "When registration opens: a local date-time without a zone (2027-02-01T09:00), in the event's time zone." },
+    registrationDeadline: {
+      type: GraphQLString,
+      description: "The last day to register (2027-03-01; of a date-time, its date), in the event's time zone.",
+    },
+    registrationOpensAt: {
+      type: GraphQLString,
+      description: "When registration opens: a local date-time without a zone (2027-02-01T09:00), in the event's time zone.",
+    },
     remoteMeetingUrl: { type: GraphQLString, description: 'Where an online event meets: an http or https address.' },
   },
 });
@@ -127,7 +180,10 @@ export const EventDeleteInput = new GraphQLInputObjectType({
 export const EventDeletePayload = new GraphQLObjectType({
   name: 'EventDeletePayload',
   fields: {
-    eventIds: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLID))), description: 'The events deleted; empty when refused.' },
+    eventIds: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLID))),
+      description: 'The events deleted; empty when refused.',
+    },
     errors: fieldErrors,
   },
 });

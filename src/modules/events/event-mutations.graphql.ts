@@ -1,4 +1,4 @@
-import type { GraphQLInputObjectType} from 'graphql';
+import type { GraphQLInputObjectType } from 'graphql';
 import { GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
@@ -12,9 +12,29 @@ import { supportedLocale } from '../locales/index.graphql.js';
 import { locationById } from '../locations/index.graphql.js';
 import { taxTypeById } from '../tax-types/index.graphql.js';
 import { addPriceFor, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
-import { createClassroomEvent, createDeliveredEvent, deleteEvents, duplicateEvent, updateEvent, type ClassroomInput, type DeliveredInput, type EventRow, type EventUpdateInput as UpdateInput } from './events.service.js';
+import {
+  createClassroomEvent,
+  createDeliveredEvent,
+  deleteEvents,
+  duplicateEvent,
+  updateEvent,
+  type ClassroomInput,
+  type DeliveredInput,
+  type EventRow,
+  type EventUpdateInput as UpdateInput,
+} from './events.service.js';
 import { eventById } from './event-type.graphql.js';
-import { ClassroomEventCreateInput, EventPayload, LMSEventCreateInput, BlendedEventCreateInput, EventAddPricesInput, EventPricesPayload, EventUpdateInput, EventDeleteInput, EventDeletePayload } from './event-inputs.graphql.js';
+import {
+  ClassroomEventCreateInput,
+  EventPayload,
+  LMSEventCreateInput,
+  BlendedEventCreateInput,
+  EventAddPricesInput,
+  EventPricesPayload,
+  EventUpdateInput,
+  EventDeleteInput,
+  EventDeletePayload,
+} from './event-inputs.graphql.js';
 
 /**
  * `event { createClassroom createLMS createBlended duplicate update delete addPrices }`: ids to
@@ -22,25 +42,39 @@ import { ClassroomEventCreateInput, EventPayload, LMSEventCreateInput, BlendedEv
  */
 const EDIT = 'EVENT_EDIT';
 
-type RawUpdate = Omit<UpdateInput, 'location' | 'courseTemplate' | 'customFieldValues'> & { locationId?: string | null; courseTemplateId?: string | null; customFieldValues?: ValueInput[] | null };
+type RawUpdate = Omit<UpdateInput, 'location' | 'courseTemplate' | 'customFieldValues'> & {
+  locationId?: string | null;
+  courseTemplateId?: string | null;
+  customFieldValues?: ValueInput[] | null;
+};
 
 /** The update as the service takes it: ids resolved to rows (`false`: naming nothing usable). */
 async function resolveUpdate(ctx: GraphQLContext, input: RawUpdate): Promise<UpdateInput> {
   const { locationId, courseTemplateId, ...rest } = input;
   const out: UpdateInput = { ...rest };
-  if (locationId !== undefined) out.location = locationId === null ? null : ((await locationById(ctx, legacyIdOf('Location', locationId) ?? null)) ?? false);
+  if (locationId !== undefined)
+    out.location = locationId === null ? null : ((await locationById(ctx, legacyIdOf('Location', locationId) ?? null)) ?? false);
   if (courseTemplateId !== undefined) {
     const templateId = courseTemplateId === null ? null : legacyIdOf('CourseTemplate', courseTemplateId);
-    out.courseTemplate = templateId === null ? null : templateId === undefined ? false : ((await courseTemplateById(ctx, templateId)) ?? false);
+    out.courseTemplate =
+      templateId === null ? null : templateId === undefined ? false : ((await courseTemplateById(ctx, templateId)) ?? false);
   }
   return out;
 }
 
-type RawClassroom = Omit<ClassroomInput, 'courseTemplateId' | 'locale' | 'location' | 'taxType'> & { courseTemplateId?: string | null; localeId?: string | null; locationId?: string | null; taxTypeId?: string | null };
+type RawClassroom = Omit<ClassroomInput, 'courseTemplateId' | 'locale' | 'location' | 'taxType'> & {
+  courseTemplateId?: string | null;
+  localeId?: string | null;
+  locationId?: string | null;
+  taxTypeId?: string | null;
+};
 type Payload = { event: EventRow | null; errors: FieldError[] };
 
 /** The template, location and tax type a new event names: left out when not given, false when naming nothing usable. */
-async function referencesOf(ctx: GraphQLContext, ids: { courseTemplateId?: string | null; locationId?: string | null; taxTypeId?: string | null }): Promise<Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType'>> {
+async function referencesOf(
+  ctx: GraphQLContext,
+  ids: { courseTemplateId?: string | null; locationId?: string | null; taxTypeId?: string | null },
+): Promise<Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType'>> {
   const out: Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType'> = {};
   if (ids.courseTemplateId != null) out.courseTemplateId = legacyIdOf('CourseTemplate', ids.courseTemplateId) ?? false;
   if (ids.locationId != null) out.location = (await locationById(ctx, legacyIdOf('Location', ids.locationId) ?? null)) ?? false;
@@ -59,7 +93,11 @@ async function resolveClassroom(ctx: GraphQLContext, input: RawClassroom): Promi
 /** The ids a problem names, shown as the caller wrote them (global ids): the domain knows only its own. */
 const GIVEN_IDS = ['courseTemplateId', 'localeId', 'locationId', 'taxTypeId', 'taxType', 'venueId'] as const;
 const withGivenIds = (problems: Problem[], input: Partial<Record<(typeof GIVEN_IDS)[number], unknown>>): FieldError[] =>
-  toFieldErrors(problems.map((p) => ((GIVEN_IDS as readonly string[]).includes(p.field) ? { ...p, value: input[p.field as (typeof GIVEN_IDS)[number]] } : p)));
+  toFieldErrors(
+    problems.map((p) =>
+      (GIVEN_IDS as readonly string[]).includes(p.field) ? { ...p, value: input[p.field as (typeof GIVEN_IDS)[number]] } : p,
+    ),
+  );
 
 type RawDelivered = Omit<DeliveredInput, 'deliveryMethod' | 'courseTemplateId' | 'locale' | 'location' | 'taxType' | 'venue'> & {
   courseTemplateId?: string | null;
@@ -72,7 +110,11 @@ type RawDelivered = Omit<DeliveredInput, 'deliveryMethod' | 'courseTemplateId' |
 /** createLMS and createBlended: ids to rows as for a classroom event, and the venue (any Venue id: Lectern keeps no venues to look it up in). */
 async function resolveDelivered(ctx: GraphQLContext, input: RawDelivered, deliveryMethod: 'lms' | 'blended'): Promise<DeliveredInput> {
   const { courseTemplateId, localeId, locationId, taxType, venueId, ...rest } = input;
-  const out: DeliveredInput = { ...rest, deliveryMethod, ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId: taxType })) };
+  const out: DeliveredInput = {
+    ...rest,
+    deliveryMethod,
+    ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId: taxType })),
+  };
   if ('localeId' in input) out.locale = localeId === null ? null : ((await supportedLocale(ctx, localeId)) ?? false);
   if (venueId != null) {
     const venue = legacyIdOf('Venue', venueId);
@@ -93,7 +135,11 @@ function createDelivered(deliveryMethod: 'lms' | 'blended', input: GraphQLInputO
       if (raw.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
       if (raw.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
       if (raw.taxType != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
-      const { event, problems } = await createDeliveredEvent(ctx.db, await resolveDelivered(ctx, raw, deliveryMethod), (await allDefinitions(ctx)).values());
+      const { event, problems } = await createDeliveredEvent(
+        ctx.db,
+        await resolveDelivered(ctx, raw, deliveryMethod),
+        (await allDefinitions(ctx)).values(),
+      );
       return { event, errors: withGivenIds(problems, raw) };
     },
   };
@@ -106,7 +152,8 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   fields: () => ({
     createClassroom: {
       type: EventPayload,
-      description: "A classroom event, in a delivery locale (contract rule 6), with its title and custom field values taken from the template's translation in that locale, per field falling back to the template's own (rule 7).",
+      description:
+        "A classroom event, in a delivery locale (contract rule 6), with its title and custom field values taken from the template's translation in that locale, per field falling back to the template's own (rule 7).",
       args: { input: { type: new GraphQLNonNull(ClassroomEventCreateInput) } },
       async resolve(_root, { input }: { input: RawClassroom }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
@@ -121,7 +168,7 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     createLMS: createDelivered(
       'lms',
       LMSEventCreateInput,
-      "An online (LMS) event: its online period (required), no classroom part; its title and custom field values taken from the template in its delivery locale, as createClassroom does, beside its own custom field values.",
+      'An online (LMS) event: its online period (required), no classroom part; its title and custom field values taken from the template in its delivery locale, as createClassroom does, beside its own custom field values.',
     ),
     createBlended: createDelivered(
       'blended',
@@ -135,13 +182,15 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       async resolve(_root, { input }: { input: AddPriceArgs }, ctx): Promise<PricesPayload> {
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('Event', input.eventId);
-        if (id === undefined || !(await eventById(ctx, id))) return { prices: null, errors: [fieldError('eventId', input.eventId, 'Event not found')] };
+        if (id === undefined || !(await eventById(ctx, id)))
+          return { prices: null, errors: [fieldError('eventId', input.eventId, 'Event not found')] };
         return addPriceFor(ctx, 'event', id, input);
       },
     },
     update: {
       type: EventPayload,
-      description: 'Changes an event: its lifecycle state, sold-out flag, notes, custom field values, title, code, location, time zone, places, template, registration times and meeting address.',
+      description:
+        'Changes an event: its lifecycle state, sold-out flag, notes, custom field values, title, code, location, time zone, places, template, registration times and meeting address.',
       args: { eventId: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(EventUpdateInput) } },
       async resolve(_root, { eventId, input }: { eventId: string; input: RawUpdate }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
@@ -159,18 +208,24 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     },
     delete: {
       type: new GraphQLNonNull(EventDeletePayload),
-      description: 'Deletes events, all or none: an event that delegates or order lines still hold is refused (cancel it instead), as the REST API refuses it.',
+      description:
+        'Deletes events, all or none: an event that delegates or order lines still hold is refused (cancel it instead), as the REST API refuses it.',
       args: { input: { type: new GraphQLNonNull(EventDeleteInput) } },
       async resolve(_root, { input }: { input: { eventIds: (string | null)[] } }, ctx) {
         requirePermission(ctx, EDIT);
         const given = input.eventIds;
-        const { deleted, problems } = await deleteEvents(ctx.db, given.map((id) => (id === null ? null : (legacyIdOf('Event', id) ?? false))));
+        const { deleted, problems } = await deleteEvents(
+          ctx.db,
+          given.map((id) => (id === null ? null : (legacyIdOf('Event', id) ?? false))),
+        );
         ctx.forget('Event.byId');
         // Problems name the events as the caller wrote them.
-        const errors = toFieldErrors(problems.map((p) => {
-          const i = /^eventIds\[(\d+)\]$/.exec(p.field)?.[1];
-          return i === undefined ? p : { ...p, value: given[Number(i)] };
-        }));
+        const errors = toFieldErrors(
+          problems.map((p) => {
+            const i = /^eventIds\[(\d+)\]$/.exec(p.field)?.[1];
+            return i === undefined ? p : { ...p, value: given[Number(i)] };
+          }),
+        );
         return { eventIds: deleted.map((id) => toGlobalId('Event', id)), errors };
       },
     },

@@ -31,12 +31,20 @@ function textSearchOf(args: Record<string, unknown>, ctx: GraphQLContext): (q: K
   type Given = { field?: unknown; value?: unknown; values?: unknown };
   const filters = ((args.filters as (Given | null)[] | null | undefined) ?? []).filter((f): f is Given => f?.field === 'textSearch');
   if (!filters.length) return () => undefined;
-  const texts = filters.flatMap((f) => [f.value, ...(Array.isArray(f.values) ? f.values : [])]).filter((v): v is string => typeof v === 'string');
+  const texts = filters
+    .flatMap((f) => [f.value, ...(Array.isArray(f.values) ? f.values : [])])
+    .filter((v): v is string => typeof v === 'string');
   const words = searchWords(texts);
-  if (words.length > MAX_SEARCH_WORDS) throw badInput(`Filter on textSearch: at most ${MAX_SEARCH_WORDS} different words in one list's textSearch filters (${words.length} given)`);
+  if (words.length > MAX_SEARCH_WORDS)
+    throw badInput(
+      `Filter on textSearch: at most ${MAX_SEARCH_WORDS} different words in one list's textSearch filters (${words.length} given)`,
+    );
   const counted = filters.reduce((n, f) => n + Math.max(1, Array.isArray(f.values) ? f.values.length : 0), 0);
   if (words.length > counted) ctx.spendFilterValues(words.length - counted);
-  const scope = { templates: hasPermission(ctx.user.permissions, TEMPLATE_VIEW), locations: hasPermission(ctx.user.permissions, LOCATION_VIEW) };
+  const scope = {
+    templates: hasPermission(ctx.user.permissions, TEMPLATE_VIEW),
+    locations: hasPermission(ctx.user.permissions, LOCATION_VIEW),
+  };
   return (q) => eventTextConditions.search(q, words, scope);
 }
 
@@ -47,7 +55,14 @@ export const eventListFields = {
   code: { column: 'code', kind: 'text', orderable: true },
   title: { column: 'title', kind: 'text', orderable: true },
   eventType: { column: 'type', kind: 'enum', enumValues: EVENT_TYPES },
-  lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LIFECYCLE_STATES, orderable: true, normalize: (v: string) => v.toLowerCase(), description: 'draft, published or cancelled (any case).' },
+  lifecycleState: {
+    column: 'lifecycle_state',
+    kind: 'enum',
+    enumValues: LIFECYCLE_STATES,
+    orderable: true,
+    normalize: (v: string) => v.toLowerCase(),
+    description: 'draft, published or cancelled (any case).',
+  },
   locale: { column: 'locale_id', kind: 'ref', refType: 'Locale' },
   courseTemplate: { column: 'course_template_id', kind: 'ref', refType: 'CourseTemplate' },
   location: { column: 'location_id', kind: 'ref', refType: 'Location' },
@@ -55,27 +70,108 @@ export const eventListFields = {
   startDate: { column: 'start_date', kind: 'date', orderable: true },
   createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
   updatedOn: { column: 'updated_on', kind: 'datetime', orderable: true },
-  start: { column: 'start', expression: EVENT_LIST_SQL.start, kind: 'instant', orderable: true, description: `When it starts (Event.start): ${INSTANT_FILTER}` },
-  end: { column: 'end', expression: EVENT_LIST_SQL.end, kind: 'instant', orderable: true, description: `When it ends (Event.end): ${INSTANT_FILTER}` },
-  timeZonedStart: { column: 'local_start', expression: EVENT_LIST_SQL.localStart, kind: 'datetime', orderable: true, description: "When it starts on its own time zone's clock: a local date-time (2025-06-01T09:00) or a date." },
-  timeZonedEnd: { column: 'local_end', expression: EVENT_LIST_SQL.localEnd, kind: 'datetime', orderable: true, description: "When it ends on its own time zone's clock." },
-  classroomStart: { column: 'classroom_start', expression: EVENT_LIST_SQL.classroomStart, kind: 'instant', orderable: true, description: INSTANT_FILTER },
-  classroomEnd: { column: 'classroom_end', expression: EVENT_LIST_SQL.classroomEnd, kind: 'instant', orderable: true, description: INSTANT_FILTER },
+  start: {
+    column: 'start',
+    expression: EVENT_LIST_SQL.start,
+    kind: 'instant',
+    orderable: true,
+    description: `When it starts (Event.start): ${INSTANT_FILTER}`,
+  },
+  end: {
+    column: 'end',
+    expression: EVENT_LIST_SQL.end,
+    kind: 'instant',
+    orderable: true,
+    description: `When it ends (Event.end): ${INSTANT_FILTER}`,
+  },
+  timeZonedStart: {
+    column: 'local_start',
+    expression: EVENT_LIST_SQL.localStart,
+    kind: 'datetime',
+    orderable: true,
+    description: "When it starts on its own time zone's clock: a local date-time (2025-06-01T09:00) or a date.",
+  },
+  timeZonedEnd: {
+    column: 'local_end',
+    expression: EVENT_LIST_SQL.localEnd,
+    kind: 'datetime',
+    orderable: true,
+    description: "When it ends on its own time zone's clock.",
+  },
+  classroomStart: {
+    column: 'classroom_start',
+    expression: EVENT_LIST_SQL.classroomStart,
+    kind: 'instant',
+    orderable: true,
+    description: INSTANT_FILTER,
+  },
+  classroomEnd: {
+    column: 'classroom_end',
+    expression: EVENT_LIST_SQL.classroomEnd,
+    kind: 'instant',
+    orderable: true,
+    description: INSTANT_FILTER,
+  },
   lmsStart: { column: 'lms_start', expression: EVENT_LIST_SQL.lmsStart, kind: 'instant', orderable: true, description: INSTANT_FILTER },
   lmsEnd: { column: 'lms_end', expression: EVENT_LIST_SQL.lmsEnd, kind: 'instant', orderable: true, description: INSTANT_FILTER },
-  status: { column: 'status', expression: EVENT_LIST_SQL.status, kind: 'enum', enumValues: EVENT_STATUSES, normalize: capitalised, description: `${EVENT_STATUSES.join(', ')} (any case), as Event.status.` },
+  status: {
+    column: 'status',
+    expression: EVENT_LIST_SQL.status,
+    kind: 'enum',
+    enumValues: EVENT_STATUSES,
+    normalize: capitalised,
+    description: `${EVENT_STATUSES.join(', ')} (any case), as Event.status.`,
+  },
   isActive: { column: 'is_active', expression: EVENT_LIST_SQL.isActive, kind: 'bool', description: "'true': status is Active." },
-  courseTemplateTitle: { column: 'course_template_title', expression: EVENT_LIST_SQL.courseTemplateTitle, kind: 'text', orderable: true, permission: TEMPLATE_VIEW, description: 'Its course template\'s title (COURSE_TEMPLATE_VIEW).' },
-  courseTemplateCode: { column: 'course_template_code', expression: EVENT_LIST_SQL.courseTemplateCode, kind: 'text', orderable: true, permission: TEMPLATE_VIEW, description: 'Its course template\'s code (COURSE_TEMPLATE_VIEW).' },
-  locationName: { column: 'location_name', expression: EVENT_LIST_SQL.locationName, kind: 'text', orderable: true, permission: LOCATION_VIEW, description: 'Its location\'s name (LOCATION_VIEW).' },
+  courseTemplateTitle: {
+    column: 'course_template_title',
+    expression: EVENT_LIST_SQL.courseTemplateTitle,
+    kind: 'text',
+    orderable: true,
+    permission: TEMPLATE_VIEW,
+    description: "Its course template's title (COURSE_TEMPLATE_VIEW).",
+  },
+  courseTemplateCode: {
+    column: 'course_template_code',
+    expression: EVENT_LIST_SQL.courseTemplateCode,
+    kind: 'text',
+    orderable: true,
+    permission: TEMPLATE_VIEW,
+    description: "Its course template's code (COURSE_TEMPLATE_VIEW).",
+  },
+  locationName: {
+    column: 'location_name',
+    expression: EVENT_LIST_SQL.locationName,
+    kind: 'text',
+    orderable: true,
+    permission: LOCATION_VIEW,
+    description: "Its location's name (LOCATION_VIEW).",
+  },
   locationId: { column: 'location_id', kind: 'ref', refType: 'Location', description: 'A Location id (as location).' },
   isSoldOut: { column: 'is_sold_out', expression: EVENT_LIST_SQL.isSoldOut, kind: 'bool', description: 'As Event.isSoldOut.' },
-  hasPlacesRemaining: { column: 'has_places_remaining', expression: EVENT_LIST_SQL.hasPlacesRemaining, kind: 'bool', description: 'Not sold out.' },
-  remainingPlaces: { column: 'remaining_places', expression: EVENT_LIST_SQL.remainingPlaces, kind: 'int', description: 'Places left; an event without a maximum has none counted (isnull finds them).' },
+  hasPlacesRemaining: {
+    column: 'has_places_remaining',
+    expression: EVENT_LIST_SQL.hasPlacesRemaining,
+    kind: 'bool',
+    description: 'Not sold out.',
+  },
+  remainingPlaces: {
+    column: 'remaining_places',
+    expression: EVENT_LIST_SQL.remainingPlaces,
+    kind: 'int',
+    description: 'Places left; an event without a maximum has none counted (isnull finds them).',
+  },
   bookedPlaces: { column: 'booked_places', expression: EVENT_LIST_SQL.bookedPlaces, kind: 'int', orderable: true },
   maxPlaces: { column: 'delegates_max', kind: 'int', orderable: true },
   minPlaces: { column: 'min_places', kind: 'int', orderable: true },
-  learningMode: { column: 'delivery_method', expression: EVENT_LIST_SQL.learningMode, kind: 'enum', enumValues: LEARNING_MODES, normalize: (v: string) => v.toUpperCase(), description: `${LEARNING_MODES.join(', ')} (any case).` },
+  learningMode: {
+    column: 'delivery_method',
+    expression: EVENT_LIST_SQL.learningMode,
+    kind: 'enum',
+    enumValues: LEARNING_MODES,
+    normalize: (v: string) => v.toUpperCase(),
+    description: `${LEARNING_MODES.join(', ')} (any case).`,
+  },
   textSearch: {
     column: 'title',
     kind: 'text',
@@ -90,12 +186,25 @@ export const eventListFields = {
     operations: ['eq', 'like'],
     permission: TEMPLATE_VIEW,
     apply: (q, _db, op, v) => eventTextConditions.codeOrTitle(q, op as 'eq' | 'like', String(v)),
-    description: 'Its code or title, or its course template\'s (COURSE_TEMPLATE_VIEW): eq (any case) or like (SQL wildcards).',
+    description: "Its code or title, or its course template's (COURSE_TEMPLATE_VIEW): eq (any case) or like (SQL wildcards).",
   },
-  dayOfWeek: { column: 'day_of_week', expression: EVENT_LIST_SQL.dayOfWeek, kind: 'enum', enumValues: DAYS_OF_WEEK, normalize: dayOfWeekName, description: 'The day it starts on (its own clock): Mon ... Sun, Monday, or ISO 1 (Monday) to 7.' },
+  dayOfWeek: {
+    column: 'day_of_week',
+    expression: EVENT_LIST_SQL.dayOfWeek,
+    kind: 'enum',
+    enumValues: DAYS_OF_WEEK,
+    normalize: dayOfWeekName,
+    description: 'The day it starts on (its own clock): Mon ... Sun, Monday, or ISO 1 (Monday) to 7.',
+  },
   createdAt: { column: 'created_on', expression: EVENT_LIST_SQL.createdAt, kind: 'instant', orderable: true, description: INSTANT_FILTER },
   updatedAt: { column: 'updated_on', expression: EVENT_LIST_SQL.updatedAt, kind: 'instant', orderable: true, description: INSTANT_FILTER },
-  cancelledAt: { column: 'cancelled_at', expression: EVENT_LIST_SQL.cancelledAt, kind: 'instant', orderable: true, description: `As Event.cancelledAt: ${INSTANT_FILTER}` },
+  cancelledAt: {
+    column: 'cancelled_at',
+    expression: EVENT_LIST_SQL.cancelledAt,
+    kind: 'instant',
+    orderable: true,
+    description: `As Event.cancelledAt: ${INSTANT_FILTER}`,
+  },
 } satisfies Record<string, ListField>;
 
 export const eventsQuery = listQuery<EventRow>({
@@ -107,7 +216,8 @@ export const eventsQuery = listQuery<EventRow>({
   fields: eventListFields,
   where: textSearchOf,
   orderBy: true,
-  description: 'Events. `filters` are the fields of EventFilterField (the account and staff filters of the production service are not kept here: Lectern has no bookings by account or event staff); `order` or `orderBy` (a list) of EventOrderField.',
+  description:
+    'Events. `filters` are the fields of EventFilterField (the account and staff filters of the production service are not kept here: Lectern has no bookings by account or event staff); `order` or `orderBy` (a list) of EventOrderField.',
 });
 
 /** `CourseTemplate.events`: the template's events, as the events list has them (one statement for a page of templates). */

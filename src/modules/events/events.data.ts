@@ -100,7 +100,11 @@ export type NewEvent = Partial<Omit<EventRow, 'id' | 'created_on' | 'updated_on'
 
 /** Events locked (in id order, so concurrent orders cannot deadlock) with their capacity. */
 export function lockEventsForCapacity(db: Db, eventIds: number[]): Promise<{ id: number; title: string; delegates_max: number | null }[]> {
-  return db(Event.tableName).whereIn('id', eventIds).orderBy('id').forUpdate().select<{ id: number; title: string; delegates_max: number | null }[]>('id', 'title', 'delegates_max');
+  return db(Event.tableName)
+    .whereIn('id', eventIds)
+    .orderBy('id')
+    .forUpdate()
+    .select<{ id: number; title: string; delegates_max: number | null }[]>('id', 'title', 'delegates_max');
 }
 
 export function findEvent(db: Db, id: number): Promise<EventRow | undefined> {
@@ -296,7 +300,8 @@ export const eventTextConditions = {
     if (words.length > MAX_SEARCH_WORDS) throw new Error(`eventTextConditions.search: ${words.length} words, at most ${MAX_SEARCH_WORDS}`);
     // LIKE's escape character is the backslash unless told otherwise.
     const patterns = [words.map((w) => `%${likeEscaped(w)}%`)];
-    const matches = (texts: string[]) => `lower(concat_ws(' ', ${texts.join(', ')})) like all (array(select lower(w) from unnest(?::text[]) w))`;
+    const matches = (texts: string[]) =>
+      `lower(concat_ws(' ', ${texts.join(', ')})) like all (array(select lower(w) from unnest(?::text[]) w))`;
     if (!scope.templates && !scope.locations) {
       q.whereRaw(matches(['t.title', 't.code']), patterns);
       return;

@@ -57,11 +57,18 @@ export type LocaleChoice = { id: number } | null | false | undefined;
  * template's delivery locales, when it has any (none: no restriction). The contract's two messages
  * carry the label `localeId` (and the locale's id, or null when it named none: a face shows the id as its caller wrote it).
  */
-export function eventLocale(choice: LocaleChoice, from: Inheritance | undefined, delivery: readonly number[]): { localeId: number | null; problems: Problem[] } {
+export function eventLocale(
+  choice: LocaleChoice,
+  from: Inheritance | undefined,
+  delivery: readonly number[],
+): { localeId: number | null; problems: Problem[] } {
   if (choice === false) return { localeId: null, problems: [problem('localeId', null, 'Provided locale is not supported')] };
   if (choice === undefined) return { localeId: cascadedLocale(from), problems: [] };
   if (choice === null) return { localeId: null, problems: [] };
-  const problems = delivery.length && !delivery.includes(choice.id) ? [problem('localeId', choice.id, "Locale is not one of the Course Template's delivery languages")] : [];
+  const problems =
+    delivery.length && !delivery.includes(choice.id)
+      ? [problem('localeId', choice.id, "Locale is not one of the Course Template's delivery languages")]
+      : [];
   return { localeId: choice.id, problems };
 }
 
@@ -75,7 +82,9 @@ export function inherit(from: Inheritance, localeId: number | null): { title: st
   const translated = new Map(from.values.filter((v) => inLocale && v.locale_id === localeId).map((v) => [v.definition_id, v.value]));
   return {
     title: (inLocale ? from.titles.get(localeId) : undefined) ?? from.template.title,
-    values: from.values.filter((v) => v.locale_id === null).map((v) => ({ definition_id: v.definition_id, value: translated.get(v.definition_id) ?? v.value })),
+    values: from.values
+      .filter((v) => v.locale_id === null)
+      .map((v) => ({ definition_id: v.definition_id, value: translated.get(v.definition_id) ?? v.value })),
   };
 }
 
@@ -126,7 +135,8 @@ export function localPeriod(e: {
   end_time: string | null;
 }): { start: string | null; end: string | null } {
   const comparable = (v: string) => comparableLocal(v.replace(' ', 'T'));
-  const pick = (a: string | null, b: string | null, later: boolean) => (a && b ? ((comparable(b) < comparable(a)) !== later ? b : a) : (a ?? b));
+  const pick = (a: string | null, b: string | null, later: boolean) =>
+    a && b ? (comparable(b) < comparable(a) !== later ? b : a) : (a ?? b);
   const withTime = (date: string | null, time: string | null) => (date ? `${date}T${time ?? '00:00:00'}` : null);
   return {
     start: pick(e.classroom_start, e.lms_start, false) ?? withTime(e.start_date, e.start_time),
@@ -157,7 +167,12 @@ export function eventSoldOut(e: { is_sold_out: boolean; delegates_max: number | 
  * cancelled before the time was recorded (through the REST API) shows its last change. As
  * EVENT_LIST_SQL cancelledAt.
  */
-export function eventCancelledAt(e: { lifecycle_state: string; is_cancelled: boolean; cancelled_at: string | null; updated_on: string }): string | null {
+export function eventCancelledAt(e: {
+  lifecycle_state: string;
+  is_cancelled: boolean;
+  cancelled_at: string | null;
+  updated_on: string;
+}): string | null {
   return eventStatus(e) === 'Cancelled' ? utcStamp(e.cancelled_at ?? e.updated_on) : null;
 }
 
@@ -236,7 +251,9 @@ export function lifecycleColumns(state: string, existing: ChangedEvent): EventCo
 }
 
 const notesProblems = (field: string, value: string | null | undefined): Problem[] =>
-  value != null && (value.length > EVENT_NOTES_MAX_LENGTH || value.includes('\u0000')) ? [problem(field, value, `${field} must be at most ${EVENT_NOTES_MAX_LENGTH} characters (and no NUL)`)] : [];
+  value != null && (value.length > EVENT_NOTES_MAX_LENGTH || value.includes('\u0000'))
+    ? [problem(field, value, `${field} must be at most ${EVENT_NOTES_MAX_LENGTH} characters (and no NUL)`)]
+    : [];
 
 function meetingUrlProblems(value: string | null | undefined): Problem[] {
   if (value == null) return [];
@@ -249,7 +266,15 @@ function meetingUrlProblems(value: string | null | undefined): Problem[] {
       ok = false;
     }
   }
-  return ok ? [] : [problem('remoteMeetingUrl', value, `remoteMeetingUrl must be an http or https address of at most ${MEETING_URL_MAX_LENGTH} characters`)];
+  return ok
+    ? []
+    : [
+        problem(
+          'remoteMeetingUrl',
+          value,
+          `remoteMeetingUrl must be an http or https address of at most ${MEETING_URL_MAX_LENGTH} characters`,
+        ),
+      ];
 }
 
 /**
@@ -265,7 +290,8 @@ export function eventChanges(input: EventChanges, existing: ChangedEvent, zones?
   const columns: EventColumns['columns'] = {};
   let stampCancelled = false;
   if (input.lifecycleState !== undefined) {
-    if (input.lifecycleState === null) problems.push(problem('lifecycleState', null, `lifecycleState must be one of ${LIFECYCLE_STATES.join(', ')}`));
+    if (input.lifecycleState === null)
+      problems.push(problem('lifecycleState', null, `lifecycleState must be one of ${LIFECYCLE_STATES.join(', ')}`));
     else {
       problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
       const lifecycle = lifecycleColumns(input.lifecycleState, existing);
@@ -283,7 +309,10 @@ export function eventChanges(input: EventChanges, existing: ChangedEvent, zones?
   }
   problems.push(...eventTextProblems({ title: input.title, code: input.code }));
   if (input.code !== undefined) columns.code = input.code;
-  for (const [label, key, column] of [['internalNotes', 'internalNotes', 'internal_notes'], ['externalNotes', 'externalNotes', 'external_notes']] as const) {
+  for (const [label, key, column] of [
+    ['internalNotes', 'internalNotes', 'internal_notes'],
+    ['externalNotes', 'externalNotes', 'external_notes'],
+  ] as const) {
     if (input[key] === undefined) continue;
     problems.push(...notesProblems(label, input[key]));
     columns[column] = input[key];
@@ -298,11 +327,15 @@ export function eventChanges(input: EventChanges, existing: ChangedEvent, zones?
   }
   if (input.timeZoneName !== undefined) {
     const zone = input.timeZoneName === null ? undefined : canonicalTimeZone(input.timeZoneName, zones);
-    if (!zone) problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
+    if (!zone)
+      problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
     else columns.time_zone_name = zone;
   }
   let placesInRange = true;
-  for (const [label, column] of [['maxPlaces', 'delegates_max'], ['minPlaces', 'min_places']] as const) {
+  for (const [label, column] of [
+    ['maxPlaces', 'delegates_max'],
+    ['minPlaces', 'min_places'],
+  ] as const) {
     const value = input[label];
     if (value === undefined) continue;
     if (value !== null && (value < 0 || value > MAX_PLACES)) {
@@ -314,15 +347,27 @@ export function eventChanges(input: EventChanges, existing: ChangedEvent, zones?
   const max = input.maxPlaces !== undefined ? input.maxPlaces : existing.delegates_max;
   const min = input.minPlaces !== undefined ? input.minPlaces : existing.min_places;
   if (placesInRange && (input.maxPlaces != null || input.minPlaces != null) && max != null && min != null && min > max) {
-    problems.push(input.minPlaces != null ? problem('minPlaces', String(min), 'minPlaces must not exceed maxPlaces') : problem('maxPlaces', String(max), 'maxPlaces must not be less than minPlaces'));
+    problems.push(
+      input.minPlaces != null
+        ? problem('minPlaces', String(min), 'minPlaces must not exceed maxPlaces')
+        : problem('maxPlaces', String(max), 'maxPlaces must not be less than minPlaces'),
+    );
   }
   if (input.targetFillRate !== undefined) {
-    if (input.targetFillRate !== null && (input.targetFillRate < 0 || input.targetFillRate > 100)) problems.push(problem('targetFillRate', String(input.targetFillRate), 'targetFillRate must be a percent from 0 to 100'));
+    if (input.targetFillRate !== null && (input.targetFillRate < 0 || input.targetFillRate > 100))
+      problems.push(problem('targetFillRate', String(input.targetFillRate), 'targetFillRate must be a percent from 0 to 100'));
     columns.target_fill_rate = input.targetFillRate;
   }
   if (input.registrationDeadline !== undefined) {
     const v = input.registrationDeadline;
-    if (v !== null && !isCalendarDate(v) && !isDateTime(v)) problems.push(problem('registrationDeadline', v, 'registrationDeadline must be a date such as 2027-03-01 (or a local date-time without a zone, of which the date is kept)'));
+    if (v !== null && !isCalendarDate(v) && !isDateTime(v))
+      problems.push(
+        problem(
+          'registrationDeadline',
+          v,
+          'registrationDeadline must be a date such as 2027-03-01 (or a local date-time without a zone, of which the date is kept)',
+        ),
+      );
     else columns.registration_deadline = v === null ? null : v.slice(0, 10);
   }
   if (input.registrationOpensAt !== undefined) {
@@ -354,7 +399,8 @@ export interface EventHolds {
  * A delete with problems deletes nothing.
  */
 export function deleteProblems(requested: readonly (number | false | null)[], holds: readonly EventHolds[]): Problem[] {
-  if (requested.length > MAX_DELETED_EVENTS) return [problem('eventIds', null, `eventIds: at most ${MAX_DELETED_EVENTS} events at once (${requested.length} given)`)];
+  if (requested.length > MAX_DELETED_EVENTS)
+    return [problem('eventIds', null, `eventIds: at most ${MAX_DELETED_EVENTS} events at once (${requested.length} given)`)];
   const found = new Map(holds.map((h) => [h.id, h]));
   const problems: Problem[] = [];
   requested.forEach((id, i) => {

@@ -1,10 +1,33 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
 import { deliveryLocaleIds, inheritedTemplate } from '../course-templates/index.js';
-import { copyEventValues, inheritableTemplateValues, replaceInheritedEventValues, writeBaseValues, type DefinitionRow, checkBaseValues, EVENT_VALUES, type ResolvedValue, type ValueInput } from '../custom-fields/index.js';
+import {
+  copyEventValues,
+  inheritableTemplateValues,
+  replaceInheritedEventValues,
+  writeBaseValues,
+  type DefinitionRow,
+  checkBaseValues,
+  EVENT_VALUES,
+  type ResolvedValue,
+  type ValueInput,
+} from '../custom-fields/index.js';
 import { supportedLocaleIds } from '../locales/index.js';
 import { translatedTitles } from '../translations/index.js';
-import { databaseTimeZones, deleteEventRows, eventHolds, findEvent, insertCopy, insertEvent, lockEvent, lockInheritingEvents, updateEventRow, updateInherited, type EventRow, type NewEvent } from './events.data.js';
+import {
+  databaseTimeZones,
+  deleteEventRows,
+  eventHolds,
+  findEvent,
+  insertCopy,
+  insertEvent,
+  lockEvent,
+  lockInheritingEvents,
+  updateEventRow,
+  updateInherited,
+  type EventRow,
+  type NewEvent,
+} from './events.data.js';
 import { classroomProblems, deliveredProblems, timeColumns, type ClassroomFields, type DeliveredFields } from './event-creation.rules.js';
 import {
   cascadedLocale,
@@ -74,7 +97,12 @@ async function originOf(db: Db, input: { courseTemplateId?: number | false | nul
   // Rule 6, with its two messages.
   const locale = eventLocale(input.locale, from, delivery);
   problems.push(...locale.problems);
-  return { from, localeId: locale.localeId, templateNamed: input.courseTemplateId !== undefined && input.courseTemplateId !== null, problems };
+  return {
+    from,
+    localeId: locale.localeId,
+    templateNamed: input.courseTemplateId !== undefined && input.courseTemplateId !== null,
+    problems,
+  };
 }
 
 /**
@@ -82,7 +110,13 @@ async function originOf(db: Db, input: { courseTemplateId?: number | false | nul
  * (`columns`), the title and custom field values it inherits from its template in its locale
  * (rule 7), and its own custom field values.
  */
-async function insertChecked(db: Db, input: ClassroomFields & { locale?: LocaleChoice }, origin: Origin, columns: NewEvent, own: ResolvedValue[] = []): Promise<EventRow> {
+async function insertChecked(
+  db: Db,
+  input: ClassroomFields & { locale?: LocaleChoice },
+  origin: Origin,
+  columns: NewEvent,
+  own: ResolvedValue[] = [],
+): Promise<EventRow> {
   const inherited = origin.from ? inherit(origin.from, origin.localeId) : { title: input.title!, values: [] };
   const event = await insertEvent(db, {
     course_template_id: origin.from?.template.id ?? null,
@@ -99,8 +133,17 @@ async function insertChecked(db: Db, input: ClassroomFields & { locale?: LocaleC
     min_places: input.minPlaces ?? null,
     ...columns,
   });
-  await replaceInheritedEventValues(db, [event.id], inherited.values.map((v) => ({ ...v, event_id: event.id })));
-  await writeBaseValues(db, EVENT_VALUES, event.id, own.filter((v) => v.value !== null));
+  await replaceInheritedEventValues(
+    db,
+    [event.id],
+    inherited.values.map((v) => ({ ...v, event_id: event.id })),
+  );
+  await writeBaseValues(
+    db,
+    EVENT_VALUES,
+    event.id,
+    own.filter((v) => v.value !== null),
+  );
   return event;
 }
 
@@ -124,7 +167,11 @@ export async function createClassroomEvent(db: Db, input: ClassroomInput): Promi
  * {@link deliveredProblems}), the venue the caller named, and its own custom field values.
  * `definitions`: the tenant's custom field definitions. A rejected input writes nothing.
  */
-export async function createDeliveredEvent(db: Db, input: DeliveredInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
+export async function createDeliveredEvent(
+  db: Db,
+  input: DeliveredInput,
+  definitions: Iterable<DefinitionRow>,
+): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const origin = await originOf(db, input);
   const fields = deliveredProblems(input, origin.templateNamed, await databaseTimeZones(db));
   const values = checkBaseValues(definitions, EVENT_VALUES, input.customFieldValues ?? []);
@@ -169,8 +216,15 @@ export async function reinheritEvents(db: Db, from: Inheritance, eventIds: numbe
     const inherited = inherit(from, localeId);
     return { id: e.id, locale_id: localeId, title: e.title_cascades ? inherited.title : e.title, values: inherited.values };
   });
-  await updateInherited(db, changes.map(({ values: _v, ...c }) => c));
-  await replaceInheritedEventValues(db, changes.map((c) => c.id), changes.flatMap((c) => c.values.map((v) => ({ ...v, event_id: c.id }))));
+  await updateInherited(
+    db,
+    changes.map(({ values: _v, ...c }) => c),
+  );
+  await replaceInheritedEventValues(
+    db,
+    changes.map((c) => c.id),
+    changes.flatMap((c) => c.values.map((v) => ({ ...v, event_id: c.id }))),
+  );
   return changes.map((c) => c.id);
 }
 
@@ -184,7 +238,12 @@ export interface EventUpdateInput extends EventChanges {
  * values given, the rest staying; the time of the change is recorded. Checks everything first:
  * a rejected change writes nothing. `definitions`: the tenant's custom field definitions.
  */
-export async function updateEvent(db: Db, id: number, input: EventUpdateInput, definitions: Iterable<DefinitionRow>): Promise<{ event: EventRow | null; problems: Problem[] }> {
+export async function updateEvent(
+  db: Db,
+  id: number,
+  input: EventUpdateInput,
+  definitions: Iterable<DefinitionRow>,
+): Promise<{ event: EventRow | null; problems: Problem[] }> {
   const existing = await lockEvent(db, id);
   if (!existing) return { event: null, problems: [problem('eventId', id, 'Event not found')] };
   const change = eventChanges(input, existing, await databaseTimeZones(db));
@@ -205,6 +264,10 @@ export async function deleteEvents(db: Db, requested: (number | false | null)[])
   const ids = [...new Set(requested.filter((id): id is number => typeof id === 'number'))];
   const problems = deleteProblems(requested, requested.length > MAX_DELETED_EVENTS ? [] : await eventHolds(db, ids));
   if (problems.length) return { deleted: [], problems };
-  if (!(await deleteEventRows(db, ids))) return { deleted: [], problems: [problem('eventIds', null, 'An event is still in use by other records and cannot be deleted (cancel it instead)')] };
+  if (!(await deleteEventRows(db, ids)))
+    return {
+      deleted: [],
+      problems: [problem('eventIds', null, 'An event is still in use by other records and cannot be deleted (cancel it instead)')],
+    };
   return { deleted: ids, problems: [] };
 }

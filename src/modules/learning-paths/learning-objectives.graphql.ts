@@ -20,12 +20,22 @@ import { MAX_OBJECTIVES } from './learning-paths.rules.js';
 const LOADER = 'LearningPath.objectives';
 
 /** The objectives of paths, each path's in order (this request's loader: one statement per page of paths). */
-const objectivesLoader = (ctx: GraphQLContext) => ctx.loader(LOADER, (db) => byOwner((ids) => objectivesOf(db, ids), (o: LearningPathObjectiveRow) => o.learning_path_id));
+const objectivesLoader = (ctx: GraphQLContext) =>
+  ctx.loader(LOADER, (db) =>
+    byOwner(
+      (ids) => objectivesOf(db, ids),
+      (o: LearningPathObjectiveRow) => o.learning_path_id,
+    ),
+  );
 
 /** Forgets the objectives this request read, after a write that may have changed them. */
 export const forgetObjectives = (ctx: GraphQLContext) => ctx.forget(LOADER);
 
-const objectiveId = { type: new GraphQLNonNull(GraphQLID), description: 'The objective (a step of the path), not what it leads to.', resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id) };
+const objectiveId = {
+  type: new GraphQLNonNull(GraphQLID),
+  description: 'The objective (a step of the path), not what it leads to.',
+  resolve: (o: LearningPathObjectiveRow) => toGlobalId('LearningObjective', o.id),
+};
 
 export const LearningObjectiveInterface = new GraphQLInterfaceType({
   name: 'LearningObjective',
@@ -40,7 +50,12 @@ const CourseObjectiveObject = new GraphQLObjectType<LearningPathObjectiveRow, Gr
   interfaces: [LearningObjectiveInterface],
   fields: () => ({
     id: objectiveId,
-    courseTemplate: refField<LearningPathObjectiveRow>(CourseTemplateObject, 'COURSE_TEMPLATE_VIEW', (o) => o.course_template_id, courseTemplateById),
+    courseTemplate: refField<LearningPathObjectiveRow>(
+      CourseTemplateObject,
+      'COURSE_TEMPLATE_VIEW',
+      (o) => o.course_template_id,
+      courseTemplateById,
+    ),
   }),
 });
 

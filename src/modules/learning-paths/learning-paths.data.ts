@@ -28,7 +28,11 @@ export class LearningPath extends BaseModel {
 
   static override get relationMappings() {
     return {
-      objectives: { relation: BaseModel.HasManyRelation, modelClass: LearningPathObjective, join: { from: 'learning_paths.id', to: 'learning_path_objectives.learning_path_id' } },
+      objectives: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: LearningPathObjective,
+        join: { from: 'learning_paths.id', to: 'learning_path_objectives.learning_path_id' },
+      },
     };
   }
 }
@@ -49,27 +53,44 @@ export type LearningPathObjectiveRow = ModelObject<LearningPathObjective>;
 
 /** The objectives of these learning paths, each path's in order (a page's batch). */
 export function objectivesOf(db: Db, pathIds: readonly number[]): Promise<LearningPathObjectiveRow[]> {
-  return db(LearningPathObjective.tableName).whereIn('learning_path_id', pathIds as number[]).orderBy(['learning_path_id', 'position', 'id']);
+  return db(LearningPathObjective.tableName)
+    .whereIn('learning_path_id', pathIds as number[])
+    .orderBy(['learning_path_id', 'position', 'id']);
 }
 
 /** Appends objectives to a path, after its last one. */
-export async function appendObjectives(db: Db, pathId: number, targets: ({ course_template_id: number } | { event_id: number })[]): Promise<void> {
+export async function appendObjectives(
+  db: Db,
+  pathId: number,
+  targets: ({ course_template_id: number } | { event_id: number })[],
+): Promise<void> {
   if (!targets.length) return;
-  const last = await LearningPathObjective.query(db).where({ learning_path_id: pathId }).max('position as p').first().castTo<{ p: number | null } | undefined>();
+  const last = await LearningPathObjective.query(db)
+    .where({ learning_path_id: pathId })
+    .max('position as p')
+    .first()
+    .castTo<{ p: number | null } | undefined>();
   const start = (last?.p ?? 0) + 1;
   await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: start + i, ...t })));
 }
 
 /** Replaces a path's objectives with these, in this order (positions 1, 2, ...). */
-export async function replaceObjectives(db: Db, pathId: number, targets: ({ course_template_id: number } | { event_id: number })[]): Promise<void> {
+export async function replaceObjectives(
+  db: Db,
+  pathId: number,
+  targets: ({ course_template_id: number } | { event_id: number })[],
+): Promise<void> {
   await db(LearningPathObjective.tableName).where({ learning_path_id: pathId }).delete();
-  if (targets.length) await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: i + 1, ...t })));
+  if (targets.length)
+    await db(LearningPathObjective.tableName).insert(targets.map((t, i) => ({ learning_path_id: pathId, position: i + 1, ...t })));
 }
 
 export type LearningPathRow = ModelObject<LearningPath>;
 
 /** What a write sets of a learning path. */
-export type LearningPathColumns = Partial<Pick<LearningPath, 'name' | 'description' | 'locale_id' | 'code' | 'lifecycle_state' | 'is_bundle' | 'category_id' | 'image_document_id'>>;
+export type LearningPathColumns = Partial<
+  Pick<LearningPath, 'name' | 'description' | 'locale_id' | 'code' | 'lifecycle_state' | 'is_bundle' | 'category_id' | 'image_document_id'>
+>;
 
 /** The learning path, read locked: a write checks it and changes it in the same transaction. */
 export async function lockLearningPath(db: Db, id: number): Promise<LearningPathRow | undefined> {

@@ -1,4 +1,13 @@
-import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from 'graphql';
 import { payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
@@ -50,7 +59,10 @@ export const LearningPathLifecycleStateEnum = new GraphQLEnumType({
   values: Object.fromEntries(LEARNING_PATH_STATES.map((v) => [v, { value: v }])),
 });
 
-export const LearningPathObject: GraphQLObjectType<LearningPathRow, GraphQLContext> = new GraphQLObjectType<LearningPathRow, GraphQLContext>({
+export const LearningPathObject: GraphQLObjectType<LearningPathRow, GraphQLContext> = new GraphQLObjectType<
+  LearningPathRow,
+  GraphQLContext
+>({
   name: 'LearningPath',
   interfaces: [NodeInterface],
   fields: () => ({
@@ -59,16 +71,27 @@ export const LearningPathObject: GraphQLObjectType<LearningPathRow, GraphQLConte
     description: { type: GraphQLString },
     code: { type: GraphQLString },
     lifecycleState: { type: new GraphQLNonNull(LearningPathLifecycleStateEnum), resolve: (p) => p.lifecycle_state },
-    isBundle: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Sold as one (a bundle of its objectives) rather than as a path through them.', resolve: (p) => p.is_bundle },
+    isBundle: {
+      type: new GraphQLNonNull(GraphQLBoolean),
+      description: 'Sold as one (a bundle of its objectives) rather than as a path through them.',
+      resolve: (p) => p.is_bundle,
+    },
     learningObjectives: learningObjectivesField,
     image: imageField<LearningPathRow>((p) => p.image_document_id),
     imageGallery: imageGalleryField<LearningPathRow>((p) => p.image_document_id),
     learningCategories: learningCategoriesField<LearningPathRow>((p) => p.category_id),
     prices: pricesField('learning_path'),
     accountAssociations: accountAssociationsField<LearningPathRow>(),
-    locale: { type: LocaleObject, description: 'The primary locale. Learning paths have no delivery locales.', resolve: (p, _a, ctx) => localeById(ctx, p.locale_id) },
+    locale: {
+      type: LocaleObject,
+      description: 'The primary locale. Learning paths have no delivery locales.',
+      resolve: (p, _a, ctx) => localeById(ctx, p.locale_id),
+    },
     translations: translations.translationsField,
-    customFieldValues: { ...customFieldValuesField, resolve: async (p, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, p.id), null) },
+    customFieldValues: {
+      ...customFieldValuesField,
+      resolve: async (p, _a, ctx) => customFieldValuesOf(ctx, await translations.values(ctx, p.id), null),
+    },
     createdOn: { type: new GraphQLNonNull(GraphQLString), resolve: (p) => p.created_on },
     updatedOn: { type: new GraphQLNonNull(GraphQLString), resolve: (p) => p.updated_on },
   }),
@@ -87,9 +110,20 @@ export const learningPathsQuery = listQuery<LearningPathRow>({
     name: { column: 'name', kind: 'text', orderable: true },
     description: { column: 'description', kind: 'text' },
     code: { column: 'code', kind: 'text', orderable: true },
-    lifecycleState: { column: 'lifecycle_state', kind: 'enum', enumValues: LEARNING_PATH_STATES, orderable: true, description: `One of ${LEARNING_PATH_STATES.join(', ')}.` },
+    lifecycleState: {
+      column: 'lifecycle_state',
+      kind: 'enum',
+      enumValues: LEARNING_PATH_STATES,
+      orderable: true,
+      description: `One of ${LEARNING_PATH_STATES.join(', ')}.`,
+    },
     isBundle: { column: 'is_bundle', kind: 'bool', description: "'true' or 'false'." },
-    learningCategoryId: { column: 'category_id', kind: 'ref', refType: 'LearningCategory', description: 'A LearningCategory id: the paths of that category.' },
+    learningCategoryId: {
+      column: 'category_id',
+      kind: 'ref',
+      refType: 'LearningCategory',
+      description: 'A LearningCategory id: the paths of that category.',
+    },
     locale: { column: 'locale_id', kind: 'ref', refType: 'Locale' },
     createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
     updatedOn: { column: 'updated_on', kind: 'datetime', orderable: true },
@@ -116,11 +150,21 @@ const inputFields = (create: boolean) => ({
   },
 });
 const LearningPathCreateInput = new GraphQLInputObjectType({ name: 'LearningPathCreateInput', fields: inputFields(true) });
-const LearningPathUpdateInput = new GraphQLInputObjectType({ name: 'LearningPathUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
+const LearningPathUpdateInput = new GraphQLInputObjectType({
+  name: 'LearningPathUpdateInput',
+  description: 'Only the fields given change; null clears one.',
+  fields: inputFields(false),
+});
 const LearningPathPayload = payloadType('LearningPathPayload', 'learningPath', () => LearningPathObject);
 
 type ObjectiveArgs = { courseTemplateId?: string | null; eventId?: string | null };
-type Args = LearningPathSettings & { name?: string | null; description?: string | null; localeId?: string | null; customFieldValues?: ValueInput[] | null; learningObjectives?: ObjectiveArgs[] | null };
+type Args = LearningPathSettings & {
+  name?: string | null;
+  description?: string | null;
+  localeId?: string | null;
+  customFieldValues?: ValueInput[] | null;
+  learningObjectives?: ObjectiveArgs[] | null;
+};
 type Payload = { learningPath: LearningPathRow | null; errors: FieldError[] };
 
 /** The write as the service takes it: the locale id resolved to a supported locale (false: none). */
@@ -139,7 +183,10 @@ async function resolveInput(ctx: GraphQLContext, input: Args): Promise<LearningP
     if (objectives.some((o) => o.courseTemplateId != null)) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
     if (objectives.some((o) => o.eventId != null)) requirePermission(ctx, 'EVENT_VIEW');
     const idOf = (type: string, id: string | null | undefined) => (id == null ? id : (legacyIdOf(type, id) ?? false));
-    out.learningObjectives = objectives.map((o) => ({ courseTemplateId: idOf('CourseTemplate', o.courseTemplateId), eventId: idOf('Event', o.eventId) }));
+    out.learningObjectives = objectives.map((o) => ({
+      courseTemplateId: idOf('CourseTemplate', o.courseTemplateId),
+      eventId: idOf('Event', o.eventId),
+    }));
   }
   return out;
 }
@@ -174,7 +221,8 @@ export const LearningPathMutations = new GraphQLObjectType<unknown, GraphQLConte
       async resolve(_root, { learningPathId, input }: { learningPathId: string; input: Args }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
         const id = legacyIdOf('LearningPath', learningPathId);
-        if (id === undefined) return { learningPath: null, errors: [fieldError('learningPathId', learningPathId, 'Learning Path not found')] };
+        if (id === undefined)
+          return { learningPath: null, errors: [fieldError('learningPathId', learningPathId, 'Learning Path not found')] };
         const r = await writeLearningPath(ctx.db, id, await resolveInput(ctx, input), (await allDefinitions(ctx)).values());
         translations.forget(ctx, id);
         forgetObjectives(ctx);

@@ -37,7 +37,10 @@ export interface LearningPathTexts {
 }
 
 /** The columns of a learning path from the texts a write gives, with the problems of those that are not fine. */
-export function learningPathColumns(input: LearningPathTexts, mode: 'create' | 'update'): { problems: Problem[]; columns: { name?: string; description?: string | null } } {
+export function learningPathColumns(
+  input: LearningPathTexts,
+  mode: 'create' | 'update',
+): { problems: Problem[]; columns: { name?: string; description?: string | null } } {
   const problems: Problem[] = [];
   const columns: { name?: string; description?: string | null } = {};
   for (const [name, f] of Object.entries(LEARNING_PATH_TRANSLATIONS.fields)) {
@@ -51,7 +54,8 @@ export function learningPathColumns(input: LearningPathTexts, mode: 'create' | '
     if (why) problems.push(problem(name, value, `${name} ${why}`));
     else (columns as Record<string, string | null>)[f.column] = value;
   }
-  if (mode === 'create' && columns.name === undefined && !problems.some((p) => p.field === 'name')) problems.push(problem('name', null, 'name is required'));
+  if (mode === 'create' && columns.name === undefined && !problems.some((p) => p.field === 'name'))
+    problems.push(problem('name', null, 'name is required'));
   return { problems, columns };
 }
 
@@ -62,8 +66,16 @@ export function learningPathColumns(input: LearningPathTexts, mode: 'create' | '
  */
 export function primaryLocaleProblems(locale: { id: number } | null | false, translated: readonly number[]): Problem[] {
   if (locale === false) return [problem('localeId', null, 'Provided locale is not supported')];
-  if (locale && translated.includes(locale.id)) return [problem('localeId', locale.id, 'The Learning Path has a translation in this locale; delete it before making this the primary language')];
-  if (locale === null && translated.length) return [problem('localeId', null, 'The Learning Path has translations; delete them before removing its primary language')];
+  if (locale && translated.includes(locale.id))
+    return [
+      problem(
+        'localeId',
+        locale.id,
+        'The Learning Path has a translation in this locale; delete it before making this the primary language',
+      ),
+    ];
+  if (locale === null && translated.length)
+    return [problem('localeId', null, 'The Learning Path has translations; delete them before removing its primary language')];
   return [];
 }
 
@@ -79,11 +91,15 @@ export interface LearningPathSettings {
  * are not fine: a code of one line of at most 64 characters, stored as given (null: none); a lifecycle
  * state among LEARNING_PATH_STATES and a bundle flag, neither of which can be cleared.
  */
-export function learningPathSettings(input: LearningPathSettings): { problems: Problem[]; columns: { code?: string | null; lifecycle_state?: LearningPathState; is_bundle?: boolean } } {
+export function learningPathSettings(input: LearningPathSettings): {
+  problems: Problem[];
+  columns: { code?: string | null; lifecycle_state?: LearningPathState; is_bundle?: boolean };
+} {
   const problems: Problem[] = [...lineProblems('code', input.code, LEARNING_PATH_CODE_MAX_LENGTH)];
   const columns: { code?: string | null; lifecycle_state?: LearningPathState; is_bundle?: boolean } = {};
   if (input.code !== undefined && !problems.length) columns.code = input.code;
-  if (input.lifecycleState === null) problems.push(problem('lifecycleState', null, `lifecycleState must be one of ${LEARNING_PATH_STATES.join(', ')}`));
+  if (input.lifecycleState === null)
+    problems.push(problem('lifecycleState', null, `lifecycleState must be one of ${LEARNING_PATH_STATES.join(', ')}`));
   else if (input.lifecycleState !== undefined) {
     const wrong = oneOfProblems('lifecycleState', input.lifecycleState, LEARNING_PATH_STATES);
     problems.push(...wrong);
@@ -118,7 +134,13 @@ export function objectiveTargets(
   input: readonly ObjectiveInput[],
   existing: { courseTemplates: ReadonlySet<number>; events: ReadonlySet<number> },
 ): { problems: Problem[]; targets: ObjectiveTarget[] } {
-  if (input.length > MAX_OBJECTIVES) return { problems: [problem('learningObjectives', input.length, `a learning path has at most ${MAX_OBJECTIVES} objectives (${input.length} given)`)], targets: [] };
+  if (input.length > MAX_OBJECTIVES)
+    return {
+      problems: [
+        problem('learningObjectives', input.length, `a learning path has at most ${MAX_OBJECTIVES} objectives (${input.length} given)`),
+      ],
+      targets: [],
+    };
   const problems: Problem[] = [];
   const targets: ObjectiveTarget[] = [];
   input.forEach((o, i) => {
@@ -127,9 +149,11 @@ export function objectiveTargets(
     const event = o.eventId;
     if ((template == null) === (event == null)) problems.push(problem(at, null, `${at} names either a courseTemplateId or an eventId`));
     else if (template != null) {
-      if (template === false || !existing.courseTemplates.has(template)) problems.push(problem(`${at}.courseTemplateId`, template === false ? null : template, 'Course Template not found'));
+      if (template === false || !existing.courseTemplates.has(template))
+        problems.push(problem(`${at}.courseTemplateId`, template === false ? null : template, 'Course Template not found'));
       else targets.push({ course_template_id: template });
-    } else if (event === false || !existing.events.has(event!)) problems.push(problem(`${at}.eventId`, event === false ? null : event, 'Event not found'));
+    } else if (event === false || !existing.events.has(event!))
+      problems.push(problem(`${at}.eventId`, event === false ? null : event, 'Event not found'));
     else targets.push({ event_id: event! });
   });
   return { problems, targets };

@@ -5,7 +5,14 @@ import { courseTemplatesByIds } from '../course-templates/index.js';
 import { eventsByIds } from '../events/index.js';
 import type { LocaleRow } from '../locales/index.js';
 import { translationLocaleIds, type TranslatedKind } from '../translations/index.js';
-import { insertLearningPath, lockLearningPath, replaceObjectives, updateLearningPath, type LearningPathColumns, type LearningPathRow } from './learning-paths.data.js';
+import {
+  insertLearningPath,
+  lockLearningPath,
+  replaceObjectives,
+  updateLearningPath,
+  type LearningPathColumns,
+  type LearningPathRow,
+} from './learning-paths.data.js';
 import {
   learningPathColumns,
   learningPathSettings,

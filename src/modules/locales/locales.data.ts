@@ -29,7 +29,11 @@ export type LocaleRow = ModelObject<Locale>;
 
 /** The locale with this id, or this code in any case. */
 export function localeByCodeOrId(db: Db, locale: string | number): Promise<LocaleRow | undefined> {
-  return (typeof locale === 'number' ? db(Locale.tableName).where({ id: locale }) : db(Locale.tableName).whereRaw('lower(code) = lower(?)', [locale])).first<LocaleRow | undefined>();
+  return (
+    typeof locale === 'number'
+      ? db(Locale.tableName).where({ id: locale })
+      : db(Locale.tableName).whereRaw('lower(code) = lower(?)', [locale])
+  ).first<LocaleRow | undefined>();
 }
 
 export async function setSupported(db: Db, id: number, supported: boolean): Promise<void> {

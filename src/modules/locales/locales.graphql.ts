@@ -55,7 +55,7 @@ export const localesQuery = listQuery<LocaleRow>({
   table: Locale.tableName,
   permission: 'LOCALE_VIEW',
   node: () => LocaleObject,
-  description: "Every locale of the catalogue; filter `supported eq \"true\"` for the instance's.",
+  description: 'Every locale of the catalogue; filter `supported eq "true"` for the instance\'s.',
   defaultOrder: { field: 'id', direction: 'asc' },
   fields: {
     id: { column: 'id', kind: 'id', refType: 'Locale', orderable: true },
@@ -85,7 +85,8 @@ function localeMutation(description: string, action: LocaleAction): GraphQLField
         ctx.forget(LOADER);
         return { locale, errors: [] };
       } catch (err) {
-        if (err instanceof AppError && err.status < 500) return { locale: null, errors: [fieldError('localeId', localeId, err.status === 404 ? 'Locale not found' : err.message)] };
+        if (err instanceof AppError && err.status < 500)
+          return { locale: null, errors: [fieldError('localeId', localeId, err.status === 404 ? 'Locale not found' : err.message)] };
         throw err;
       }
     },

@@ -20,7 +20,10 @@ export async function enableLocale(db: Db, locale: string | number): Promise<Loc
 /** Stops offering a locale for new content; content already in it keeps it. The default cannot be disabled. */
 export async function disableLocale(db: Db, locale: string | number): Promise<LocaleRow> {
   const row = await byCodeOrId(db, locale);
-  if (row.is_default) throw new ValidationError('The default locale cannot be disabled; make another locale the default first', { fields: { localeId: 'is the default locale' } });
+  if (row.is_default)
+    throw new ValidationError('The default locale cannot be disabled; make another locale the default first', {
+      fields: { localeId: 'is the default locale' },
+    });
   await setSupported(db, row.id, false);
   return { ...row, supported: false };
 }

@@ -29,7 +29,17 @@ export class Location extends BaseModel {
 
 export type LocationRow = Pick<
   Location,
-  'id' | 'name' | 'code' | 'address_street' | 'address_town' | 'address_postcode' | 'address_country_id' | 'time_zone_name' | 'region_id' | 'created_on' | 'updated_on'
+  | 'id'
+  | 'name'
+  | 'code'
+  | 'address_street'
+  | 'address_town'
+  | 'address_postcode'
+  | 'address_country_id'
+  | 'time_zone_name'
+  | 'region_id'
+  | 'created_on'
+  | 'updated_on'
 >;
 
 /** The columns a write sets. */

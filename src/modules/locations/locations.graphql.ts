@@ -17,7 +17,8 @@ import { changeLocation, createLocation, type LocationRow } from './locations.se
 const VIEW = 'LOCATION_VIEW';
 const EDIT = 'LOCATION_EDIT';
 
-export const locationById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId((ids) => locationRowsByIds(db, ids))).load(id));
+export const locationById = (ctx: GraphQLContext, id: number | null) =>
+  id === null ? Promise.resolve(undefined) : ctx.loader('Location.byId', (db) => byId((ids) => locationRowsByIds(db, ids))).load(id);
 
 export const LocationObject = new GraphQLObjectType<LocationRow, GraphQLContext>({
   name: 'Location',
@@ -70,7 +71,11 @@ const inputFields = (create: boolean) => ({
   timeZoneName: { type: GraphQLString, description: 'IANA zone, e.g. Europe/London.' },
 });
 const LocationCreateInput = new GraphQLInputObjectType({ name: 'LocationCreateInput', fields: inputFields(true) });
-const LocationUpdateInput = new GraphQLInputObjectType({ name: 'LocationUpdateInput', description: 'Only the fields given change; null clears one.', fields: inputFields(false) });
+const LocationUpdateInput = new GraphQLInputObjectType({
+  name: 'LocationUpdateInput',
+  description: 'Only the fields given change; null clears one.',
+  fields: inputFields(false),
+});
 const LocationPayload = payloadType('LocationPayload', 'location', () => LocationObject);
 
 type RawInput = Omit<LocationInput, 'region'> & { regionId?: string | null };
@@ -89,7 +94,11 @@ async function resolveInput(ctx: GraphQLContext, input: RawInput): Promise<Locat
 
 /** Problems about the location and its region carry their ids; the caller sees the ids it sent. */
 const withGivenIds = (problems: Problem[], given: { locationId?: string; regionId?: string | null }) =>
-  toFieldErrors(problems.map((p) => (p.field === 'locationId' ? { ...p, value: given.locationId } : p.field === 'regionId' ? { ...p, value: given.regionId } : p)));
+  toFieldErrors(
+    problems.map((p) =>
+      p.field === 'locationId' ? { ...p, value: given.locationId } : p.field === 'regionId' ? { ...p, value: given.regionId } : p,
+    ),
+  );
 
 export const LocationMutations = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'LocationMutations',

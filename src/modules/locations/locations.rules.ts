@@ -49,7 +49,8 @@ export function locationChange(input: LocationInput, create: boolean): { problem
   problems.push(...lineProblems('addressStreet', input.addressStreet, 200));
   problems.push(...lineProblems('addressTown', input.addressTown, 100));
   problems.push(...lineProblems('addressPostcode', input.addressPostcode, 20));
-  if (input.addressCountryId != null && !/^[A-Z]{2}$/.test(input.addressCountryId)) problems.push(problem('addressCountryId', input.addressCountryId, 'addressCountryId must be a two-letter ISO 3166-1 code such as GB'));
+  if (input.addressCountryId != null && !/^[A-Z]{2}$/.test(input.addressCountryId))
+    problems.push(problem('addressCountryId', input.addressCountryId, 'addressCountryId must be a two-letter ISO 3166-1 code such as GB'));
   if (input.code !== undefined) columns.code = input.code;
   if (input.addressStreet !== undefined) columns.address_street = input.addressStreet;
   if (input.addressTown !== undefined) columns.address_town = input.addressTown;
@@ -57,7 +58,8 @@ export function locationChange(input: LocationInput, create: boolean): { problem
   if (input.addressCountryId !== undefined) columns.address_country_id = input.addressCountryId;
   if (input.timeZoneName !== undefined) {
     const zone = input.timeZoneName === null ? null : canonicalTimeZone(input.timeZoneName);
-    if (zone === undefined) problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
+    if (zone === undefined)
+      problems.push(problem('timeZoneName', input.timeZoneName, 'timeZoneName must be an IANA time zone name such as Europe/London'));
     else columns.time_zone_name = zone;
   }
   if (input.region === false) problems.push(problem('regionId', null, 'Region not found'));

@@ -16,7 +16,11 @@ export async function createLocation(db: Db, input: LocationInput): Promise<{ lo
  * Changes the fields given of a location (null clears one; its name cannot be cleared), or answers
  * why not (writing nothing). Problems about the location itself name `locationId`.
  */
-export async function changeLocation(db: Db, id: number, input: LocationInput): Promise<{ location: LocationRow | null; problems: Problem[] }> {
+export async function changeLocation(
+  db: Db,
+  id: number,
+  input: LocationInput,
+): Promise<{ location: LocationRow | null; problems: Problem[] }> {
   if (!(await lockLocation(db, id))) return { location: null, problems: [problem('locationId', id, 'Location not found')] };
   const { problems, columns } = locationChange(input, false);
   if (problems.length) return { location: null, problems };

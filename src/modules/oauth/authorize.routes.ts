@@ -75,7 +75,8 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
     url.searchParams.set('iss', servers.issuer);
     ctx.redirect(url.toString());
   };
-  const stop = (ctx: AppContext, title: string, message: string, status = 400) => sendPage(ctx, title, html`<p class="error">${message}</p>`, { status });
+  const stop = (ctx: AppContext, title: string, message: string, status = 400) =>
+    sendPage(ctx, title, html`<p class="error">${message}</p>`, { status });
 
   router.get('/authorize', async (ctx) => {
     const clientId = single(ctx, 'client_id');
@@ -83,10 +84,18 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
     // A client id with a control character names no client: never looked up (a NUL would reach the database).
     const client = typeof clientId === 'string' && !hasControlCharacter(clientId) ? await clientOf(clientId) : false;
     if (!client || !client.grants.includes('authorization_code')) {
-      return stop(ctx, 'Unknown application', 'This sign-in link names no application registered with Lectern (client_id is missing, unknown or revoked). Tell the application\'s developers.');
+      return stop(
+        ctx,
+        'Unknown application',
+        "This sign-in link names no application registered with Lectern (client_id is missing, unknown or revoked). Tell the application's developers.",
+      );
     }
     if (typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) {
-      return stop(ctx, 'Wrong return address', 'This sign-in link asks to return to an address the application did not register (redirect_uri must match exactly). Tell the application\'s developers.');
+      return stop(
+        ctx,
+        'Wrong return address',
+        "This sign-in link asks to return to an address the application did not register (redirect_uri must match exactly). Tell the application's developers.",
+      );
     }
     const state = single(ctx, 'state');
     // A state outside VSCHAR (a control character, non-ASCII) is refused and not echoed, as the
@@ -104,7 +113,8 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
     const method = single(ctx, 'code_challenge_method');
     if (challenge !== undefined || method !== undefined) {
       if (method !== 'S256') return redirectError(ctx, back, 'invalid_request', 'code_challenge_method must be S256');
-      if (typeof challenge !== 'string' || !CODE_CHALLENGE.test(challenge)) return redirectError(ctx, back, 'invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
+      if (typeof challenge !== 'string' || !CODE_CHALLENGE.test(challenge))
+        return redirectError(ctx, back, 'invalid_request', 'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
     }
     const instance = single(ctx, 'instance');
     const tenant = typeof instance === 'string' ? await resolveInstance(instance, config, registry) : undefined;
@@ -131,7 +141,12 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
   /** The pending authorization, or a page saying there is none (an old tab, an expired session). */
   function pendingOf(ctx: AppContext): PendingAuthorization | undefined {
     const pending = sessionOf(ctx).authorization;
-    if (!pending) stop(ctx, 'Nothing to authorize', 'There is no sign-in in progress here (it may have expired). Go back to the application and start again.');
+    if (!pending)
+      stop(
+        ctx,
+        'Nothing to authorize',
+        'There is no sign-in in progress here (it may have expired). Go back to the application and start again.',
+      );
     return pending;
   }
 
@@ -143,11 +158,19 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
       ctx,
       'Which Lectern instance?',
       html`<p>${client ? client.name : 'An application'} wants to connect to your Lectern instance. Enter your instance's address.</p>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/oauth/instance">${csrfField(ctx)}
-<label for="instance">Instance address</label>
-<input id="instance" name="instance" required placeholder="https://yourcompany.${config.baseDomain}" value="${opts.value ?? ''}">
-<button type="submit">Continue</button></form>`,
+        ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+        <form method="post" action="/oauth/instance">
+          ${csrfField(ctx)}
+          <label for="instance">Instance address</label>
+          <input
+            id="instance"
+            name="instance"
+            required
+            placeholder="https://yourcompany.${config.baseDomain}"
+            value="${opts.value ?? ''}"
+          />
+          <button type="submit">Continue</button>
+        </form>`,
       { status: opts.error ? 400 : 200 },
     );
   };
@@ -179,7 +202,7 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
       ctx,
       `Sign in to ${tenant.name}`,
       html`${signInForm(ctx, { action: '/oauth/login', ...opts })}
-<p class="muted">Not your instance? <a href="/oauth/instance">Choose another one</a>.</p>`,
+        <p class="muted">Not your instance? <a href="/oauth/instance">Choose another one</a>.</p>`,
       { status: opts.status ?? 200 },
     );
 
@@ -201,10 +224,28 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
   // Each decision form names the request its page shows: Allow applies to that request only.
   const consentBody = (ctx: AppContext, pending: PendingAuthorization, client: OAuthServerClient, tenant: Tenant, email: string): Html =>
     html`<p><strong>${client.name}</strong> wants to use Lectern on your behalf.</p>
-<p>It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its access.</p>
-<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="allow"><button type="submit">Allow</button></form>
-<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="deny"><button type="submit" class="secondary">Deny</button></form>
-<form method="post" action="/oauth/switch-account">${csrfField(ctx)}<p class="muted">Not ${email}? <button type="submit" class="secondary">Use another account</button></p></form>`;
+      <p>
+        It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its
+        access.
+      </p>
+      <form method="post" action="/oauth/consent" class="inline">
+        ${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}" /><input
+          type="hidden"
+          name="decision"
+          value="allow"
+        /><button type="submit">Allow</button>
+      </form>
+      <form method="post" action="/oauth/consent" class="inline">
+        ${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}" /><input
+          type="hidden"
+          name="decision"
+          value="deny"
+        /><button type="submit" class="secondary">Deny</button>
+      </form>
+      <form method="post" action="/oauth/switch-account">
+        ${csrfField(ctx)}
+        <p class="muted">Not ${email}? <button type="submit" class="secondary">Use another account</button></p>
+      </form>`;
 
   /** The signed-in user, when it is a user of the pending request's instance. */
   const signedIn = (ctx: AppContext, tenant: Tenant) => {
@@ -234,7 +275,11 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
     // The page this decision comes from showed another request than the one now in progress
     // (another application's authorization started in this browser since): it decides nothing.
     if (body.request !== pending.id) {
-      return stop(ctx, 'This page is out of date', 'Another sign-in was started in this browser after this page was shown, so this answer cannot be used. Go back to the application and start again.');
+      return stop(
+        ctx,
+        'This page is out of date',
+        'Another sign-in was started in this browser after this page was shown, so this answer cannot be used. Go back to the application and start again.',
+      );
     }
     const session = sessionOf(ctx);
     // One decision per request: a second submission (a double click, the back button) finds nothing pending.

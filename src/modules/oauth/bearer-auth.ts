@@ -33,7 +33,9 @@ const REALM = 'Lectern GraphQL';
 
 function refuse(message: string, tokenSent: boolean): BearerResult {
   // RFC 6750 §3: no error code when no token was sent; invalid_token when one was.
-  const challenge = tokenSent ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"` : `Bearer realm="${REALM}"`;
+  const challenge = tokenSent
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"`
+    : `Bearer realm="${REALM}"`;
   return { ok: false, status: 401, challenge, message };
 }
 
@@ -86,7 +88,11 @@ export async function checkBearer(
     found,
     read,
     (fresh) => {
-      const now = tokenProblem(fresh) ?? (fresh && (fresh.tenant_id !== row.tenant_id || fresh.user_id !== row.user_id || fresh.client_id !== row.client_id) ? 'The access token is not valid' : undefined);
+      const now =
+        tokenProblem(fresh) ??
+        (fresh && (fresh.tenant_id !== row.tenant_id || fresh.user_id !== row.user_id || fresh.client_id !== row.client_id)
+          ? 'The access token is not valid'
+          : undefined);
       return now === undefined ? undefined : refusal(now);
     },
     () => refusal('The access token is not valid'),

@@ -57,7 +57,12 @@ export class ClientAuthGuard {
   ) {
     const store = { storeClient: knex, storeType: 'knex', ...LOGIN_LIMITS_STORE, clearExpiredByTimeout: false };
     // The same two shapes as the password guard's (a count, and a wait set by block()), under prefixes of their own.
-    this.failures = new RateLimiterPostgres({ ...store, keyPrefix: `client-fail_${opts.namespace}`, points: 1_000_000, duration: WINDOW_S });
+    this.failures = new RateLimiterPostgres({
+      ...store,
+      keyPrefix: `client-fail_${opts.namespace}`,
+      points: 1_000_000,
+      duration: WINDOW_S,
+    });
     this.waits = new RateLimiterPostgres({ ...store, keyPrefix: `client-wait_${opts.namespace}`, points: 1, duration: MAX_WAIT_S });
   }
 
@@ -66,7 +71,11 @@ export class ClientAuthGuard {
    * that client from that address must wait; counts it when it reports the credentials refused.
    * The failure that starts a wait is answered as throttled too, with that wait.
    */
-  async attempt<T>(clientId: string, address: string, attempt: () => Promise<{ outcome: ClientAuthOutcome; value: T }>): Promise<Guarded<T>> {
+  async attempt<T>(
+    clientId: string,
+    address: string,
+    attempt: () => Promise<{ outcome: ClientAuthOutcome; value: T }>,
+  ): Promise<Guarded<T>> {
     const key = `${(await this.opts.isClient(clientId)) ? clientId : UNKNOWN_CLIENT}|${address}`;
     return this.inTurn(key, async (queue) => {
       // A burst queued behind a wait already known is answered without the database.

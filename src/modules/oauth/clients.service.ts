@@ -5,7 +5,15 @@ import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { parseOrThrow } from '../../platform/util/validation.js';
 import { activeUsersWithRole, findActiveUser } from '../users/index.js';
-import { authorizedApplicationRows, clientRowId, insertClient as insertClientRow, listClientRows, revokeClientAndTokens, revokeUserTokens, type ClientSummaryRow } from './oauth.data.js';
+import {
+  authorizedApplicationRows,
+  clientRowId,
+  insertClient as insertClientRow,
+  listClientRows,
+  revokeClientAndTokens,
+  revokeUserTokens,
+  type ClientSummaryRow,
+} from './oauth.data.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 /**
@@ -55,15 +63,21 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * A callback URI the server will redirect codes to: absolute, no fragment (RFC 6749 §3.1.2),
  * and HTTPS unless it is a loopback address used while developing (RFC 8252 §7.3).
  */
-const redirectUri = z.string().max(2000).refine((v) => {
-  try {
-    const u = new URL(v);
-    if (u.hash || v.includes('#')) return false;
-    return u.protocol === 'https:' || (u.protocol === 'http:' && (LOOPBACK.has(u.hostname) || u.hostname.endsWith('.localhost')));
-  } catch {
-    return false;
-  }
-}, { message: 'must be an absolute https:// URI without a fragment (http:// only for localhost)' });
+const redirectUri = z
+  .string()
+  .max(2000)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        if (u.hash || v.includes('#')) return false;
+        return u.protocol === 'https:' || (u.protocol === 'http:' && (LOOPBACK.has(u.hostname) || u.hostname.endsWith('.localhost')));
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute https:// URI without a fragment (http:// only for localhost)' },
+  );
 
 const clientName = z.string().trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' });
 
@@ -74,9 +88,19 @@ const integrationInput = z.object({
 });
 
 /** Registers an integration (authorization code flow). */
-export async function createIntegrationClient(knex: Knex, input: { name: string; redirectUris: string[]; createdBy?: string }): Promise<CreatedClient> {
+export async function createIntegrationClient(
+  knex: Knex,
+  input: { name: string; redirectUris: string[]; createdBy?: string },
+): Promise<CreatedClient> {
   const { name, redirectUris, createdBy } = parseOrThrow(integrationInput, input, 'client');
-  return insertClient(knex, { name, grants: INTEGRATION_GRANTS, redirect_uris: redirectUris, tenant_id: null, service_user_id: null, created_by: createdBy ?? null });
+  return insertClient(knex, {
+    name,
+    grants: INTEGRATION_GRANTS,
+    redirect_uris: redirectUris,
+    tenant_id: null,
+    service_user_id: null,
+    created_by: createdBy ?? null,
+  });
 }
 
 const serviceInput = z.object({
@@ -95,8 +119,18 @@ export async function createServiceClient(
 ): Promise<CreatedClient & { serviceUserEmail: string }> {
   const { name, serviceUser, createdBy } = parseOrThrow(serviceInput, input, 'client');
   const user = await withTenant(knex, tenant, (db) => findActiveUser(db, serviceUser));
-  if (!user) throw new ValidationError('The service user is not an active user of this instance', { fields: { serviceUser: 'names no active user of this instance' } });
-  const created = await insertClient(knex, { name, grants: SERVICE_GRANTS, redirect_uris: [], tenant_id: tenant.id, service_user_id: user.id, created_by: createdBy ?? null });
+  if (!user)
+    throw new ValidationError('The service user is not an active user of this instance', {
+      fields: { serviceUser: 'names no active user of this instance' },
+    });
+  const created = await insertClient(knex, {
+    name,
+    grants: SERVICE_GRANTS,
+    redirect_uris: [],
+    tenant_id: tenant.id,
+    service_user_id: user.id,
+    created_by: createdBy ?? null,
+  });
   return { ...created, serviceUserEmail: user.email };
 }
 
@@ -132,7 +166,12 @@ export interface AuthorizedApplication {
 /** The applications a user has authorized in a tenant that can still act for them. */
 export async function listAuthorizedApplications(knex: Knex, tenantId: number, userId: number): Promise<AuthorizedApplication[]> {
   const rows = await authorizedApplicationRows(knex, tenantId, userId);
-  return rows.map((r) => ({ clientId: r.client_id, name: r.name, authorizedAt: r.first.toISOString(), lastIssuedAt: r.last.toISOString() }));
+  return rows.map((r) => ({
+    clientId: r.client_id,
+    name: r.name,
+    authorizedAt: r.first.toISOString(),
+    lastIssuedAt: r.last.toISOString(),
+  }));
 }
 
 /** "Remove access": every token of the user for that application stops working. Returns how many were revoked. */

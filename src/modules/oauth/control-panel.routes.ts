@@ -45,7 +45,8 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
   async function currentUser(ctx: AppContext): Promise<PageUser | undefined> {
     const tenant = tenantOf(ctx);
     const s = sessionOf(ctx).user;
-    const user = s?.tenantId === tenant.id ? await withTenant(knex, tenant, (db) => activeUserWithPermissions(db, { id: s.userId })) : undefined;
+    const user =
+      s?.tenantId === tenant.id ? await withTenant(knex, tenant, (db) => activeUserWithPermissions(db, { id: s.userId })) : undefined;
     if (!user) {
       ctx.redirect(`/control-panel/login?next=${encodeURIComponent(ctx.path)}`);
       return undefined;
@@ -53,14 +54,23 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     return { id: user.id, email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
-${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
-${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
-<a href="/account/applications">My applications</a>
-<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
+  const nav = (ctx: AppContext, user: PageUser): Html =>
+    html`<nav>
+      ${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
+      ${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
+      <a href="/account/applications">My applications</a>
+      <form method="post" action="/control-panel/logout" class="inline">
+        ${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button>
+      </form>
+    </nav>`;
 
   const loginPage = (ctx: AppContext, opts: { email?: string; error?: string; status?: number; next?: string } = {}) =>
-    sendPage(ctx, `Sign in to ${tenantOf(ctx).name}`, signInForm(ctx, { action: '/control-panel/login', hidden: { next: safeNext(opts.next) }, ...opts }), { status: opts.status ?? 200 });
+    sendPage(
+      ctx,
+      `Sign in to ${tenantOf(ctx).name}`,
+      signInForm(ctx, { action: '/control-panel/login', hidden: { next: safeNext(opts.next) }, ...opts }),
+      { status: opts.status ?? 200 },
+    );
 
   router.get('/control-panel', (ctx) => ctx.redirect(APPS));
   router.get('/control-panel/login', (ctx) => loginPage(ctx, { next: ctx.query.next as string | undefined }));
@@ -87,26 +97,60 @@ ${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/contr
     ]);
     const emailOf = new Map(users.map((u) => [u.id, u.email]));
     const rows = clients.map(
-      (c) => html`<tr><td>${c.name}</td><td><code>${c.clientId}</code></td><td>${c.serviceUserId ? (emailOf.get(c.serviceUserId) ?? `user ${c.serviceUserId} (inactive)`) : ''}</td>
-<td>${c.createdAt.slice(0, 10)}</td><td>${c.revokedAt
-        ? html`Revoked ${c.revokedAt.slice(0, 10)}`
-        : html`<form method="post" action="${APPS}/${c.clientId}/revoke" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Revoke ${c.name}">Revoke</button></form>`}</td></tr>`,
+      (c) =>
+        html`<tr>
+          <td>${c.name}</td>
+          <td><code>${c.clientId}</code></td>
+          <td>${c.serviceUserId ? (emailOf.get(c.serviceUserId) ?? `user ${c.serviceUserId} (inactive)`) : ''}</td>
+          <td>${c.createdAt.slice(0, 10)}</td>
+          <td>
+            ${
+              c.revokedAt
+                ? html`Revoked ${c.revokedAt.slice(0, 10)}`
+                : html`<form method="post" action="${APPS}/${c.clientId}/revoke" class="inline">
+                    ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Revoke ${c.name}">Revoke</button>
+                  </form>`
+            }
+          </td>
+        </tr>`,
     );
     sendPage(
       ctx,
       'Authorized Applications',
       html`${extra.created ?? ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-<p>Client credentials let a server of yours call the Lectern GraphQL API as one of this instance's users, with that user's permissions.</p>
-<h2>Create client credentials</h2>
-<form method="post" action="${APPS}">${csrfField(ctx)}<input type="hidden" name="form_id" value="${oneTimeFormId()}">
-<label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. Website booking sync">
-<label for="service_user">Acts as</label><select id="service_user" name="service_user" required>
-${users.map((u) => html`<option value="${u.id}">${u.email} (${u.role})</option>`)}</select>
-<button type="submit">Create</button></form>
-<h2>Client credentials of ${tenant.name}</h2>
-${clients.length
-        ? html`<table><thead><tr><th>Name</th><th>Client id</th><th>Acts as</th><th>Created</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
-        : html`<p class="muted">None yet.</p>`}`,
+        <p>
+          Client credentials let a server of yours call the Lectern GraphQL API as one of this instance's users, with that user's
+          permissions.
+        </p>
+        <h2>Create client credentials</h2>
+        <form method="post" action="${APPS}">
+          ${csrfField(ctx)}<input type="hidden" name="form_id" value="${oneTimeFormId()}" /> <label for="name">Name</label
+          ><input id="name" name="name" required maxlength="100" placeholder="e.g. Website booking sync" />
+          <label for="service_user">Acts as</label
+          ><select id="service_user" name="service_user" required>
+            ${users.map((u) => html`<option value="${u.id}">${u.email} (${u.role})</option>`)}
+          </select>
+          <button type="submit">Create</button>
+        </form>
+        <h2>Client credentials of ${tenant.name}</h2>
+        ${
+          clients.length
+            ? html`<table>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Client id</th>
+                    <th>Acts as</th>
+                    <th>Created</th>
+                    <th></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`
+            : html`<p class="muted">None yet.</p>`
+        }`,
       { status: extra.status ?? 200, nav: nav(ctx, user) },
     );
   }
@@ -115,7 +159,11 @@ ${clients.length
   async function admin(ctx: AppContext): Promise<PageUser | undefined> {
     const user = await currentUser(ctx);
     if (user && !hasPermission(user.permissions, CONTROL_PANEL_PERMISSION)) {
-      throw new AppError(403, 'permission_denied', `Your role does not have the ${CONTROL_PANEL_PERMISSION} permission: ask an administrator of this instance.`);
+      throw new AppError(
+        403,
+        'permission_denied',
+        `Your role does not have the ${CONTROL_PANEL_PERMISSION} permission: ask an administrator of this instance.`,
+      );
     }
     return user;
   }
@@ -130,7 +178,11 @@ ${clients.length
     if (!user) return;
     const body = ctx.request.body as Record<string, unknown>;
     if (!claimForm(ctx, body.form_id)) {
-      return applicationsPage(ctx, user, { error: 'This form was already sent: those client credentials exist (their secret was shown once). Create new ones if you need a secret.', status: 409 });
+      return applicationsPage(ctx, user, {
+        error:
+          'This form was already sent: those client credentials exist (their secret was shown once). Create new ones if you need a secret.',
+        status: 409,
+      });
     }
     const serviceUser = Number(body.service_user);
     try {
@@ -140,9 +192,14 @@ ${clients.length
         createdBy: user.email,
       });
       await applicationsPage(ctx, user, {
-        created: html`<div class="notice" role="status"><p><strong>${created.name}</strong> can now get tokens acting as ${created.serviceUserEmail}.
-Copy the secret now: it is shown only this once.</p>
-<p>Client id: <code id="client-id">${created.clientId}</code></p><p>Client secret: <code id="client-secret">${created.clientSecret}</code></p></div>`,
+        created: html`<div class="notice" role="status">
+          <p>
+            <strong>${created.name}</strong> can now get tokens acting as ${created.serviceUserEmail}. Copy the secret now: it is shown only
+            this once.
+          </p>
+          <p>Client id: <code id="client-id">${created.clientId}</code></p>
+          <p>Client secret: <code id="client-secret">${created.clientSecret}</code></p>
+        </div>`,
       });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
@@ -153,8 +210,14 @@ Copy the secret now: it is shown only this once.</p>
   router.post(`${APPS}/:clientId/revoke`, async (ctx) => {
     const user = await admin(ctx);
     if (!user) return;
-    const revoked = await revokeClient(knex, String((ctx as unknown as { params: { clientId: string } }).params.clientId), { tenantId: tenantOf(ctx).id });
-    await applicationsPage(ctx, user, { created: html`<p class="notice" role="status">${revoked.name} is revoked: its id and secret get no more tokens, and the tokens it had stopped working.</p>` });
+    const revoked = await revokeClient(knex, String((ctx as unknown as { params: { clientId: string } }).params.clientId), {
+      tenantId: tenantOf(ctx).id,
+    });
+    await applicationsPage(ctx, user, {
+      created: html`<p class="notice" role="status">
+        ${revoked.name} is revoked: its id and secret get no more tokens, and the tokens it had stopped working.
+      </p>`,
+    });
   });
 
   async function myApplicationsPage(ctx: AppContext, user: PageUser, notice?: string) {
@@ -163,11 +226,35 @@ Copy the secret now: it is shown only this once.</p>
       ctx,
       'Applications you have authorized',
       html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-${apps.length
-        ? html`<table><thead><tr><th>Application</th><th>Authorized</th><th></th></tr></thead><tbody>
-${apps.map((a) => html`<tr><td>${a.name}</td><td>${a.authorizedAt.slice(0, 10)}</td><td>
-<form method="post" action="/account/applications/${a.clientId}/remove" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">Remove access</button></form></td></tr>`)}</tbody></table>`
-        : html`<p class="muted">No application can act for you.</p>`}`,
+      ${
+        apps.length
+          ? html`<table>
+              <thead>
+                <tr>
+                  <th>Application</th>
+                  <th>Authorized</th>
+                  <th></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${apps.map(
+                  (a) =>
+                    html`<tr>
+                      <td>${a.name}</td>
+                      <td>${a.authorizedAt.slice(0, 10)}</td>
+                      <td>
+                        <form method="post" action="/account/applications/${a.clientId}/remove" class="inline">
+                          ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">
+                            Remove access
+                          </button>
+                        </form>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : html`<p class="muted">No application can act for you.</p>`
+      }`,
       { nav: nav(ctx, user) },
     );
   }

@@ -1,7 +1,15 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { platformBaseUrl, type Config } from '../../platform/config.js';
 import { ClientAuthGuard } from './client-auth-guard.js';
-import { ACCESS_TOKEN_LIFETIME_S, CODE_LIFETIME_S, createOAuthStore, REFRESH_TOKEN_LIFETIME_S, SCOPE, type OAuthStoreDeps, type OAuthServerClient } from './oauth-store.js';
+import {
+  ACCESS_TOKEN_LIFETIME_S,
+  CODE_LIFETIME_S,
+  createOAuthStore,
+  REFRESH_TOKEN_LIFETIME_S,
+  SCOPE,
+  type OAuthStoreDeps,
+  type OAuthServerClient,
+} from './oauth-store.js';
 
 /**
  * The two faces of `@node-oauth/oauth2-server` Lectern uses: the authorization endpoint (after
@@ -22,7 +30,10 @@ export function createOAuthServers(deps: OAuthStoreDeps, config: Config): OAuthS
   return {
     issuer: platformBaseUrl(config),
     findClient: (clientId) => byId.getClient(clientId, null),
-    clientAuth: new ClientAuthGuard(deps.knex, { namespace: config.queuePrefix, isClient: async (clientId) => Boolean(await byId.getClient(clientId, null)) }),
+    clientAuth: new ClientAuthGuard(deps.knex, {
+      namespace: config.queuePrefix,
+      isClient: async (clientId) => Boolean(await byId.getClient(clientId, null)),
+    }),
     authorize: new OAuth2Server({
       model: byId,
       // The contract only recommends `state`; PKCE (S256) protects clients that send none.

@@ -125,7 +125,14 @@ export function createOAuthStore(deps: OAuthStoreDeps, secrets: 'required' | 'no
     },
 
     async saveAuthorizationCode(
-      code: { authorizationCode: string; expiresAt: Date; redirectUri: string; scope?: string[]; codeChallenge?: string; codeChallengeMethod?: string },
+      code: {
+        authorizationCode: string;
+        expiresAt: Date;
+        redirectUri: string;
+        scope?: string[];
+        codeChallenge?: string;
+        codeChallengeMethod?: string;
+      },
       client: OAuthServerClient,
       user: OAuthUser,
     ) {
@@ -168,11 +175,20 @@ export function createOAuthStore(deps: OAuthStoreDeps, secrets: 'required' | 'no
 
     async getUserFromClient(client: OAuthServerClient): Promise<OAuthUser | false> {
       if (client.tenantId === null || client.serviceUserId === null) return false;
-      return (await userIsActive(deps, client.tenantId, client.serviceUserId)) ? { id: client.serviceUserId, tenantId: client.tenantId } : false;
+      return (await userIsActive(deps, client.tenantId, client.serviceUserId))
+        ? { id: client.serviceUserId, tenantId: client.tenantId }
+        : false;
     },
 
     async saveToken(
-      token: { accessToken: string; accessTokenExpiresAt?: Date; refreshToken?: string; refreshTokenExpiresAt?: Date; scope?: string[]; authorizationCode?: string },
+      token: {
+        accessToken: string;
+        accessTokenExpiresAt?: Date;
+        refreshToken?: string;
+        refreshTokenExpiresAt?: Date;
+        scope?: string[];
+        authorizationCode?: string;
+      },
       client: OAuthServerClient,
       user: OAuthUser,
     ) {
@@ -190,7 +206,8 @@ export function createOAuthStore(deps: OAuthStoreDeps, secrets: 'required' | 'no
       };
       if (row.code_hash) {
         // A code replayed while it was being exchanged: issue nothing from it.
-        if (!(await insertTokenFromCode(knex, { ...row, code_hash: row.code_hash }))) throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code is invalid');
+        if (!(await insertTokenFromCode(knex, { ...row, code_hash: row.code_hash })))
+          throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code is invalid');
       } else {
         await insertToken(knex, row);
       }

@@ -79,8 +79,21 @@ const TOKENS = OAuthToken.tableName;
 // ---- Clients
 
 /** A client's columns as listed and returned at creation (never the secret's hash). */
-export type ClientSummaryRow = Pick<ClientRow, 'client_id' | 'name' | 'grants' | 'redirect_uris' | 'tenant_id' | 'service_user_id' | 'created_by' | 'created_at' | 'revoked_at'>;
-const SUMMARY_COLUMNS = ['client_id', 'name', 'grants', 'redirect_uris', 'tenant_id', 'service_user_id', 'created_by', 'created_at', 'revoked_at'];
+export type ClientSummaryRow = Pick<
+  ClientRow,
+  'client_id' | 'name' | 'grants' | 'redirect_uris' | 'tenant_id' | 'service_user_id' | 'created_by' | 'created_at' | 'revoked_at'
+>;
+const SUMMARY_COLUMNS = [
+  'client_id',
+  'name',
+  'grants',
+  'redirect_uris',
+  'tenant_id',
+  'service_user_id',
+  'created_by',
+  'created_at',
+  'revoked_at',
+];
 
 /** A client that is not revoked, by its public id. */
 export function activeClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
@@ -154,7 +167,16 @@ export async function markCodeReplayed(db: Db, codeHash: string): Promise<void> 
 
 export type NewToken = Pick<
   TokenRow,
-  'access_token_hash' | 'access_expires_at' | 'refresh_token_hash' | 'refresh_expires_at' | 'client_id' | 'tenant_id' | 'user_id' | 'scope' | 'family_id' | 'code_hash'
+  | 'access_token_hash'
+  | 'access_expires_at'
+  | 'refresh_token_hash'
+  | 'refresh_expires_at'
+  | 'client_id'
+  | 'tenant_id'
+  | 'user_id'
+  | 'scope'
+  | 'family_id'
+  | 'code_hash'
 >;
 
 export async function insertToken(db: Db, row: NewToken): Promise<void> {
@@ -169,7 +191,19 @@ export async function insertTokenFromCode(db: Db, row: NewToken & { code_hash: s
   const inserted = await db.raw<{ rowCount: number }>(
     `insert into ${TOKENS} (access_token_hash, access_expires_at, refresh_token_hash, refresh_expires_at, client_id, tenant_id, user_id, scope, family_id, code_hash)
            select ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 from ${CODES} where code_hash = ? and replayed_at is not null)`,
-    [row.access_token_hash, row.access_expires_at, row.refresh_token_hash, row.refresh_expires_at, row.client_id, row.tenant_id, row.user_id, row.scope, row.family_id, row.code_hash, row.code_hash],
+    [
+      row.access_token_hash,
+      row.access_expires_at,
+      row.refresh_token_hash,
+      row.refresh_expires_at,
+      row.client_id,
+      row.tenant_id,
+      row.user_id,
+      row.scope,
+      row.family_id,
+      row.code_hash,
+      row.code_hash,
+    ],
   );
   return inserted.rowCount === 1;
 }
@@ -188,7 +222,14 @@ export function accessTokenCheck(db: Db, accessTokenHash: string): Promise<Acces
   return db(`${TOKENS} as t`)
     .join(`${CLIENTS} as c`, 'c.id', 't.client_id')
     .where('t.access_token_hash', accessTokenHash)
-    .first<AccessTokenCheck | undefined>('t.tenant_id', 't.user_id', 't.revoked_at', 'c.revoked_at as client_revoked_at', 't.access_expires_at', 'c.client_id');
+    .first<AccessTokenCheck | undefined>(
+      't.tenant_id',
+      't.user_id',
+      't.revoked_at',
+      'c.revoked_at as client_revoked_at',
+      't.access_expires_at',
+      'c.client_id',
+    );
 }
 
 /** A refresh token with its client's public id and revocation. */
@@ -203,7 +244,11 @@ export function refreshTokenWithClient(db: Db, refreshTokenHash: string): Promis
 
 /** Rotation: marks a refresh token used. 1 when this call did, 0 when it was used or revoked already. */
 export function useRefreshToken(db: Db, refreshTokenHash: string): Promise<number> {
-  return db(TOKENS).where({ refresh_token_hash: refreshTokenHash }).whereNull('refresh_used_at').whereNull('revoked_at').update({ refresh_used_at: db.fn.now() });
+  return db(TOKENS)
+    .where({ refresh_token_hash: refreshTokenHash })
+    .whereNull('refresh_used_at')
+    .whereNull('revoked_at')
+    .update({ refresh_used_at: db.fn.now() });
 }
 
 /** Revokes every token descended from one grant. */
@@ -213,19 +258,35 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
 
 /** "Remove access": revokes the user's tokens of one client. Returns how many were revoked. */
 export function revokeUserTokens(db: Db, tenantId: number, userId: number, clientRowId: number): Promise<number> {
-  return db(TOKENS).where({ tenant_id: tenantId, user_id: userId, client_id: clientRowId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  return db(TOKENS)
+    .where({ tenant_id: tenantId, user_id: userId, client_id: clientRowId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() });
 }
 
 /** The integrations a user has authorized in a tenant whose tokens can still act (an access token alive, or a refresh token unused and alive). */
-export function authorizedApplicationRows(db: Db, tenantId: number, userId: number): Promise<{ client_id: string; name: string; first: Date; last: Date }[]> {
+export function authorizedApplicationRows(
+  db: Db,
+  tenantId: number,
+  userId: number,
+): Promise<{ client_id: string; name: string; first: Date; last: Date }[]> {
   return db(`${TOKENS} as t`)
     .join(`${CLIENTS} as c`, 'c.id', 't.client_id')
     .where({ 't.tenant_id': tenantId, 't.user_id': userId })
     .whereNull('t.revoked_at')
     .whereNull('c.revoked_at')
     .whereNull('c.tenant_id') // integrations, not the tenant's own client credentials
-    .where((w) => w.where('t.access_expires_at', '>', db.fn.now()).orWhere((r) => r.whereNull('t.refresh_used_at').where('t.refresh_expires_at', '>', db.fn.now())))
+    .where((w) =>
+      w
+        .where('t.access_expires_at', '>', db.fn.now())
+        .orWhere((r) => r.whereNull('t.refresh_used_at').where('t.refresh_expires_at', '>', db.fn.now())),
+    )
     .groupBy('c.client_id', 'c.name')
     .orderBy('c.name')
-    .select<{ client_id: string; name: string; first: Date; last: Date }[]>('c.client_id', 'c.name', db.raw('min(t.created_at) as first'), db.raw('max(t.created_at) as last'));
+    .select<{ client_id: string; name: string; first: Date; last: Date }[]>(
+      'c.client_id',
+      'c.name',
+      db.raw('min(t.created_at) as first'),
+      db.raw('max(t.created_at) as last'),
+    );
 }

@@ -51,7 +51,8 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
   });
 
   router.post('/oauth/token', async (ctx) => {
-    if (ctx.state.bodyError !== undefined) return oauthError(ctx, 400, 'invalid_request', 'The request body could not be read as application/x-www-form-urlencoded');
+    if (ctx.state.bodyError !== undefined)
+      return oauthError(ctx, 400, 'invalid_request', 'The request body could not be read as application/x-www-form-urlencoded');
     const body = (ctx.request.body && typeof ctx.request.body === 'object' ? ctx.request.body : {}) as Record<string, unknown>;
     const query: Record<string, string> = {};
     for (const [k, v] of Object.entries(ctx.query)) {
@@ -70,7 +71,12 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
     // credentials (or another client id there) is two, and which one counts would be a guess.
     const params: Record<string, unknown> = { ...query, ...body };
     if (basic && (params.client_secret !== undefined || (params.client_id !== undefined && params.client_id !== basic.id))) {
-      return oauthError(ctx, 400, 'invalid_request', 'Use one client authentication: HTTP Basic, or client_id and client_secret in the form, not both');
+      return oauthError(
+        ctx,
+        400,
+        'invalid_request',
+        'Use one client authentication: HTTP Basic, or client_id and client_secret in the form, not both',
+      );
     }
     // Parameters in the query string with no body count as a form.
     if (bodyless) {
@@ -94,11 +100,18 @@ export function tokenRoutes(servers: OAuthServers): Router<AppState> {
     const guarded = typeof clientId === 'string' && typeof secret === 'string' && VSCHAR.test(clientId) && VSCHAR.test(secret);
     let failure: unknown;
     try {
-      const result = guarded ? await servers.clientAuth.attempt(clientId, ctx.ip, issue) : { throttled: false as const, value: (await issue()).value };
+      const result = guarded
+        ? await servers.clientAuth.attempt(clientId, ctx.ip, issue)
+        : { throttled: false as const, value: (await issue()).value };
       if (result.throttled) {
         ctx.set('Retry-After', String(result.retryAfterS));
         // Not invalid_client: the secret may be right, and a client told it is wrong would be misled.
-        return oauthError(ctx, 429, 'too_many_attempts', `Client authentication failed too often from this address; try again in ${result.retryAfterS} s`);
+        return oauthError(
+          ctx,
+          429,
+          'too_many_attempts',
+          `Client authentication failed too often from this address; try again in ${result.retryAfterS} s`,
+        );
       }
       failure = result.value;
     } catch (err) {

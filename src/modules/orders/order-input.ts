@@ -9,8 +9,14 @@ import { MAX_AMOUNT } from './money.js';
  * existing records is the intake's business (contract rule 1: items that reference nothing are
  * dropped, not refused).
  */
-const id = z.int({ error: 'must be an integer id' }).min(1, { error: 'must be an integer id' }).max(2147483647, { error: 'must be an integer id' });
-const amount = z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` });
+const id = z
+  .int({ error: 'must be an integer id' })
+  .min(1, { error: 'must be an integer id' })
+  .max(2147483647, { error: 'must be an integer id' });
+const amount = z
+  .number({ error: 'must be a number' })
+  .min(0, { error: 'must not be negative' })
+  .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` });
 const text = (max: number) =>
   z
     .string({ error: 'must be a string' })
@@ -24,14 +30,20 @@ const item = z
     event_id: id.optional(),
     price: amount,
     contact_id: id.optional(),
-    quantity: z.int({ error: 'must be an integer' }).min(1, { error: 'must be at least 1' }).max(1000, { error: 'must be at most 1000' }).optional(),
+    quantity: z
+      .int({ error: 'must be an integer' })
+      .min(1, { error: 'must be at least 1' })
+      .max(1000, { error: 'must be at most 1000' })
+      .optional(),
     students: z.array(student, { error: 'must be an array' }).max(500, { error: 'must have at most 500 entries' }).optional(),
     children: z.array(child, { error: 'must be an array' }).max(50, { error: 'must have at most 50 entries' }).optional(),
   })
   .superRefine((it, ctx) => {
     const named = [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)];
-    if (it.students?.length && it.event_id === undefined) ctx.addIssue({ code: 'custom', path: ['students'], message: 'are allowed only on an item with an event_id' });
-    if (new Set(named).size !== named.length) ctx.addIssue({ code: 'custom', path: ['students'], message: 'must not name the same contact twice' });
+    if (it.students?.length && it.event_id === undefined)
+      ctx.addIssue({ code: 'custom', path: ['students'], message: 'are allowed only on an item with an event_id' });
+    if (new Set(named).size !== named.length)
+      ctx.addIssue({ code: 'custom', path: ['students'], message: 'must not name the same contact twice' });
     if (it.quantity !== undefined && it.quantity < named.length) {
       ctx.addIssue({ code: 'custom', path: ['quantity'], message: `must be at least the number of named delegates (${named.length})` });
     }
@@ -45,7 +57,10 @@ export const orderSchema = z.strictObject({
     .strictObject({
       amount,
       type: text(100).min(1, { error: 'must not be empty' }),
-      currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 code such as GBP' }).optional(),
+      currency: z
+        .string({ error: 'must be a string' })
+        .regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 code such as GBP' })
+        .optional(),
       transaction_code: text(255).optional(),
     })
     .optional(),
@@ -76,7 +91,10 @@ export function parseOrder(body: unknown): OrderInput {
       fields[pathOf(issue.path)] ??= issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
     }
   }
-  const summary = Object.entries(fields).slice(0, 10).map(([k, m]) => `${k} ${m}`).join('; ');
+  const summary = Object.entries(fields)
+    .slice(0, 10)
+    .map(([k, m]) => `${k} ${m}`)
+    .join('; ');
   throw new BadRequestError(`The order was not accepted: ${summary}`, { fields }, 'invalid_order');
 }
 
@@ -84,7 +102,10 @@ export function parseOrder(body: unknown): OrderInput {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -98,7 +119,11 @@ export function orderHash(order: OrderInput): string {
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined || header === '') return undefined;
   if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
-    throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters', { header: 'Idempotency-Key' }, 'invalid_idempotency_key');
+    throw new BadRequestError(
+      'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      { header: 'Idempotency-Key' },
+      'invalid_idempotency_key',
+    );
   }
   return header;
 }

@@ -2,7 +2,15 @@ import type { Db } from '../../platform/db/knex.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import { placesBooked, lockEventsForCapacity } from '../events/index.js';
 import { centsToDecimal } from './money.js';
-import { insertInvoice, insertRegistration, lockOrderForInvoice, lockOrderForRegistration, markFailed, opportunityState, setOrderState } from './order-steps.data.js';
+import {
+  insertInvoice,
+  insertRegistration,
+  lockOrderForInvoice,
+  lockOrderForRegistration,
+  markFailed,
+  opportunityState,
+  setOrderState,
+} from './order-steps.data.js';
 import { delegatesOf, draftInvoice, overbooked, placesWanted, type EventLine } from './orders.rules.js';
 
 /**
@@ -36,7 +44,8 @@ export async function registerOrder(db: Db, orderId: number): Promise<StepOutcom
   if (opp.prevent_overbooking && lines.length) await checkCapacity(db, lines);
 
   // The registration and its delegates in one statement (in line order, named before unnamed).
-  if (lines.length) await insertRegistration(db, { opportunity_id: orderId, contact_id: opp.contact_id, company_id: opp.company_id }, delegatesOf(lines));
+  if (lines.length)
+    await insertRegistration(db, { opportunity_id: orderId, contact_id: opp.contact_id, company_id: opp.company_id }, delegatesOf(lines));
 
   // An invoice is due when the tenant has the payment type and the order carries a payment.
   const invoiceDue = lines.length > 0 && opp.payment_type_id !== null && opp.payment_amount !== null;
@@ -51,7 +60,8 @@ async function checkCapacity(db: Db, lines: EventLine[]): Promise<void> {
   const events = await lockEventsForCapacity(db, ids);
   const booked = await placesBooked(db, ids);
   const full = overbooked(events, booked, wanted);
-  if (full) throw new AppError(409, 'event_full', `Event ${full.id} (${full.title}) has ${full.left} place(s) left; the order needs ${full.need}`);
+  if (full)
+    throw new AppError(409, 'event_full', `Event ${full.id} (${full.title}) has ${full.left} place(s) left; the order needs ${full.need}`);
 }
 
 /**
@@ -63,7 +73,11 @@ export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome
   if (!opp) throw notFound(orderId);
   if (opp.state !== 'registered') return { skipped: opp.state };
 
-  const invoice = draftInvoice(opp.invoice_source, { currency_id: opp.currency_id, payment_currency: opp.payment_currency, payment_amount: opp.payment_amount! });
+  const invoice = draftInvoice(opp.invoice_source, {
+    currency_id: opp.currency_id,
+    payment_currency: opp.payment_currency,
+    payment_amount: opp.payment_amount!,
+  });
   // The invoice, its lines, the payment (when something was paid) and the order's new state:
   // one statement, so one round trip.
   await insertInvoice(
@@ -79,7 +93,12 @@ export async function invoiceOrder(db: Db, orderId: number): Promise<StepOutcome
     },
     invoice.lines,
     invoice.paidCents > 0
-      ? { payment_type_id: opp.payment_type_id!, amount: centsToDecimal(invoice.paidCents), currency: opp.payment_currency ?? invoice.currency, transaction_code: opp.payment_transaction_code }
+      ? {
+          payment_type_id: opp.payment_type_id!,
+          amount: centsToDecimal(invoice.paidCents),
+          currency: opp.payment_currency ?? invoice.currency,
+          transaction_code: opp.payment_transaction_code,
+        }
       : null,
   );
   return { done: 'completed' };

@@ -3,7 +3,6 @@ import { PaymentType, StockItem } from './orders.data.js';
 
 /** The tenant's payment types and stock items (ops CLI, demo). */
 
-
 /** The payment type of this name in any case, if any. */
 export function paymentTypeNamed(db: Db, name: string): Promise<Pick<PaymentType, 'id'> | undefined> {
   return db(PaymentType.tableName).whereRaw('lower(name) = lower(?)', [name]).first('id');
@@ -19,7 +18,9 @@ export function listPaymentTypeRows(db: Db): Promise<Pick<PaymentType, 'id' | 'n
 }
 
 export async function insertStockItem(db: Db, row: Pick<StockItem, 'name' | 'price'>): Promise<Pick<StockItem, 'id' | 'name' | 'price'>> {
-  const [inserted] = await db(StockItem.tableName).insert(row).returning<Pick<StockItem, 'id' | 'name' | 'price'>[]>(['id', 'name', 'price']);
+  const [inserted] = await db(StockItem.tableName)
+    .insert(row)
+    .returning<Pick<StockItem, 'id' | 'name' | 'price'>[]>(['id', 'name', 'price']);
   return inserted!;
 }
 

@@ -1,7 +1,7 @@
 import type { Db, Knex } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import type { EventLine, InvoiceLineDraft, InvoiceSourceLine, NewDelegate, OpportunityState } from './orders.rules.js';
-import type { Invoice, Payment} from './orders.data.js';
+import type { Invoice, Payment } from './orders.data.js';
 import { Opportunity, Registration, type OpportunityRow } from './orders.data.js';
 
 /**
@@ -13,7 +13,6 @@ import { Opportunity, Registration, type OpportunityRow } from './orders.data.js
  * @uses events: the invoice step reads its lines' event titles with the locked order
  */
 
-
 /** The order locked for a change of state, or undefined. */
 export function lockOpportunity(db: Db, id: number): Promise<OpportunityRow | undefined> {
   return db(Opportunity.tableName).where({ id }).forUpdate().first<OpportunityRow | undefined>();
@@ -21,7 +20,9 @@ export function lockOpportunity(db: Db, id: number): Promise<OpportunityRow | un
 
 /** Releases an order held by the manual workflow. */
 export async function markReleased(db: Db, id: number): Promise<void> {
-  await db(Opportunity.tableName).where({ id }).update({ state: 'released', released_on: utcNow(db), updated_on: utcNow(db) });
+  await db(Opportunity.tableName)
+    .where({ id })
+    .update({ state: 'released', released_on: utcNow(db), updated_on: utcNow(db) });
 }
 
 /** Whether the order has its registration. */
@@ -31,9 +32,10 @@ export async function hasRegistration(db: Db, opportunityId: number): Promise<bo
 
 /** Puts a failed order back in `state` for another run, its failure forgotten and `retries` counted. */
 export async function markRetried(db: Db, id: number, state: OpportunityState, retries: number): Promise<void> {
-  await db(Opportunity.tableName).where({ id }).update({ state, failure_code: null, failure_reason: null, failed_on: null, retries, updated_on: utcNow(db) });
+  await db(Opportunity.tableName)
+    .where({ id })
+    .update({ state, failure_code: null, failure_reason: null, failed_on: null, retries, updated_on: utcNow(db) });
 }
-
 
 /** An order locked by a step, with the tenant's order settings and what the step reads of its lines. */
 export type LockedOrder<X> = OpportunityRow & { order_workflow: 'automatic' | 'manual'; prevent_overbooking: boolean } & X;
@@ -76,12 +78,22 @@ export function lockOrderForInvoice(db: Db, orderId: number): Promise<LockedOrde
 
 /** Moves an order on to `state`; `completed` stamps completed_on (and clears it otherwise). */
 export async function setOrderState(db: Db, orderId: number, state: 'awaiting_release' | 'registered' | 'completed'): Promise<void> {
-  if (state === 'awaiting_release') await db(Opportunity.tableName).where({ id: orderId }).update({ state, updated_on: utcNow(db) });
-  else await db(Opportunity.tableName).where({ id: orderId }).update({ state, completed_on: state === 'completed' ? utcNow(db) : null, updated_on: utcNow(db) });
+  if (state === 'awaiting_release')
+    await db(Opportunity.tableName)
+      .where({ id: orderId })
+      .update({ state, updated_on: utcNow(db) });
+  else
+    await db(Opportunity.tableName)
+      .where({ id: orderId })
+      .update({ state, completed_on: state === 'completed' ? utcNow(db) : null, updated_on: utcNow(db) });
 }
 
 /** The registration and its delegates in one statement (delegates in the order given). */
-export async function insertRegistration(db: Db, registration: Pick<Registration, 'opportunity_id' | 'contact_id' | 'company_id'>, delegates: NewDelegate[]): Promise<void> {
+export async function insertRegistration(
+  db: Db,
+  registration: Pick<Registration, 'opportunity_id' | 'contact_id' | 'company_id'>,
+  delegates: NewDelegate[],
+): Promise<void> {
   await db.raw(
     `with r as (insert into registrations (opportunity_id, contact_id, company_id) values (?, ?, ?) returning id)
      insert into delegates (event_id, contact_id, num_places, registration_id)
@@ -119,9 +131,20 @@ export async function insertInvoice(
      update opportunities set state = 'completed', completed_on = (now() at time zone 'utc'), updated_on = (now() at time zone 'utc')
       where id = ?`,
     [
-      invoice.opportunity_id, invoice.opportunity_id, invoice.contact_id, invoice.company_id, invoice.currency, invoice.total, invoice.amount_paid, invoice.status,
+      invoice.opportunity_id,
+      invoice.opportunity_id,
+      invoice.contact_id,
+      invoice.company_id,
+      invoice.currency,
+      invoice.total,
+      invoice.amount_paid,
+      invoice.status,
       JSON.stringify(lines),
-      payment?.payment_type_id ?? null, payment?.amount ?? null, payment?.currency ?? null, payment?.transaction_code ?? null, payment !== null,
+      payment?.payment_type_id ?? null,
+      payment?.amount ?? null,
+      payment?.currency ?? null,
+      payment?.transaction_code ?? null,
+      payment !== null,
       invoice.opportunity_id,
     ],
   );

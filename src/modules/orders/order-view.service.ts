@@ -1,7 +1,15 @@
 import type { Db } from '../../platform/db/knex.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { delegatesOfRegistrations } from '../delegates/index.js';
-import { invoicesOfOpportunities, linesOfInvoices, linesOfOpportunities, listOpportunities, opportunitiesByIds, paymentsOfInvoices, registrationsOfOpportunities } from './order-views.data.js';
+import {
+  invoicesOfOpportunities,
+  linesOfInvoices,
+  linesOfOpportunities,
+  listOpportunities,
+  opportunitiesByIds,
+  paymentsOfInvoices,
+  registrationsOfOpportunities,
+} from './order-views.data.js';
 
 /**
  * How an order stands, for ops (`orders:show`, `orders:list`): its state, lines, registration
@@ -18,7 +26,17 @@ export interface OrderView {
   currencyId: string | null;
   sourceTypeId: number | null;
   payment: { type: string; paymentTypeId: number | null; amount: number; currency: string | null; transactionCode: string | null } | null;
-  lines: { id: number; kind: string; eventId: number | null; stockItemId: number | null; parentLineId: number | null; contactId: number | null; studentIds: number[]; quantity: number; unitPrice: number }[];
+  lines: {
+    id: number;
+    kind: string;
+    eventId: number | null;
+    stockItemId: number | null;
+    parentLineId: number | null;
+    contactId: number | null;
+    studentIds: number[];
+    quantity: number;
+    unitPrice: number;
+  }[];
   discarded: { path: string; id: number | null; reason: string }[];
   registration: { id: number; delegates: { id: number; eventId: number; contactId: number | null; numPlaces: number | null }[] } | null;
   invoice: {
@@ -27,8 +45,23 @@ export interface OrderView {
     total: number;
     amountPaid: number;
     status: string;
-    lines: { position: number; description: string; eventId: number | null; stockItemId: number | null; quantity: number; unitPrice: number; amount: number }[];
-    payments: { id: number; paymentTypeId: number; amount: number; currency: string | null; transactionCode: string | null; receivedOn: string }[];
+    lines: {
+      position: number;
+      description: string;
+      eventId: number | null;
+      stockItemId: number | null;
+      quantity: number;
+      unitPrice: number;
+      amount: number;
+    }[];
+    payments: {
+      id: number;
+      paymentTypeId: number;
+      amount: number;
+      currency: string | null;
+      transactionCode: string | null;
+      receivedOn: string;
+    }[];
   } | null;
   failure: { code: string | null; reason: string; failedOn: string | null } | null;
   retries: number;
@@ -55,15 +88,16 @@ export async function showOrder(db: Db, orderId: number): Promise<OrderView> {
     regionId: o.region_id,
     currencyId: o.currency_id,
     sourceTypeId: o.source_type_id,
-    payment: o.payment_type_name === null
-      ? null
-      : {
-          type: o.payment_type_name,
-          paymentTypeId: o.payment_type_id,
-          amount: Number(o.payment_amount),
-          currency: o.payment_currency,
-          transactionCode: o.payment_transaction_code,
-        },
+    payment:
+      o.payment_type_name === null
+        ? null
+        : {
+            type: o.payment_type_name,
+            paymentTypeId: o.payment_type_id,
+            amount: Number(o.payment_amount),
+            currency: o.payment_currency,
+            transactionCode: o.payment_transaction_code,
+          },
     lines: lines.map((l) => ({
       id: l.id,
       kind: l.kind,

@@ -73,9 +73,21 @@ export class Opportunity extends BaseModel {
 
   static override get relationMappings() {
     return {
-      lines: { relation: BaseModel.HasManyRelation, modelClass: OpportunityLine, join: { from: 'opportunities.id', to: 'opportunity_lines.opportunity_id' } },
-      registration: { relation: BaseModel.HasOneRelation, modelClass: Registration, join: { from: 'opportunities.id', to: 'registrations.opportunity_id' } },
-      invoice: { relation: BaseModel.HasOneRelation, modelClass: Invoice, join: { from: 'opportunities.id', to: 'invoices.opportunity_id' } },
+      lines: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: OpportunityLine,
+        join: { from: 'opportunities.id', to: 'opportunity_lines.opportunity_id' },
+      },
+      registration: {
+        relation: BaseModel.HasOneRelation,
+        modelClass: Registration,
+        join: { from: 'opportunities.id', to: 'registrations.opportunity_id' },
+      },
+      invoice: {
+        relation: BaseModel.HasOneRelation,
+        modelClass: Invoice,
+        join: { from: 'opportunities.id', to: 'invoices.opportunity_id' },
+      },
     };
   }
 }
@@ -100,7 +112,11 @@ export class OpportunityLine extends BaseModel {
 
   static override get relationMappings() {
     return {
-      stockItem: { relation: BaseModel.BelongsToOneRelation, modelClass: StockItem, join: { from: 'opportunity_lines.stock_item_id', to: 'stock_items.id' } },
+      stockItem: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: StockItem,
+        join: { from: 'opportunity_lines.stock_item_id', to: 'stock_items.id' },
+      },
     };
   }
 }
@@ -119,7 +135,11 @@ export class Registration extends BaseModel {
 
   static override get relationMappings() {
     return {
-      delegates: { relation: BaseModel.HasManyRelation, modelClass: Delegate, join: { from: 'registrations.id', to: 'delegates.registration_id' } },
+      delegates: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: Delegate,
+        join: { from: 'registrations.id', to: 'delegates.registration_id' },
+      },
     };
   }
 }
@@ -143,7 +163,11 @@ export class Invoice extends BaseModel {
 
   static override get relationMappings() {
     return {
-      lines: { relation: BaseModel.HasManyRelation, modelClass: InvoiceLine, join: { from: 'invoices.id', to: 'invoice_lines.invoice_id' } },
+      lines: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: InvoiceLine,
+        join: { from: 'invoices.id', to: 'invoice_lines.invoice_id' },
+      },
       payments: { relation: BaseModel.HasManyRelation, modelClass: Payment, join: { from: 'invoices.id', to: 'payments.invoice_id' } },
     };
   }
@@ -178,7 +202,11 @@ export class Payment extends BaseModel {
 
   static override get relationMappings() {
     return {
-      paymentType: { relation: BaseModel.BelongsToOneRelation, modelClass: PaymentType, join: { from: 'payments.payment_type_id', to: 'payment_types.id' } },
+      paymentType: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: PaymentType,
+        join: { from: 'payments.payment_type_id', to: 'payment_types.id' },
+      },
     };
   }
 }

@@ -60,7 +60,13 @@ export function orderProcessor(rt: Pick<PlatformRuntime, 'knex' | 'registry' | '
   };
 }
 
-async function markIfFinal(rt: Pick<PlatformRuntime, 'knex' | 'log'>, tenant: Tenant, job: OrderJob, step: 'register' | 'invoice', err: unknown): Promise<void> {
+async function markIfFinal(
+  rt: Pick<PlatformRuntime, 'knex' | 'log'>,
+  tenant: Tenant,
+  job: OrderJob,
+  step: 'register' | 'invoice',
+  err: unknown,
+): Promise<void> {
   const permanent = err instanceof AppError && err.status < 500;
   const attempts = job.opts.attempts ?? 1;
   if (!permanent && job.attemptsMade + 1 < attempts) return; // BullMQ retries it
@@ -73,6 +79,9 @@ async function markIfFinal(rt: Pick<PlatformRuntime, 'knex' | 'log'>, tenant: Te
     await withTenant(rt.knex, tenant, (db) => markOrderFailed(db, orderId, permanent ? (err as AppError).code : `${step}_failed`, reason));
   } catch (markErr) {
     // The job's own error decides how BullMQ treats it; the failure watcher marks the order later.
-    rt.log.warn({ tenantId: tenant.id, orderId, jobId: job.id, err: { message: (markErr as Error).message } }, 'could not mark order failed');
+    rt.log.warn(
+      { tenantId: tenant.id, orderId, jobId: job.id, err: { message: (markErr as Error).message } },
+      'could not mark order failed',
+    );
   }
 }

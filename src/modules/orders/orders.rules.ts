@@ -59,7 +59,8 @@ export interface InvoiceSourceLine {
 }
 
 /** A delegate the registration step makes: named (contact_id) or holding places bought without names. */
-export type NewDelegate = { event_id: number; contact_id: number; num_places: null } | { event_id: number; contact_id: null; num_places: number };
+export type NewDelegate =
+  { event_id: number; contact_id: number; num_places: null } | { event_id: number; contact_id: null; num_places: number };
 
 /** A line of an invoice, as the invoice step writes it. */
 export interface InvoiceLineDraft {
@@ -93,14 +94,21 @@ export interface ResolvedLine {
  * stock item naming nothing is dropped, and one without a price costs the stock item's price. An
  * item without a quantity buys a place per name, at least one. Every drop is kept in `discarded`.
  */
-export function resolveItems(order: OrderInput, { contacts, events, stock }: Pick<References, 'contacts' | 'events' | 'stock'>): { lines: ResolvedLine[]; discarded: Discarded[] } {
+export function resolveItems(
+  order: OrderInput,
+  { contacts, events, stock }: Pick<References, 'contacts' | 'events' | 'stock'>,
+): { lines: ResolvedLine[]; discarded: Discarded[] } {
   const items = order.items ?? [];
 
   const lines: ResolvedLine[] = [];
   const discarded: Discarded[] = [];
   items.forEach((it, i) => {
     if (it.event_id === undefined || !events.has(it.event_id)) {
-      discarded.push({ path: `items.${i}.event_id`, id: it.event_id ?? null, reason: it.event_id === undefined ? 'item names no event' : 'no such event; item dropped' });
+      discarded.push({
+        path: `items.${i}.event_id`,
+        id: it.event_id ?? null,
+        reason: it.event_id === undefined ? 'item names no event' : 'no such event; item dropped',
+      });
       return;
     }
     const named = [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)];
@@ -110,14 +118,24 @@ export function resolveItems(order: OrderInput, { contacts, events, stock }: Pic
       return false;
     };
     const contactId = it.contact_id && keep(it.contact_id, `items.${i}.contact_id`) ? it.contact_id : null;
-    const studentIds = (it.students ?? []).filter((s, j) => keep(s.contact_id, `items.${i}.students.${j}.contact_id`)).map((s) => s.contact_id);
+    const studentIds = (it.students ?? [])
+      .filter((s, j) => keep(s.contact_id, `items.${i}.students.${j}.contact_id`))
+      .map((s) => s.contact_id);
     const children: ResolvedLine['children'] = [];
     (it.children ?? []).forEach((c, j) => {
       const stockPrice = stock.get(c.item_id);
-      if (stockPrice === undefined) discarded.push({ path: `items.${i}.children.${j}.item_id`, id: c.item_id, reason: 'no such stock item; dropped' });
+      if (stockPrice === undefined)
+        discarded.push({ path: `items.${i}.children.${j}.item_id`, id: c.item_id, reason: 'no such stock item; dropped' });
       else children.push({ itemId: c.item_id, priceCents: c.price !== undefined ? toCents(c.price) : toCents(stockPrice) });
     });
-    lines.push({ eventId: it.event_id, contactId, studentIds, quantity: it.quantity ?? Math.max(1, named.length), price: it.price, children });
+    lines.push({
+      eventId: it.event_id,
+      contactId,
+      studentIds,
+      quantity: it.quantity ?? Math.max(1, named.length),
+      price: it.price,
+      children,
+    });
   });
   return { lines, discarded };
 }
@@ -125,7 +143,10 @@ export function resolveItems(order: OrderInput, { contacts, events, stock }: Pic
 /** Every contact an order names: the buyer, item contacts and students. */
 export function contactsNamed(order: OrderInput): number[] {
   const items = order.items ?? [];
-  return [order.contact_id, ...items.flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)])];
+  return [
+    order.contact_id,
+    ...items.flatMap((it) => [...(it.contact_id ? [it.contact_id] : []), ...(it.students ?? []).map((s) => s.contact_id)]),
+  ];
 }
 
 /**
@@ -186,8 +207,22 @@ export function draftInvoice(
 ): InvoiceDraft {
   const lines = source.map((l, i) => {
     const unit = toCents(l.unit_price);
-    const description = l.kind === 'event' ? `${l.event_title ?? `Event ${l.event_id}`}${l.event_start ? ` (${l.event_start})` : ''}` : (l.stock_name ?? `Stock item ${l.stock_item_id}`);
-    return { line: { position: i + 1, description, event_id: l.event_id, stock_item_id: l.stock_item_id, quantity: l.quantity, unit_price: centsToDecimal(unit), amount: centsToDecimal(unit * l.quantity) }, cents: unit * l.quantity };
+    const description =
+      l.kind === 'event'
+        ? `${l.event_title ?? `Event ${l.event_id}`}${l.event_start ? ` (${l.event_start})` : ''}`
+        : (l.stock_name ?? `Stock item ${l.stock_item_id}`);
+    return {
+      line: {
+        position: i + 1,
+        description,
+        event_id: l.event_id,
+        stock_item_id: l.stock_item_id,
+        quantity: l.quantity,
+        unit_price: centsToDecimal(unit),
+        amount: centsToDecimal(unit * l.quantity),
+      },
+      cents: unit * l.quantity,
+    };
   });
   const totalCents = lines.reduce((sum, l) => sum + l.cents, 0);
   const paidCents = toCents(order.payment_amount);
@@ -198,7 +233,9 @@ export function draftInvoice(
 
 /** The order workflow, when given, is one the tenant can choose. */
 export function orderWorkflowProblems(value: string | undefined): Problem[] {
-  return value === undefined || (ORDER_WORKFLOWS as readonly string[]).includes(value) ? [] : [problem('orderWorkflow', value, 'orderWorkflow must be automatic or manual')];
+  return value === undefined || (ORDER_WORKFLOWS as readonly string[]).includes(value)
+    ? []
+    : [problem('orderWorkflow', value, 'orderWorkflow must be automatic or manual')];
 }
 
 /** A payment type's name (already trimmed): 1 to 100 characters without NUL. */
@@ -209,7 +246,9 @@ export function paymentTypeProblems(name: string): Problem[] {
 /** A stock item (its name already trimmed): a name of 1 to 255 characters without NUL, a price from 0 to the largest amount. */
 export function stockItemProblems(input: { name: string; price: number }): Problem[] {
   const problems: Problem[] = [];
-  if (!input.name || input.name.length > 255 || input.name.includes('\u0000')) problems.push(problem('name', input.name, 'name must be 1 to 255 characters'));
-  if (!Number.isFinite(input.price) || input.price < 0 || input.price > MAX_AMOUNT) problems.push(problem('price', input.price, `price must be a number from 0 to ${MAX_AMOUNT}`));
+  if (!input.name || input.name.length > 255 || input.name.includes('\u0000'))
+    problems.push(problem('name', input.name, 'name must be 1 to 255 characters'));
+  if (!Number.isFinite(input.price) || input.price < 0 || input.price > MAX_AMOUNT)
+    problems.push(problem('price', input.price, `price must be a number from 0 to ${MAX_AMOUNT}`));
   return problems;
 }

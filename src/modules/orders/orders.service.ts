@@ -4,7 +4,14 @@ import { addToOutbox } from '../../platform/queues/outbox.js';
 import { centsToDecimal, toCents } from './money.js';
 import { orderHash, parseOrder } from './order-input.js';
 import { hasRegistration, lockOpportunity, markReleased, markRetried } from './order-steps.data.js';
-import { insertEventLines, insertOpportunity, insertStockLines, lookUpReferences, opportunityByIdempotencyKey, type OpportunityKeyRow } from './order-intake.data.js';
+import {
+  insertEventLines,
+  insertOpportunity,
+  insertStockLines,
+  lookUpReferences,
+  opportunityByIdempotencyKey,
+  type OpportunityKeyRow,
+} from './order-intake.data.js';
 import { contactsNamed, resolveItems } from './orders.rules.js';
 
 /** Who places an order: the REST API user, and the tenant (for job payloads). */
@@ -29,7 +36,11 @@ export function orderJobId(tenantId: number, orderId: number, attempt = 0): stri
 /** The same key: the same body answers the same order; another body is refused. */
 function replayOf(existing: OpportunityKeyRow, hash: string): PlacedOrder {
   if (existing.request_hash !== hash) {
-    throw new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different order; use a new key for a new order');
+    throw new AppError(
+      422,
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different order; use a new key for a new order',
+    );
   }
   return { orderId: existing.id, replayed: true };
 }
@@ -57,9 +68,14 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
     eventIds: items.flatMap((it) => (it.event_id ? [it.event_id] : [])),
     stockIds: items.flatMap((it) => (it.children ?? []).map((c) => c.item_id)),
   });
-  if (!refs.contacts.has(order.contact_id)) throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', { fields: { contact_id: 'names no contact' } });
+  if (!refs.contacts.has(order.contact_id))
+    throw new NotFoundError(`Contact ${order.contact_id} does not exist`, 'contact_not_found', {
+      fields: { contact_id: 'names no contact' },
+    });
   if (order.company_id !== undefined && refs.companyId === null) {
-    throw new NotFoundError(`Company ${order.company_id} does not exist`, 'company_not_found', { fields: { company_id: 'names no company' } });
+    throw new NotFoundError(`Company ${order.company_id} does not exist`, 'company_not_found', {
+      fields: { company_id: 'names no company' },
+    });
   }
   const companyId = refs.companyId;
   const payment = order.payment;
@@ -93,15 +109,18 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
   let position = 0;
   const placed = lines.map((line) => ({ line, position: ++position, childPositions: line.children.map(() => ++position) }));
   if (placed.length) {
-    const idAt = await insertEventLines(db, placed.map(({ line, position: pos }) => ({
-      opportunity_id: opp.id,
-      position: pos,
-      event_id: line.eventId,
-      contact_id: line.contactId,
-      student_ids: line.studentIds,
-      quantity: line.quantity,
-      unit_price: centsToDecimal(toCents(line.price)),
-    })));
+    const idAt = await insertEventLines(
+      db,
+      placed.map(({ line, position: pos }) => ({
+        opportunity_id: opp.id,
+        position: pos,
+        event_id: line.eventId,
+        contact_id: line.contactId,
+        student_ids: line.studentIds,
+        quantity: line.quantity,
+        unit_price: centsToDecimal(toCents(line.price)),
+      })),
+    );
     const children = placed.flatMap(({ line, position: pos, childPositions }) =>
       line.children.map((child, i) => ({
         opportunity_id: opp.id,
@@ -114,7 +133,12 @@ export async function placeOrder(db: Db, actor: OrderActor, body: unknown, idemp
     );
     if (children.length) await insertStockLines(db, children);
   }
-  await addToOutbox(db, actor.tenantId, { queue: 'orders', name: 'process', data: { tenantId: actor.tenantId, orderId: opp.id }, jobId: orderJobId(actor.tenantId, opp.id) });
+  await addToOutbox(db, actor.tenantId, {
+    queue: 'orders',
+    name: 'process',
+    data: { tenantId: actor.tenantId, orderId: opp.id },
+    jobId: orderJobId(actor.tenantId, opp.id),
+  });
   return { orderId: opp.id, replayed: false };
 }
 
@@ -130,7 +154,12 @@ export async function releaseOrder(db: Db, tenantId: number, orderId: number): P
   }
   await markReleased(db, orderId);
   // A job id of its own: the first job of this order may still be kept as completed.
-  await addToOutbox(db, tenantId, { queue: 'orders', name: 'process', data: { tenantId, orderId }, jobId: `${orderJobId(tenantId, orderId)}-release` });
+  await addToOutbox(db, tenantId, {
+    queue: 'orders',
+    name: 'process',
+    data: { tenantId, orderId },
+    jobId: `${orderJobId(tenantId, orderId)}-release`,
+  });
 }
 
 /**
@@ -147,6 +176,11 @@ export async function retryOrder(db: Db, tenantId: number, orderId: number): Pro
   // A released order (manual workflow) goes back to released, not to waiting for release again.
   await markRetried(db, orderId, registered ? 'registered' : opp.released_on ? 'released' : 'received', attempt);
   // A job id of its own: the failed job of this order is kept a while for ops to read.
-  await addToOutbox(db, tenantId, { queue: 'orders', name: 'process', data: { tenantId, orderId }, jobId: orderJobId(tenantId, orderId, attempt) });
+  await addToOutbox(db, tenantId, {
+    queue: 'orders',
+    name: 'process',
+    data: { tenantId, orderId },
+    jobId: orderJobId(tenantId, orderId, attempt),
+  });
   return { step: registered ? 'invoice' : 'register' };
 }

@@ -23,16 +23,23 @@ export type WebLinkCaller =
 
 function unauthenticated(message: string, tokenSent: boolean): WebLinkCaller {
   // RFC 6750 §3: no error code when no token was sent; invalid_token when one was.
-  const challenge = tokenSent ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"` : `Bearer realm="${REALM}"`;
+  const challenge = tokenSent
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"`
+    : `Bearer realm="${REALM}"`;
   return { ok: false, status: 401, message, code: 'UNAUTHENTICATED', challenge };
 }
 
 /** The portal a token names, if the token is valid and unexpired and its portal and instance still exist. */
 async function tokenPortal(directory: PortalDirectory, keys: readonly string[], token: string): Promise<ResolvedPortal | WebLinkCaller> {
   const check = verifyPortalToken(keys, token);
-  if (!check.ok) return unauthenticated(check.reason === 'expired' ? 'The portal token expired: ask POST /portal/guest for a new one' : 'The portal token is not valid', true);
+  if (!check.ok)
+    return unauthenticated(
+      check.reason === 'expired' ? 'The portal token expired: ask POST /portal/guest for a new one' : 'The portal token is not valid',
+      true,
+    );
   const found = await directory.byId(check.claims.portalId);
-  if (!found || found.tenant.id !== check.claims.tenantId) return unauthenticated('The portal token is not valid (its portal was removed)', true);
+  if (!found || found.tenant.id !== check.claims.tenantId)
+    return unauthenticated('The portal token is not valid (its portal was removed)', true);
   return found;
 }
 
@@ -52,10 +59,17 @@ export async function weblinkCaller(
   }
 
   const named = request.portalHeader.trim();
-  if (!named) return { ok: false, status: 404, code: 'NOT_FOUND', message: `WebLink answers for a portal (send ${PORTAL_HEADER}: <portal host> with its portal token) or on an instance's address` };
+  if (!named)
+    return {
+      ok: false,
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `WebLink answers for a portal (send ${PORTAL_HEADER}: <portal host> with its portal token) or on an instance's address`,
+    };
   const portal = await directory.byDomain(named);
   if (!portal) return { ok: false, status: 404, code: 'NOT_FOUND', message: `No portal '${named.slice(0, 253)}'` };
-  if (token === undefined) return unauthenticated('A portal token is required: send Authorization: Bearer <token from POST /portal/guest>', false);
+  if (token === undefined)
+    return unauthenticated('A portal token is required: send Authorization: Bearer <token from POST /portal/guest>', false);
   if (token === null) return unauthenticated('The Authorization header is not a bearer token', true);
   const found = await tokenPortal(directory, keys, token);
   if ('ok' in found) return found;

@@ -26,7 +26,11 @@ export interface PortalTokenClaims {
 const mac = (key: string, signed: string) => crypto.createHmac('sha256', key).update(signed).digest();
 
 /** A token for a portal, valid for {@link PORTAL_TOKEN_TTL_SECONDS} from `now` (ms). */
-export function signPortalToken(keys: readonly string[], portal: { portalId: number; tenantId: number }, now = Date.now()): { token: string; claims: PortalTokenClaims } {
+export function signPortalToken(
+  keys: readonly string[],
+  portal: { portalId: number; tenantId: number },
+  now = Date.now(),
+): { token: string; claims: PortalTokenClaims } {
   const claims = { ...portal, expiresAt: Math.floor(now / 1000) + PORTAL_TOKEN_TTL_SECONDS };
   const signed = `${PREFIX}${Buffer.from(JSON.stringify({ p: claims.portalId, t: claims.tenantId, exp: claims.expiresAt })).toString('base64url')}`;
   return { token: `${signed}.${mac(keys[0]!, signed).toString('base64url')}`, claims };
@@ -40,7 +44,12 @@ export function verifyPortalToken(keys: readonly string[], token: string, now = 
   if (!token.startsWith(PREFIX) || dot < 0 || token.length > 512) return { ok: false, reason: 'invalid' };
   const signed = token.slice(0, dot);
   const given = Buffer.from(token.slice(dot + 1), 'base64url');
-  if (!keys.some((key) => { const expected = mac(key, signed); return given.length === expected.length && crypto.timingSafeEqual(given, expected); })) {
+  if (
+    !keys.some((key) => {
+      const expected = mac(key, signed);
+      return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+    })
+  ) {
     return { ok: false, reason: 'invalid' };
   }
   let payload: { p?: unknown; t?: unknown; exp?: unknown };

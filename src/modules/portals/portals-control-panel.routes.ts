@@ -32,42 +32,91 @@ export function portalsControlPanelRoutes(deps: { knex: Knex }): Router<AppState
   async function admin(ctx: AppContext): Promise<PageUser | undefined> {
     const tenant = tenantOf(ctx);
     const s = sessionOf(ctx).user;
-    const user = s?.tenantId === tenant.id ? await withTenant(knex, tenant, (db) => activeUserWithPermissions(db, { id: s.userId })) : undefined;
+    const user =
+      s?.tenantId === tenant.id ? await withTenant(knex, tenant, (db) => activeUserWithPermissions(db, { id: s.userId })) : undefined;
     if (!user) {
       ctx.redirect(`/control-panel/login?next=${encodeURIComponent(PORTALS)}`);
       return undefined;
     }
     if (!hasPermission(user.permissions, PORTALS_PERMISSION)) {
-      throw new AppError(403, 'permission_denied', `Your role does not have the ${PORTALS_PERMISSION} permission: ask an administrator of this instance.`);
+      throw new AppError(
+        403,
+        'permission_denied',
+        `Your role does not have the ${PORTALS_PERMISSION} permission: ask an administrator of this instance.`,
+      );
     }
     return { email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
-${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
-<a href="${PORTALS}">Portals</a>
-<a href="/account/applications">My applications</a>
-<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
+  const nav = (ctx: AppContext, user: PageUser): Html =>
+    html`<nav>
+      ${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
+      <a href="${PORTALS}">Portals</a>
+      <a href="/account/applications">My applications</a>
+      <form method="post" action="/control-panel/logout" class="inline">
+        ${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button>
+      </form>
+    </nav>`;
 
-  async function portalsPage(ctx: AppContext, user: PageUser, extra: { notice?: string; error?: string; domain?: string; status?: number } = {}) {
+  async function portalsPage(
+    ctx: AppContext,
+    user: PageUser,
+    extra: { notice?: string; error?: string; domain?: string; status?: number } = {},
+  ) {
     const tenant = tenantOf(ctx);
     const portals = await listPortals(knex, { tenantId: tenant.id });
     const rows = portals.map(
-      (p) => html`<tr><td><code>${p.domain}</code></td><td>${p.createdAt.slice(0, 10)}</td><td>${p.createdBy ?? ''}</td><td>
-<form method="post" action="${PORTALS}/remove" class="inline">${csrfField(ctx)}<input type="hidden" name="domain" value="${p.domain}"><button type="submit" class="danger" aria-label="Remove ${p.domain}">Remove</button></form></td></tr>`,
+      (p) =>
+        html`<tr>
+          <td><code>${p.domain}</code></td>
+          <td>${p.createdAt.slice(0, 10)}</td>
+          <td>${p.createdBy ?? ''}</td>
+          <td>
+            <form method="post" action="${PORTALS}/remove" class="inline">
+              ${csrfField(ctx)}<input type="hidden" name="domain" value="${p.domain}" /><button
+                type="submit"
+                class="danger"
+                aria-label="Remove ${p.domain}"
+              >
+                Remove
+              </button>
+            </form>
+          </td>
+        </tr>`,
     );
     sendPage(
       ctx,
       'Portals',
       html`${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-<p>A portal is a website address your WebLink catalogue is published at, such as <code>${tenant.slug}.administrateweblink.com</code> or your own domain.
-Its pages get a portal token from <code>POST /portal/guest</code> with <code>{"domain": "&lt;portal&gt;"}</code> and send it with their WebLink requests.</p>
-<h2>Add a portal</h2>
-<form method="post" action="${PORTALS}">${csrfField(ctx)}
-<label for="domain">Website address</label><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com">
-<button type="submit">Add</button></form>
-<h2>Portals of ${tenant.name}</h2>
-${portals.length ? html`<table><thead><tr><th>Address</th><th>Added</th><th>By</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">None yet.</p>`}`,
+        <p>
+          A portal is a website address your WebLink catalogue is published at, such as
+          <code>${tenant.slug}.administrateweblink.com</code> or your own domain. Its pages get a portal token from
+          <code>POST /portal/guest</code> with <code>{"domain": "&lt;portal&gt;"}</code> and send it with their WebLink requests.
+        </p>
+        <h2>Add a portal</h2>
+        <form method="post" action="${PORTALS}">
+          ${csrfField(ctx)} <label for="domain">Website address</label
+          ><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com" />
+          <button type="submit">Add</button>
+        </form>
+        <h2>Portals of ${tenant.name}</h2>
+        ${
+          portals.length
+            ? html`<table>
+                <thead>
+                  <tr>
+                    <th>Address</th>
+                    <th>Added</th>
+                    <th>By</th>
+                    <th></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`
+            : html`<p class="muted">None yet.</p>`
+        }`,
       { status: extra.status ?? 200, nav: nav(ctx, user) },
     );
   }
@@ -96,7 +145,9 @@ ${portals.length ? html`<table><thead><tr><th>Address</th><th>Added</th><th>By</
     const domain = String((ctx.request.body as Record<string, unknown>).domain ?? '');
     try {
       const removed = await removePortal(knex, domain, { tenantId: tenantOf(ctx).id });
-      await portalsPage(ctx, user, { notice: `${removed.domain} is removed: its website gets no more portal tokens, and the tokens it has stop working within a minute.` });
+      await portalsPage(ctx, user, {
+        notice: `${removed.domain} is removed: its website gets no more portal tokens, and the tokens it has stop working within a minute.`,
+      });
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       await portalsPage(ctx, user, { error: err.message, status: 404 });

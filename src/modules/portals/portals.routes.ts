@@ -25,11 +25,19 @@ export interface PortalRouteDeps {
 
 export function portalTokenRoutes(deps: PortalRouteDeps): Router<AppState> {
   const router = new Router<AppState>();
-  const withCors = cors({ origin: '*', allowMethods: ['POST'], allowHeaders: ['content-type', 'accept'], exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'], maxAge: 600 }) as unknown as AppMiddleware;
+  const withCors = cors({
+    origin: '*',
+    allowMethods: ['POST'],
+    allowHeaders: ['content-type', 'accept'],
+    exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+    maxAge: 600,
+  }) as unknown as AppMiddleware;
   const limited: AppMiddleware = async (ctx, next) => {
     const counted = await deps.budget(ctx, ctx.ip);
     if (!counted.ok) {
-      throw new AppError(429, 'rate_limited', `Too many requests from your address; try again in ${counted.retryAfterSeconds} s`, { retryAfterSeconds: counted.retryAfterSeconds });
+      throw new AppError(429, 'rate_limited', `Too many requests from your address; try again in ${counted.retryAfterSeconds} s`, {
+        retryAfterSeconds: counted.retryAfterSeconds,
+      });
     }
     await next();
   };

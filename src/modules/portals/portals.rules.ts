@@ -16,7 +16,10 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const MESSAGE = 'must be a website host name such as acme.administrateweblink.com (no port or path)';
 
 /** The domain in its stored form, or the problem with it. */
-export function normaliseDomain(value: unknown, field = 'domain'): { domain: string; problems: [] } | { domain: null; problems: Problem[] } {
+export function normaliseDomain(
+  value: unknown,
+  field = 'domain',
+): { domain: string; problems: [] } | { domain: null; problems: Problem[] } {
   const refuse = (message = `${field} ${MESSAGE}`) => ({ domain: null, problems: [problem(field, value, message)] });
   if (typeof value !== 'string') return refuse(`${field} must be a text`);
   let host = value.trim();

@@ -21,7 +21,12 @@ export interface PortalSummary {
   createdAt: string;
 }
 
-const toSummary = (r: PortalRow): PortalSummary => ({ domain: r.domain, tenantId: r.tenant_id, createdBy: r.created_by, createdAt: r.created_at.toISOString() });
+const toSummary = (r: PortalRow): PortalSummary => ({
+  domain: r.domain,
+  tenantId: r.tenant_id,
+  createdBy: r.created_by,
+  createdAt: r.created_at.toISOString(),
+});
 
 /**
  * Adds a domain to an instance's portals. Refused (nothing written) when the domain is not a host
@@ -34,7 +39,10 @@ export async function addPortal(db: Db, tenant: Tenant, input: { domain: string;
   if (row) return toSummary(row);
   const existing = await portalByDomain(db, domain);
   // Another instance's domain is not named: an administrator learns only that it is taken.
-  throw new ConflictError(existing?.tenant_id === tenant.id ? `${domain} is a portal of this instance already` : `${domain} is the portal of another instance`, 'portal_exists');
+  throw new ConflictError(
+    existing?.tenant_id === tenant.id ? `${domain} is a portal of this instance already` : `${domain} is the portal of another instance`,
+    'portal_exists',
+  );
 }
 
 /** Portals by domain: every instance's, or one instance's. */
@@ -49,7 +57,11 @@ export async function listPortals(db: Db, filter: { tenantId?: number } = {}): P
 export async function removePortal(db: Db, domainInput: string, filter: { tenantId?: number } = {}): Promise<PortalSummary> {
   const { domain } = normaliseDomain(domainInput);
   const row = domain === null ? undefined : await deletePortal(db, domain, filter);
-  if (!row) throw new NotFoundError(`No portal ${domain ?? JSON.stringify(domainInput)}${filter.tenantId === undefined ? '' : ' in this instance'}`, 'portal_not_found');
+  if (!row)
+    throw new NotFoundError(
+      `No portal ${domain ?? JSON.stringify(domainInput)}${filter.tenantId === undefined ? '' : ' in this instance'}`,
+      'portal_not_found',
+    );
   return toSummary(row);
 }
 
@@ -92,11 +104,16 @@ export class PortalDirectory {
   async byDomain(domainInput: string): Promise<ResolvedPortal | undefined> {
     const { domain } = normaliseDomain(domainInput);
     if (domain === null) return undefined;
-    return this.resolve((this.registry.trusted ? this.byDomainCache.get(domain) : undefined) ?? (await this.load(`d:${domain}`, () => portalByDomain(this.knex, domain))));
+    return this.resolve(
+      (this.registry.trusted ? this.byDomainCache.get(domain) : undefined) ??
+        (await this.load(`d:${domain}`, () => portalByDomain(this.knex, domain))),
+    );
   }
 
   async byId(id: number): Promise<ResolvedPortal | undefined> {
-    return this.resolve((this.registry.trusted ? this.byIdCache.get(id) : undefined) ?? (await this.load(`i:${id}`, () => portalById(this.knex, id))));
+    return this.resolve(
+      (this.registry.trusted ? this.byIdCache.get(id) : undefined) ?? (await this.load(`i:${id}`, () => portalById(this.knex, id))),
+    );
   }
 
   private async load(key: string, read: () => Promise<PortalRow | undefined>): Promise<PortalRow | undefined> {
@@ -124,7 +141,11 @@ export class PortalDirectory {
  * A guest token for the portal of `domain` (`POST /portal/guest`): 400 when it is not a host
  * name, 404 when no active instance has that portal.
  */
-export async function issueGuestToken(directory: PortalDirectory, keys: readonly string[], domainInput: unknown): Promise<{ token: string; expiresIn: number }> {
+export async function issueGuestToken(
+  directory: PortalDirectory,
+  keys: readonly string[],
+  domainInput: unknown,
+): Promise<{ token: string; expiresIn: number }> {
   const { domain, problems } = normaliseDomain(domainInput);
   if (domain === null) throw new BadRequestError(problems[0]!.message, undefined, 'invalid_domain');
   const found = await directory.byDomain(domain);

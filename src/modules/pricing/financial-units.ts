@@ -18,7 +18,9 @@ export function financialUnitOf(code: string): FinancialUnit {
     let symbol = code;
     let name = code;
     try {
-      symbol = new Intl.NumberFormat('en', { style: 'currency', currency: code }).formatToParts(0).find((p) => p.type === 'currency')?.value ?? code;
+      symbol =
+        new Intl.NumberFormat('en', { style: 'currency', currency: code }).formatToParts(0).find((p) => p.type === 'currency')?.value ??
+        code;
       name = new Intl.DisplayNames(['en'], { type: 'currency' }).of(code) ?? code;
     } catch {
       // Not a currency Intl knows: its code stands for it.

@@ -4,4 +4,15 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { addPriceFor, currencyCodeOf, Decimal, forgetPrices, PriceObject, pricesField, RegionObject, regionById, type PriceArgs, type PricesPayload } from './pricing.graphql.js';
+export {
+  addPriceFor,
+  currencyCodeOf,
+  Decimal,
+  forgetPrices,
+  PriceObject,
+  pricesField,
+  RegionObject,
+  regionById,
+  type PriceArgs,
+  type PricesPayload,
+} from './pricing.graphql.js';

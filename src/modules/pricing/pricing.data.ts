@@ -50,7 +50,11 @@ export class Price extends BaseModel {
 
   static override get relationMappings() {
     return {
-      priceLevel: { relation: BaseModel.BelongsToOneRelation, modelClass: PriceLevel, join: { from: 'prices.price_level_id', to: 'price_levels.id' } },
+      priceLevel: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: PriceLevel,
+        join: { from: 'prices.price_level_id', to: 'price_levels.id' },
+      },
       region: { relation: BaseModel.BelongsToOneRelation, modelClass: Region, join: { from: 'prices.region_id', to: 'regions.id' } },
     };
   }
@@ -85,7 +89,10 @@ export async function priceLevelNamed(db: Db, name: string): Promise<PriceLevelR
   return PriceLevel.query(db).findOne({ name });
 }
 
-export async function insertRegion(db: Db, row: Pick<RegionRow, 'code' | 'name'> & Partial<Pick<RegionRow, 'company_id' | 'default_tax_type_id'>>): Promise<RegionRow> {
+export async function insertRegion(
+  db: Db,
+  row: Pick<RegionRow, 'code' | 'name'> & Partial<Pick<RegionRow, 'company_id' | 'default_tax_type_id'>>,
+): Promise<RegionRow> {
   return Region.query(db).insert(row).returning('*') as unknown as Promise<RegionRow>;
 }
 
@@ -134,7 +141,11 @@ export async function insertPriceLevel(db: Db, name: string): Promise<PriceLevel
 
 /** The currency most of the instance's prices are in (ties: the first code alphabetically), if it has prices. */
 export async function mostUsedCurrency(db: Db): Promise<string | undefined> {
-  const row = await db(Price.tableName).groupBy('currency_code').select('currency_code').orderByRaw('count(*) desc, currency_code').first<{ currency_code: string } | undefined>();
+  const row = await db(Price.tableName)
+    .groupBy('currency_code')
+    .select('currency_code')
+    .orderByRaw('count(*) desc, currency_code')
+    .first<{ currency_code: string } | undefined>();
   return row?.currency_code;
 }
 
@@ -160,7 +171,12 @@ export function regionsByIds(db: Db, ids: readonly number[]): Promise<RegionCard
  * Keeps the records of a list (its rows aliased `t`, of the kind `owner`) that have (or, with
  * `has` false, have not) a price in one of `currencies` (ISO codes) and/or for one of `regionIds`.
  */
-export function whereHasPrice(q: Knex.QueryBuilder, owner: PriceOwner, match: { currencies?: readonly string[]; regionIds?: readonly number[] }, has = true): void {
+export function whereHasPrice(
+  q: Knex.QueryBuilder,
+  owner: PriceOwner,
+  match: { currencies?: readonly string[]; regionIds?: readonly number[] },
+  has = true,
+): void {
   const exists = function (this: Knex.QueryBuilder) {
     this.select(1).from(`${Price.tableName} as hp`).whereRaw('hp.?? = t.id', [PRICE_OWNERS[owner]]);
     if (match.currencies) this.whereIn('hp.currency_code', match.currencies as string[]);

@@ -21,7 +21,16 @@ import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { financialUnitOf, type FinancialUnit as Unit } from './financial-units.js';
 import { taxTypeById } from '../tax-types/index.graphql.js';
 import type { TaxTypeRow } from '../tax-types/index.js';
-import { priceLevelsByIds, priceOwnerId, pricesOf, regionsByIds, type PriceLevelRow, type PriceOwner, type PriceRow, type RegionCard } from './pricing.data.js';
+import {
+  priceLevelsByIds,
+  priceOwnerId,
+  pricesOf,
+  regionsByIds,
+  type PriceLevelRow,
+  type PriceOwner,
+  type PriceRow,
+  type RegionCard,
+} from './pricing.data.js';
 
 /**
  * Prices in Core GraphQL, as integrations read a course template's `publicPrices` and a learning
@@ -37,7 +46,8 @@ const DECIMAL = /^-?\d{1,15}(\.\d{1,10})?$/;
 /** A decimal as text, checked: `"495.00"`, `"12"`, `-3.5` (a number is taken as it prints). */
 function decimalOf(value: unknown): string {
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
-  if (text === undefined || !DECIMAL.test(text)) throw badInput(`Decimal: ${JSON.stringify(value)?.slice(0, 50)} is not a decimal number (write it as a string, e.g. "495.00")`);
+  if (text === undefined || !DECIMAL.test(text))
+    throw badInput(`Decimal: ${JSON.stringify(value)?.slice(0, 50)} is not a decimal number (write it as a string, e.g. "495.00")`);
   return text;
 }
 
@@ -130,14 +140,26 @@ export const RegionObject = new GraphQLObjectType<RegionCard, GraphQLContext>({
         return { id: r.company_id, name: r.company_name ?? '' };
       },
     },
-    defaultTax: refField(TaxObject, 'TAX_TYPE_VIEW', (r: RegionCard) => r.default_tax_type_id, (ctx, id) => taxTypeById(ctx, id), 'The tax its prices are sold under by default (TAX_TYPE_VIEW).'),
+    defaultTax: refField(
+      TaxObject,
+      'TAX_TYPE_VIEW',
+      (r: RegionCard) => r.default_tax_type_id,
+      (ctx, id) => taxTypeById(ctx, id),
+      'The tax its prices are sold under by default (TAX_TYPE_VIEW).',
+    ),
   },
 });
 
-const priceLevelById = (ctx: GraphQLContext, id: number) => ctx.loader('PriceLevel.byId', (db) => byId((ids) => priceLevelsByIds(db, ids))).load(id);
+const priceLevelById = (ctx: GraphQLContext, id: number) =>
+  ctx.loader('PriceLevel.byId', (db) => byId((ids) => priceLevelsByIds(db, ids))).load(id);
 /** This request's region with this id, null when there is none (a page's regions, of prices and of locations, in one statement). */
 export const regionById = (ctx: GraphQLContext, id: number | null): Promise<RegionCard | null> =>
-  id === null ? Promise.resolve(null) : ctx.loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids))).load(id).then((r) => r ?? null);
+  id === null
+    ? Promise.resolve(null)
+    : ctx
+        .loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids)))
+        .load(id)
+        .then((r) => r ?? null);
 
 /** One price: an amount in a currency at a price level, maybe for a region. Id `Price:<n>`. */
 export const PriceObject = new GraphQLObjectType<PriceRow, GraphQLContext>({
@@ -147,9 +169,21 @@ export const PriceObject = new GraphQLObjectType<PriceRow, GraphQLContext>({
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (p) => p.id },
     amount: { type: new GraphQLNonNull(Decimal), description: 'Exact, as a string: "495.00".' },
     priceLevel: { type: new GraphQLNonNull(PriceLevelObject), resolve: (p, _a, ctx) => priceLevelById(ctx, p.price_level_id) },
-    financialUnit: { type: new GraphQLNonNull(FinancialUnitInterface), description: 'Its currency.', resolve: (p) => financialUnitOf(p.currency_code) },
-    currency: { type: new GraphQLNonNull(CurrencyObject), description: 'Its currency (the same as financialUnit, typed).', resolve: (p) => financialUnitOf(p.currency_code) },
-    region: { type: RegionObject, description: 'The region it applies in; null: everywhere.', resolve: (p, _a, ctx) => regionById(ctx, p.region_id) },
+    financialUnit: {
+      type: new GraphQLNonNull(FinancialUnitInterface),
+      description: 'Its currency.',
+      resolve: (p) => financialUnitOf(p.currency_code),
+    },
+    currency: {
+      type: new GraphQLNonNull(CurrencyObject),
+      description: 'Its currency (the same as financialUnit, typed).',
+      resolve: (p) => financialUnitOf(p.currency_code),
+    },
+    region: {
+      type: RegionObject,
+      description: 'The region it applies in; null: everywhere.',
+      resolve: (p, _a, ctx) => regionById(ctx, p.region_id),
+    },
   },
 });
 
@@ -158,7 +192,14 @@ const prices = wholeConnection<PriceRow>('Price', PriceObject);
 
 /** This request's prices of one kind of record, each record's by level, currency and region (a page's records in one statement). */
 export const pricesOfRecord = (ctx: GraphQLContext, owner: PriceOwner, id: number): Promise<PriceRow[]> =>
-  ctx.loader(`Price.of.${owner}`, (db) => byOwner((ids) => pricesOf(db, owner, ids), (p) => priceOwnerId(owner, p))).load(id);
+  ctx
+    .loader(`Price.of.${owner}`, (db) =>
+      byOwner(
+        (ids) => pricesOf(db, owner, ids),
+        (p) => priceOwnerId(owner, p),
+      ),
+    )
+    .load(id);
 
 /** Drops this request's prices of `owner` records read so far: after a write, fields read them again. */
 export const forgetPrices = (ctx: GraphQLContext, owner: PriceOwner): void => ctx.forget(`Price.of.${owner}`);
@@ -179,7 +220,11 @@ export interface PriceArgs {
  * read back to rows, the problems answered with the ids the caller sent.
  */
 export async function addPriceFor(ctx: GraphQLContext, owner: PriceOwner, ownerId: number, input: PriceArgs): Promise<PricesPayload> {
-  const given: Record<string, unknown> = { priceLevelId: input.priceLevelId, financialUnitId: input.financialUnitId, regionId: input.regionId };
+  const given: Record<string, unknown> = {
+    priceLevelId: input.priceLevelId,
+    financialUnitId: input.financialUnitId,
+    regionId: input.regionId,
+  };
   const { price, problems } = await addPrice(ctx.db, owner, ownerId, {
     priceLevelId: legacyIdOf('PriceLevel', input.priceLevelId),
     currency: currencyCodeOf(input.financialUnitId),
@@ -187,7 +232,10 @@ export async function addPriceFor(ctx: GraphQLContext, owner: PriceOwner, ownerI
     amount: input.amount,
   });
   forgetPrices(ctx, owner);
-  return { prices: price ? [price] : null, errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))) };
+  return {
+    prices: price ? [price] : null,
+    errors: toFieldErrors(problems.map((p) => (p.field in given ? { ...p, value: given[p.field] } : p))),
+  };
 }
 
 /**
@@ -195,7 +243,10 @@ export async function addPriceFor(ctx: GraphQLContext, owner: PriceOwner, ownerI
  * `publicPrices`, a learning path's `prices`. Every level, currency and region; ordered by level,
  * currency, region.
  */
-export function pricesField(owner: PriceOwner, description = 'Its prices: every price level, currency and region.'): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
+export function pricesField(
+  owner: PriceOwner,
+  description = 'Its prices: every price level, currency and region.',
+): GraphQLFieldConfig<{ id: number }, GraphQLContext> {
   return {
     type: new GraphQLNonNull(prices.type),
     description,

@@ -12,5 +12,7 @@ export function isCurrencyCode(code: string): boolean {
 
 /** The problem (none or one) of an amount given as decimal text (`"495.00"`). */
 export function amountProblems(field: string, amount: string): Problem[] {
-  return /^\d{1,10}(\.\d{1,2})?$/.test(amount) ? [] : [problem(field, amount, `${field} must be from 0 to 9999999999.99, with at most 2 decimals`)];
+  return /^\d{1,10}(\.\d{1,2})?$/.test(amount)
+    ? []
+    : [problem(field, amount, `${field} must be from 0 to 9999999999.99, with at most 2 decimals`)];
 }

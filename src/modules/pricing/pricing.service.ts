@@ -1,6 +1,15 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
-import { findPrice, PRICE_OWNERS, priceLevelsByIds, regionsByIds, setPrice, updatePriceAmount, type PriceOwner, type PriceRow } from './pricing.data.js';
+import {
+  findPrice,
+  PRICE_OWNERS,
+  priceLevelsByIds,
+  regionsByIds,
+  setPrice,
+  updatePriceAmount,
+  type PriceOwner,
+  type PriceRow,
+} from './pricing.data.js';
 import { amountProblems, isCurrencyCode } from './pricing.rules.js';
 
 /**
@@ -20,18 +29,36 @@ export interface NewPrice {
   amount: string;
 }
 
-export async function addPrice(db: Db, owner: PriceOwner, ownerId: number, input: NewPrice): Promise<{ price: PriceRow | null; problems: Problem[] }> {
+export async function addPrice(
+  db: Db,
+  owner: PriceOwner,
+  ownerId: number,
+  input: NewPrice,
+): Promise<{ price: PriceRow | null; problems: Problem[] }> {
   const problems: Problem[] = [...amountProblems('amount', input.amount)];
-  if (input.priceLevelId === undefined || !(await priceLevelsByIds(db, [input.priceLevelId])).length) problems.push(problem('priceLevelId', input.priceLevelId ?? null, 'Price Level not found'));
-  if (input.currency === undefined || !isCurrencyCode(input.currency)) problems.push(problem('financialUnitId', input.currency ?? null, 'Currency not found'));
-  if (input.regionId === undefined || (input.regionId !== null && !(await regionsByIds(db, [input.regionId])).length)) problems.push(problem('regionId', input.regionId ?? null, 'Region not found'));
+  if (input.priceLevelId === undefined || !(await priceLevelsByIds(db, [input.priceLevelId])).length)
+    problems.push(problem('priceLevelId', input.priceLevelId ?? null, 'Price Level not found'));
+  if (input.currency === undefined || !isCurrencyCode(input.currency))
+    problems.push(problem('financialUnitId', input.currency ?? null, 'Currency not found'));
+  if (input.regionId === undefined || (input.regionId !== null && !(await regionsByIds(db, [input.regionId])).length))
+    problems.push(problem('regionId', input.regionId ?? null, 'Region not found'));
   if (problems.length) return { price: null, problems };
-  const price = await setPrice(db, owner, ownerId, { price_level_id: input.priceLevelId!, currency_code: input.currency!, amount: input.amount, region_id: input.regionId ?? null });
+  const price = await setPrice(db, owner, ownerId, {
+    price_level_id: input.priceLevelId!,
+    currency_code: input.currency!,
+    amount: input.amount,
+    region_id: input.regionId ?? null,
+  });
   return { price, problems: [] };
 }
 
 /** Sets the amount of a price of a record of the kind `owner` (`priceId` undefined: the id given names no price). */
-export async function changePriceAmount(db: Db, owner: PriceOwner, priceId: number | undefined, amount: string): Promise<{ price: PriceRow | null; problems: Problem[] }> {
+export async function changePriceAmount(
+  db: Db,
+  owner: PriceOwner,
+  priceId: number | undefined,
+  amount: string,
+): Promise<{ price: PriceRow | null; problems: Problem[] }> {
   const existing = priceId === undefined ? undefined : await findPrice(db, priceId);
   if (!existing || existing[PRICE_OWNERS[owner]] === null) return { price: null, problems: [problem('priceId', null, 'Price not found')] };
   const problems = amountProblems('amount', amount);

@@ -14,7 +14,8 @@ import { createTaxType, type TaxTypeRow } from './tax-types.service.js';
 const VIEW = 'TAX_TYPE_VIEW';
 const EDIT = 'TAX_TYPE_EDIT';
 
-export const taxTypeById = (ctx: GraphQLContext, id: number | null) => (id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId((ids) => taxTypesByIds(db, ids))).load(id));
+export const taxTypeById = (ctx: GraphQLContext, id: number | null) =>
+  id === null ? Promise.resolve(undefined) : ctx.loader('TaxType.byId', (db) => byId((ids) => taxTypesByIds(db, ids))).load(id);
 
 export const TaxTypeObject = new GraphQLObjectType<TaxTypeRow, GraphQLContext>({
   name: 'TaxType',
@@ -43,7 +44,10 @@ export const taxTypesQuery = listQuery<TaxTypeRow>({
 
 const TaxTypeCreateInput = new GraphQLInputObjectType({
   name: 'TaxTypeCreateInput',
-  fields: { name: { type: new GraphQLNonNull(GraphQLString) }, rate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, 0 to 100.' } },
+  fields: {
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    rate: { type: new GraphQLNonNull(GraphQLFloat), description: 'Percent, 0 to 100.' },
+  },
 });
 const TaxTypePayload = payloadType('TaxTypePayload', 'taxType', () => TaxTypeObject);
 

@@ -43,7 +43,8 @@ export class CategoryTranslation extends TranslationRecord {
   declare introduction: string | null;
 }
 
-export type TranslationRow = ModelObject<CourseTemplateTranslation> | ModelObject<LearningPathTranslation> | ModelObject<CategoryTranslation>;
+export type TranslationRow =
+  ModelObject<CourseTemplateTranslation> | ModelObject<LearningPathTranslation> | ModelObject<CategoryTranslation>;
 
 const TABLES: Record<TranslatableKind, { table: string; owner: string }> = {
   course_template: { table: CourseTemplateTranslation.tableName, owner: 'course_template_id' },
@@ -59,7 +60,9 @@ export function translationTableOf(kind: TranslatableKind): { table: string; own
 /** Every translation of these records, by locale (a page's batch). */
 export function translationsOfOwners(db: Db, kind: TranslatableKind, ownerIds: readonly number[]): Promise<TranslationRow[]> {
   const t = TABLES[kind];
-  return db(t.table).whereIn(t.owner, ownerIds as number[]).orderBy('locale_id');
+  return db(t.table)
+    .whereIn(t.owner, ownerIds as number[])
+    .orderBy('locale_id');
 }
 
 /** What a translation write reads of its record. */
@@ -70,7 +73,13 @@ export interface TranslationOwner {
 }
 
 /** Creates or replaces the translation of one record in one locale with `columns` (every translatable column). */
-export async function upsertTranslationRow(db: Db, kind: TranslatableKind, ownerId: number, localeId: number, columns: Record<string, string | null>): Promise<TranslationRow> {
+export async function upsertTranslationRow(
+  db: Db,
+  kind: TranslatableKind,
+  ownerId: number,
+  localeId: number,
+  columns: Record<string, string | null>,
+): Promise<TranslationRow> {
   const t = TABLES[kind];
   const [row] = await db(t.table)
     .insert({ [t.owner]: ownerId, locale_id: localeId, ...columns })
@@ -83,18 +92,26 @@ export async function upsertTranslationRow(db: Db, kind: TranslatableKind, owner
 /** Deletes the translation of one record in one locale (none there: nothing happens). */
 export async function deleteTranslationRow(db: Db, kind: TranslatableKind, ownerId: number, localeId: number): Promise<void> {
   const t = TABLES[kind];
-  await db(t.table).where({ [t.owner]: ownerId, locale_id: localeId }).delete();
+  await db(t.table)
+    .where({ [t.owner]: ownerId, locale_id: localeId })
+    .delete();
 }
 
 /** The locales a record is translated into. */
 export function translationLocaleIds(db: Db, kind: TranslatableKind, ownerId: number): Promise<number[]> {
   const t = TABLES[kind];
-  return db(t.table).where({ [t.owner]: ownerId }).pluck('locale_id');
+  return db(t.table)
+    .where({ [t.owner]: ownerId })
+    .pluck('locale_id');
 }
 
 /** A course template's translated titles (not null, not blank), for the events that take its title in their locale. */
 export function translatedTitles(db: Db, templateId: number): Promise<{ locale_id: number; title: string }[]> {
-  return db(CourseTemplateTranslation.tableName).where({ course_template_id: templateId }).whereNotNull('title').whereNot('title', '').select<{ locale_id: number; title: string }[]>('locale_id', 'title');
+  return db(CourseTemplateTranslation.tableName)
+    .where({ course_template_id: templateId })
+    .whereNotNull('title')
+    .whereNot('title', '')
+    .select<{ locale_id: number; title: string }[]>('locale_id', 'title');
 }
 
 /** Translations by their own id (a node's batch). */

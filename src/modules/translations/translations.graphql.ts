@@ -82,21 +82,37 @@ export function translationFace<O extends { id: number }>(spec: TranslationFaceS
   const kind = translatableKindOf(entity);
   const tt = translationTableOf(kind);
   const owners = (ctx: GraphQLContext) => ctx.loader(key('byId'), (db) => byId((ids) => spec.ownersByIds(db, ids)));
-  const translations = (ctx: GraphQLContext) => ctx.loader(key('translations'), (db) => byOwner<TranslationRow>((ids) => translationsOfOwners(db, kind, ids), (r) => (r as unknown as Record<string, number>)[tt.owner]!));
+  const translations = (ctx: GraphQLContext) =>
+    ctx.loader(key('translations'), (db) =>
+      byOwner<TranslationRow>(
+        (ids) => translationsOfOwners(db, kind, ids),
+        (r) => (r as unknown as Record<string, number>)[tt.owner]!,
+      ),
+    );
   const valueKind = entity.values?.appliesTo;
   const values = (ctx: GraphQLContext) =>
-    valueKind && ctx.loader(key('values'), (db) => byOwner<FieldValueRow>((ids) => valuesOf(db, valueKind, ids), (r) => (r as unknown as Record<string, number>)[valueTableOf(valueKind).owner]!));
+    valueKind &&
+    ctx.loader(key('values'), (db) =>
+      byOwner<FieldValueRow>(
+        (ids) => valuesOf(db, valueKind, ids),
+        (r) => (r as unknown as Record<string, number>)[valueTableOf(valueKind).owner]!,
+      ),
+    );
   const valuesOfOwner = async (ctx: GraphQLContext, ownerId: number): Promise<FieldValueRow[]> => (await values(ctx)?.load(ownerId)) ?? [];
 
   const textFields: GraphQLFieldConfigMap<TranslationRow, GraphQLContext> = Object.fromEntries(
-    Object.entries(entity.fields).map(([name, f]) => [name, { type: GraphQLString, description: docs.fields?.[name]?.output, resolve: (row: TranslationRow) => columnOf(row, f.column) ?? null }]),
+    Object.entries(entity.fields).map(([name, f]) => [
+      name,
+      { type: GraphQLString, description: docs.fields?.[name]?.output, resolve: (row: TranslationRow) => columnOf(row, f.column) ?? null },
+    ]),
   );
   const customFieldValues: GraphQLFieldConfigMap<TranslationRow, GraphQLContext> = entity.values
     ? {
         customFieldValues: {
           ...customFieldValuesField,
           description: 'The custom field values in this locale: the translation where there is one, else the base value.',
-          resolve: async (row, _a, ctx) => customFieldValuesOf(ctx, await valuesOfOwner(ctx, columnOf(row, tt.owner) as number), row.locale_id),
+          resolve: async (row, _a, ctx) =>
+            customFieldValuesOf(ctx, await valuesOfOwner(ctx, columnOf(row, tt.owner) as number), row.locale_id),
         },
       }
     : {};
@@ -125,7 +141,9 @@ export function translationFace<O extends { id: number }>(spec: TranslationFaceS
 
   const translationsField: TranslationFace<O>['translationsField'] = {
     type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-    description: docs.translations ?? 'One entry per locale this record is translated into; with `locale`, only that one (an empty list when it is not translated). Never the primary locale.',
+    description:
+      docs.translations ??
+      'One entry per locale this record is translated into; with `locale`, only that one (an empty list when it is not translated). Never the primary locale.',
     args: { locale: { type: GraphQLID, description: 'A Locale id.' } },
     async resolve(owner, args, ctx) {
       requirePermission(ctx, spec.viewPermission);
@@ -137,10 +155,21 @@ export function translationFace<O extends { id: number }>(spec: TranslationFaceS
   };
 
   const textInputs = Object.fromEntries(
-    Object.keys(entity.fields).map((name) => [name, { type: GraphQLString, description: docs.fields?.[name]?.input ?? 'null or absent: not translated (falls back); "": a deliberate blank.' }]),
+    Object.keys(entity.fields).map((name) => [
+      name,
+      {
+        type: GraphQLString,
+        description: docs.fields?.[name]?.input ?? 'null or absent: not translated (falls back); "": a deliberate blank.',
+      },
+    ]),
   );
   const valueInputs: GraphQLInputFieldConfigMap = entity.values
-    ? { customFieldValues: { type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)), description: 'Translations of translatable text custom fields that have a base value. Replaces the locale\'s set.' } }
+    ? {
+        customFieldValues: {
+          type: new GraphQLList(new GraphQLNonNull(CustomFieldValueInput)),
+          description: "Translations of translatable text custom fields that have a base value. Replaces the locale's set.",
+        },
+      }
     : {};
   const upsertInput = new GraphQLInputObjectType({
     name: `${ownerType}TranslationUpsertInput`,
@@ -166,13 +195,19 @@ export function translationFace<O extends { id: number }>(spec: TranslationFaceS
 
   /** Problems about the record and the locale carry their ids; the caller sees the ids it sent. */
   const withGivenIds = (problems: Problem[], input: DeleteArgs): FieldError[] =>
-    toFieldErrors(problems.map((p) => (p.field === entity.idLabel ? { ...p, value: input[entity.idLabel] } : p.field === 'localeId' ? { ...p, value: input.localeId } : p)));
+    toFieldErrors(
+      problems.map((p) =>
+        p.field === entity.idLabel ? { ...p, value: input[entity.idLabel] } : p.field === 'localeId' ? { ...p, value: input.localeId } : p,
+      ),
+    );
 
   const refusedTarget = (problems: Problem[]) => problems.some((p) => p.field === entity.idLabel || p.field === 'localeId');
 
   const upsert: TranslationFace<O>['upsert'] = {
     type: payload,
-    description: docs.upsert ?? `Creates or fully replaces one locale's translation (replace, not patch: omitted fields are stored as null and fall back).`,
+    description:
+      docs.upsert ??
+      `Creates or fully replaces one locale's translation (replace, not patch: omitted fields are stored as null and fall back).`,
     args: { input: { type: new GraphQLNonNull(upsertInput) } },
     async resolve(_root, { input }, ctx): Promise<{ translation: TranslationRow | null; errors: FieldError[] }> {
       requirePermission(ctx, spec.editPermission);

@@ -75,12 +75,18 @@ export interface TranslationTarget {
  * The checks every translation write starts with, in the contract's order; empty when the write
  * may go on. The problems carry the ids as `ids` has them.
  */
-export function translationTargetProblems(entity: TranslatableEntity, ids: { ownerId: unknown; localeId: unknown }, target: TranslationTarget): Problem[] {
+export function translationTargetProblems(
+  entity: TranslatableEntity,
+  ids: { ownerId: unknown; localeId: unknown },
+  target: TranslationTarget,
+): Problem[] {
   const primary = entity.primaryLocale !== false;
   if (!target.owner) return [problem(entity.idLabel, ids.ownerId, `${entity.entityName} not found`)];
-  if (primary && target.owner.locale_id == null) return [problem(entity.idLabel, ids.ownerId, `${entity.entityName} must have a primary language before translations can be managed`)];
+  if (primary && target.owner.locale_id == null)
+    return [problem(entity.idLabel, ids.ownerId, `${entity.entityName} must have a primary language before translations can be managed`)];
   if (!target.locale) return [problem('localeId', ids.localeId, 'Provided locale is not supported')];
-  if (primary && target.locale.id === target.owner.locale_id) return [problem('localeId', ids.localeId, `Cannot manage a translation in the ${entity.entityName}'s primary language`)];
+  if (primary && target.locale.id === target.owner.locale_id)
+    return [problem('localeId', ids.localeId, `Cannot manage a translation in the ${entity.entityName}'s primary language`)];
   return [];
 }
 
@@ -97,7 +103,10 @@ export function textProblem(field: TranslatableField, value: string): string | n
  * absent or null stored as null (not translated, falls back); rich text sanitised. With the
  * problems of the values that are not fine.
  */
-export function translationColumns(entity: TranslatableEntity, texts: Readonly<Record<string, string | null | undefined>>): { problems: Problem[]; columns: Record<string, string | null> } {
+export function translationColumns(
+  entity: TranslatableEntity,
+  texts: Readonly<Record<string, string | null | undefined>>,
+): { problems: Problem[]; columns: Record<string, string | null> } {
   const problems: Problem[] = [];
   const columns: Record<string, string | null> = {};
   for (const [name, field] of Object.entries(entity.fields)) {

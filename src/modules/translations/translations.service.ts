@@ -1,6 +1,13 @@
 import type { Db } from '../../platform/db/knex.js';
 import type { Problem } from '../../platform/problems.js';
-import { deleteTranslatedValues, replaceTranslatedValues, valuesOf, type DefinitionRow, checkTranslatedValues, type ValueInput } from '../custom-fields/index.js';
+import {
+  deleteTranslatedValues,
+  replaceTranslatedValues,
+  valuesOf,
+  type DefinitionRow,
+  checkTranslatedValues,
+  type ValueInput,
+} from '../custom-fields/index.js';
 import { deleteTranslationRow, upsertTranslationRow, type TranslationOwner, type TranslationRow } from './translations.data.js';
 import { translatableKindOf, translationColumns, translationTargetProblems, type TranslatableEntity } from './translations.rules.js';
 
@@ -38,7 +45,13 @@ export interface TranslationInput {
  * A new translation needs a supported locale; one that exists can be deleted even after its locale
  * stopped being supported: the caller passes the locale it found accordingly.
  */
-async function target(db: Db, entity: TranslatableEntity, lockOwner: LockTranslationOwner, ownerId: number | undefined, locale: { id: number } | undefined) {
+async function target(
+  db: Db,
+  entity: TranslatableEntity,
+  lockOwner: LockTranslationOwner,
+  ownerId: number | undefined,
+  locale: { id: number } | undefined,
+) {
   const owner = ownerId === undefined ? undefined : await lockOwner(db, ownerId);
   const problems = translationTargetProblems(entity, { ownerId: ownerId ?? null, localeId: locale?.id ?? null }, { owner, locale });
   return { owner: owner as TranslationOwner, locale: locale!, problems };
@@ -66,7 +79,14 @@ export async function upsertTranslation(
   // A face of a kind without custom field values offers no such input; values given anyway are a bug of the caller, not dropped.
   if (!entity.values && input.customFieldValues?.length) throw new Error(`${entity.entityName} translations have no custom field values`);
   const texts = translationColumns(entity, input.texts);
-  const values = entity.values ? checkTranslatedValues(await definitions(), entity.values, await valuesOf(db, entity.values.appliesTo, [t.owner.id]), input.customFieldValues ?? []) : undefined;
+  const values = entity.values
+    ? checkTranslatedValues(
+        await definitions(),
+        entity.values,
+        await valuesOf(db, entity.values.appliesTo, [t.owner.id]),
+        input.customFieldValues ?? [],
+      )
+    : undefined;
   const problems = [...texts.problems, ...(values?.problems ?? [])];
   if (problems.length) return { translation: null, problems };
 
@@ -80,7 +100,13 @@ export async function upsertTranslation(
  * and its translated custom field values if its kind has them. Deleting one that is not there is
  * not an error.
  */
-export async function deleteTranslation(db: Db, entity: TranslatableEntity, lockOwner: LockTranslationOwner, ownerId: number | undefined, locale: { id: number } | undefined): Promise<{ problems: Problem[] }> {
+export async function deleteTranslation(
+  db: Db,
+  entity: TranslatableEntity,
+  lockOwner: LockTranslationOwner,
+  ownerId: number | undefined,
+  locale: { id: number } | undefined,
+): Promise<{ problems: Problem[] }> {
   const t = await target(db, entity, lockOwner, ownerId, locale);
   if (t.problems.length) return { problems: t.problems };
   await deleteTranslationRow(db, translatableKindOf(entity), t.owner.id, t.locale.id);

@@ -105,7 +105,9 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, users: ListenedC
     const user = found.value;
     const permissions = AskedPermissions.remembering(user.permissions);
     ctx.state.user = { id: user.id, email: user.email, companyId: user.company_id, permissions };
-    const check = users.check(tenant.schema, cacheKey, found, read, (fresh) => identityRefusal(user, fresh, permissions, { password: true, unauthenticated: fail }));
+    const check = users.check(tenant.schema, cacheKey, found, read, (fresh) =>
+      identityRefusal(user, fresh, permissions, { password: true, unauthenticated: fail }),
+    );
     if (check) (ctx.state.checks ??= []).push(check);
     bindLog(ctx, { userId: user.id });
     await next();
@@ -117,7 +119,13 @@ export function basicAuth(knex: Knex, passwords: PasswordGuard, users: ListenedC
  * that must wait gets 429 (`too_many_attempts`) with `Retry-After`; when too many checks are
  * waiting already, 503 with `Retry-After: 1`.
  */
-export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, account: string, passwordHash: string | null | undefined, password: string): Promise<boolean> {
+export async function guardedCheck(
+  ctx: AppContext,
+  passwords: PasswordGuard,
+  account: string,
+  passwordHash: string | null | undefined,
+  password: string,
+): Promise<boolean> {
   let check;
   try {
     check = await passwords.check(account, ctx.ip, passwordHash, password);
@@ -128,5 +136,9 @@ export async function guardedCheck(ctx: AppContext, passwords: PasswordGuard, ac
   if (check.ok) return true;
   if (check.reason === 'invalid') return false;
   ctx.set('Retry-After', String(check.retryAfterS));
-  throw new AppError(429, 'too_many_attempts', `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`);
+  throw new AppError(
+    429,
+    'too_many_attempts',
+    `Too many failed attempts from your address: wait ${check.retryAfterS} s before trying again`,
+  );
 }

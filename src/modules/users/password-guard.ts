@@ -75,7 +75,8 @@ export class PasswordGuard {
     const waiting = await this.waitFor(keys);
     if (waiting > 0) return { ok: false, reason: 'throttled', retryAfterS: waiting };
 
-    if (this.turns.pendingCount >= this.opts.queue) throw new ServiceUnavailableError('Too many sign-in checks at once; try again in a moment', 'busy');
+    if (this.turns.pendingCount >= this.opts.queue)
+      throw new ServiceUnavailableError('Too many sign-in checks at once; try again in a moment', 'busy');
     const valid = await this.turns(() => verifyPasswordOrDummy(passwordHash, password));
     if (valid && passwordHash) {
       await this.failures.delete(keys.pair);
@@ -92,7 +93,8 @@ export class PasswordGuard {
   /** Seconds the account from this address (or the address itself) must still wait: 0 when it may try. */
   private async waitFor(keys: { pair: string; address: string }): Promise<number> {
     const [pair, address] = await Promise.all([this.waits.get(keys.pair), this.waits.get(keys.address)]);
-    const left = (res: RateLimiterRes | null) => (res && res.consumedPoints > 1 && res.msBeforeNext > 0 ? Math.ceil(res.msBeforeNext / 1000) : 0);
+    const left = (res: RateLimiterRes | null) =>
+      res && res.consumedPoints > 1 && res.msBeforeNext > 0 ? Math.ceil(res.msBeforeNext / 1000) : 0;
     return Math.max(left(pair), left(address));
   }
 }

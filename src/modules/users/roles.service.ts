@@ -39,7 +39,10 @@ const roleInput = z.object({
     .refine((ps) => ps.every((p) => KNOWN_PERMISSIONS.includes(p)), { message: `must be from: ${KNOWN_PERMISSIONS.join(', ')}` }),
 });
 
-export async function createRole(db: Db, input: { name: string; permissions: string[] }): Promise<{ id: number; name: string; permissions: string[] }> {
+export async function createRole(
+  db: Db,
+  input: { name: string; permissions: string[] },
+): Promise<{ id: number; name: string; permissions: string[] }> {
   const { name, permissions } = parseOrThrow(roleInput, input, 'role');
   if (await roleNameTaken(db, name)) throw new ConflictError(`Role '${name}' already exists`, 'role_exists');
   return insertRole(db, { name, permissions: [...new Set(permissions)] });

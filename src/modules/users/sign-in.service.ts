@@ -32,10 +32,13 @@ export class SignIn {
     // No account has such an email (a NUL, a line break, a novel): it is looked up nowhere and
     // counted under one name, refused like any wrong password.
     const possible = email.length <= 254 && !hasControlCharacter(email);
-    const user = possible
-      ? await withTenant(this.knex, tenant, (db) => activeUserWithPermissions(db, { email }))
-      : undefined;
-    const check = await this.passwords.check(`${tenant.id}:${possible ? email : '(no such email)'}`, address, user?.password_hash, password);
+    const user = possible ? await withTenant(this.knex, tenant, (db) => activeUserWithPermissions(db, { email })) : undefined;
+    const check = await this.passwords.check(
+      `${tenant.id}:${possible ? email : '(no such email)'}`,
+      address,
+      user?.password_hash,
+      password,
+    );
     if (!check.ok) return check;
     if (!user) return { ok: false, reason: 'invalid' };
     return { ok: true, user: { id: user.id, email: user.email, permissions: user.permissions } };

@@ -53,7 +53,10 @@ export interface ActiveUser {
 
 // Runs on every REST and GraphQL request: plain SQL, so no query builder is compiled each time.
 // A schema name is validated to [a-z][a-z0-9_]*: it stands in the statement as an identifier.
-const activeUserSql = (schema: string | undefined, key: 'email' | 'id') => `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
+const activeUserSql = (
+  schema: string | undefined,
+  key: 'email' | 'id',
+) => `select users.id, users.email, users.password_hash, users.company_id, roles.permissions
   from ${schema ? `"${assertTenantSchema(schema)}".users join "${schema}".roles` : 'users join roles'} on roles.id = users.role_id
   where ${key === 'email' ? 'lower(users.email) = ?' : 'users.id = ?'} and users.is_active limit 1`;
 const IN_TRANSACTION = { email: activeUserSql(undefined, 'email'), id: activeUserSql(undefined, 'id') };
@@ -64,7 +67,11 @@ const IN_TRANSACTION = { email: activeUserSql(undefined, 'email'), id: activeUse
  * connection (REST Basic auth reads the user before the request's transaction opens, so a flood of
  * password guesses holds no pooled connection while argon2 runs).
  */
-export async function activeUserWithPermissions(db: Db, by: { email: string } | { id: number }, schema?: string): Promise<ActiveUser | undefined> {
+export async function activeUserWithPermissions(
+  db: Db,
+  by: { email: string } | { id: number },
+  schema?: string,
+): Promise<ActiveUser | undefined> {
   const key = 'email' in by ? 'email' : 'id';
   const sql = schema ? activeUserSql(schema, key) : IN_TRANSACTION[key];
   const { rows } = await db.raw<{ rows: ActiveUser[] }>(sql, ['email' in by ? by.email : by.id]);
@@ -73,7 +80,11 @@ export async function activeUserWithPermissions(db: Db, by: { email: string } | 
 
 /** An active user named by id or by email (any case): a service user a client acts as. */
 export function findActiveUser(db: Db, idOrEmail: number | string): Promise<Pick<User, 'id' | 'email'> | undefined> {
-  return (typeof idOrEmail === 'number' ? db(User.tableName).where({ id: idOrEmail }) : db(User.tableName).whereRaw('lower(email) = lower(?)', [idOrEmail]))
+  return (
+    typeof idOrEmail === 'number'
+      ? db(User.tableName).where({ id: idOrEmail })
+      : db(User.tableName).whereRaw('lower(email) = lower(?)', [idOrEmail])
+  )
     .where({ is_active: true })
     .first<Pick<User, 'id' | 'email'> | undefined>('id', 'email');
 }

@@ -117,7 +117,8 @@ export class ChangeListener {
       // Anything cached before this moment may have missed a change: start a new epoch.
       this.newEpoch();
       this.listening = true;
-      if (this.failures > 0) this.log.info({ after: this.failures }, 'change listener hears the database again: users and tokens are cached again');
+      if (this.failures > 0)
+        this.log.info({ after: this.failures }, 'change listener hears the database again: users and tokens are cached again');
       this.failures = 0;
       this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs);
       this.heartbeat.unref();

@@ -157,7 +157,9 @@ export async function ensureEmbeddedDatabase(dataDir: string, database: string, 
     .then(() => true)
     .catch(() => false);
   if (initialised && !existing) {
-    throw new Error(`${path.join(dataDir, STATE_FILE)} is missing, so the embedded cluster's password is unknown: remove ${databaseDir} to start afresh.`);
+    throw new Error(
+      `${path.join(dataDir, STATE_FILE)} is missing, so the embedded cluster's password is unknown: remove ${databaseDir} to start afresh.`,
+    );
   }
   const state: State = {
     port: await freePort(),

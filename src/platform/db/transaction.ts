@@ -55,7 +55,10 @@ const tails = new WeakMap<object, Promise<unknown>>();
 function inTurn<T>(conn: object, run: () => Promise<T>): Promise<T> {
   const tail = tails.get(conn) ?? Promise.resolve();
   const next = tail.then(run, run);
-  tails.set(conn, next.catch(() => undefined));
+  tails.set(
+    conn,
+    next.catch(() => undefined),
+  );
   return next;
 }
 
@@ -269,7 +272,10 @@ function lease(knex: Knex, conn: PgConnection, opening?: string, check?: CheckSt
 
 function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -277,7 +283,12 @@ function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * round trip, then `fn(db)`, then `COMMIT`; `ROLLBACK` when anything throws. The connection goes
  * back to the pool either way; one that cannot even roll back is marked so the pool drops it.
  */
-export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>, firstCheck?: FirstStatementCheck): Promise<T> {
+export async function runTransaction<T>(
+  knex: Knex,
+  opening: string,
+  fn: (db: Knex) => Promise<T>,
+  firstCheck?: FirstStatementCheck,
+): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
   const check = checkState(firstCheck);
@@ -287,7 +298,9 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
     else {
       // The check's value comes back with BEGIN: the request's checks run before `fn` does.
       await inTurn(conn, async () => {
-        const answers = (await conn.query(`BEGIN; ${opening}, ${check.sql} as lectern_check`)) as unknown as { rows: Record<string, unknown>[] }[];
+        const answers = (await conn.query(`BEGIN; ${opening}, ${check.sql} as lectern_check`)) as unknown as {
+          rows: Record<string, unknown>[];
+        }[];
         const value = answers[1]?.rows[0]?.lectern_check;
         check.committed = { value: value === null || value === undefined ? null : String(value) };
         await settle(check, () => insideLease({ leaseOf: { knex, conn } }));
@@ -307,7 +320,10 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
     if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed earlier');
     return result;
   } catch (err) {
-    await timeout(inTurn(conn, () => conn.query('ROLLBACK')), ROLLBACK_TIMEOUT_MS).catch((rollbackErr: unknown) => {
+    await timeout(
+      inTurn(conn, () => conn.query('ROLLBACK')),
+      ROLLBACK_TIMEOUT_MS,
+    ).catch((rollbackErr: unknown) => {
       // The pool validates connections before handing them out and drops marked ones.
       conn.__knex__disposed ??= rollbackErr;
     });
@@ -325,7 +341,12 @@ export async function runTransaction<T>(knex: Knex, opening: string, fn: (db: Kn
  * `db.transaction()` is refused. The connection goes back to the pool only once every statement
  * sent on it has been answered (a resolver may still be waiting for one when `fn` has settled).
  */
-export async function runStatements<T>(knex: Knex, opening: string, fn: (db: Knex) => Promise<T>, firstCheck?: FirstStatementCheck): Promise<T> {
+export async function runStatements<T>(
+  knex: Knex,
+  opening: string,
+  fn: (db: Knex) => Promise<T>,
+  firstCheck?: FirstStatementCheck,
+): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
   const check = checkState(firstCheck);
@@ -455,7 +476,11 @@ export async function checkRequest(db: Knex, check: RequestCheck | undefined): P
  * trip (see {@link runStatements}): what a cache reads, with the access generation it read it at.
  * No settings: `fn` names its tables with their schema.
  */
-export async function readWithValue<T>(knex: Knex, sql: string, fn: (db: Knex) => Promise<T>): Promise<{ value: T; generation: string | null | undefined }> {
+export async function readWithValue<T>(
+  knex: Knex,
+  sql: string,
+  fn: (db: Knex) => Promise<T>,
+): Promise<{ value: T; generation: string | null | undefined }> {
   return runStatements(knex, 'select 1', async (db) => ({ value: await fn(db), generation: checkedValue(db) }), { sql });
 }
 

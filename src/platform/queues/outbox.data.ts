@@ -84,7 +84,9 @@ export function lockPendingRows(trx: Knex.Transaction, namespace: string, minAge
 
 /** The relay could not enqueue a row: counted, with the reason. */
 export async function recordEnqueueFailure(db: Db, id: number, message: string): Promise<void> {
-  await db(TABLE).where({ id }).update({ attempts: db.raw('attempts + 1'), last_error: message });
+  await db(TABLE)
+    .where({ id })
+    .update({ attempts: db.raw('attempts + 1'), last_error: message });
 }
 
 /** The relay enqueued a row. */

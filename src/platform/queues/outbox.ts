@@ -1,6 +1,14 @@
 import type { Db, Knex } from '../db/knex.js';
 import type { Logger } from '../logger.js';
-import { insertOutboxRow, lockPendingRows, markEnqueued, markRowEnqueued, pruneSettled, recordEnqueueFailure, settleByJobIds } from './outbox.data.js';
+import {
+  insertOutboxRow,
+  lockPendingRows,
+  markEnqueued,
+  markRowEnqueued,
+  pruneSettled,
+  recordEnqueueFailure,
+  settleByJobIds,
+} from './outbox.data.js';
 import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
 
 /**
@@ -38,7 +46,13 @@ const pendingByTrx = new WeakMap<object, OutboxRow[]>();
  */
 export async function addToOutbox<Q extends QueueName>(db: Db, tenantId: number, job: OutboxJob<Q>): Promise<number> {
   if (job.jobId?.includes(':')) throw new Error(`job id must not contain ':' (${job.jobId})`);
-  const id = await insertOutboxRow(db, { tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
+  const id = await insertOutboxRow(db, {
+    tenant_id: tenantId,
+    queue: job.queue,
+    job_name: job.name,
+    job_id: job.jobId ?? null,
+    payload: job.data,
+  });
   const list = pendingByTrx.get(db) ?? [];
   list.push({ id, tenant_id: tenantId, queue: job.queue, job_name: job.name, job_id: job.jobId ?? null, payload: job.data });
   pendingByTrx.set(db, list);
@@ -97,7 +111,10 @@ export class OutboxDispatcher {
         done.push(row.id);
       }
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message }, outboxIds: rows.map((r) => r.id) }, 'enqueue after commit failed; the relay will retry');
+      this.log.warn(
+        { err: { message: (err as Error).message }, outboxIds: rows.map((r) => r.id) },
+        'enqueue after commit failed; the relay will retry',
+      );
     }
     if (done.length) await this.markEnqueued(done);
   }
@@ -178,11 +195,13 @@ export function startRelay(dispatcher: OutboxDispatcher, everyMs: number, log: L
   let running: Promise<unknown> = Promise.resolve();
   let ticks = 0;
   const timer = setInterval(() => {
-    running = running.then(async () => {
-      const n = await dispatcher.sweep();
-      if (n > 0) log.info({ enqueued: n }, 'outbox relay enqueued pending jobs');
-      if (++ticks % 720 === 0) await dispatcher.prune();
-    }).catch((err: Error) => log.warn({ err: { message: err.message } }, 'outbox relay tick failed'));
+    running = running
+      .then(async () => {
+        const n = await dispatcher.sweep();
+        if (n > 0) log.info({ enqueued: n }, 'outbox relay enqueued pending jobs');
+        if (++ticks % 720 === 0) await dispatcher.prune();
+      })
+      .catch((err: Error) => log.warn({ err: { message: err.message } }, 'outbox relay tick failed'));
   }, everyMs);
   return {
     async stop() {

@@ -1,4 +1,13 @@
-import { Queue, QueueEvents, Worker, createPostgresBackend, withBackend, type DefaultJobOptions, type Job, type WorkerOptions } from 'bullmq';
+import {
+  Queue,
+  QueueEvents,
+  Worker,
+  createPostgresBackend,
+  withBackend,
+  type DefaultJobOptions,
+  type Job,
+  type WorkerOptions,
+} from 'bullmq';
 import { withTimeout } from '../util/net.js';
 import { TenantShare } from './fairness.js';
 import { createRedisClient, pingAll, type RedisClient } from './redis-client.js';
@@ -116,8 +125,16 @@ export interface QueueBackend {
  * stalled-job check, run as often, then gives it to another worker, up to `attempts - 1` times
  * (BullMQ's default is once: a deploy that kills workers twice would fail an order for good).
  */
-function workerTiming(opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>, attempts: number): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
-  return { concurrency: opts.concurrency, lockDuration: opts.lockDuration, stalledInterval: opts.lockDuration, maxStalledCount: Math.max(1, attempts - 1) };
+function workerTiming(
+  opts: Pick<WorkerOptions, 'concurrency' | 'lockDuration'>,
+  attempts: number,
+): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+  return {
+    concurrency: opts.concurrency,
+    lockDuration: opts.lockDuration,
+    stalledInterval: opts.lockDuration,
+    maxStalledCount: Math.max(1, attempts - 1),
+  };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq's backend-generic classes are typed per backend; the two branches below hide that behind QueueBackend. */
@@ -147,7 +164,13 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
       if (!q) {
         // No version check (an INFO at creation): a handle made while Redis is away would keep
         // that failure for good, and the workers' connections check the version anyway.
-        q = new Queue(name, { connection: producerClient(), prefix: shardPrefix(opts.prefix, shard), defaultJobOptions: jobOptions, skipWaitingForReady: true, skipVersionCheck: true });
+        q = new Queue(name, {
+          connection: producerClient(),
+          prefix: shardPrefix(opts.prefix, shard),
+          defaultJobOptions: jobOptions,
+          skipWaitingForReady: true,
+          skipVersionCheck: true,
+        });
         q.on('error', () => undefined); // reported through the failing call instead
         handles.set(key, q);
       }
@@ -176,11 +199,19 @@ export function createQueueBackend(opts: QueueBackendOptions): QueueBackend {
       workers(name, processor, wopts) {
         return Array.from(
           { length: shardsOf(name) },
-          (_, k) => new Worker(name, processor as any, { connection: consumerClient(), prefix: shardPrefix(opts.prefix, k), ...workerTiming(wopts, attempts) }),
+          (_, k) =>
+            new Worker(name, processor as any, {
+              connection: consumerClient(),
+              prefix: shardPrefix(opts.prefix, k),
+              ...workerTiming(wopts, attempts),
+            }),
         );
       },
       events(name) {
-        return Array.from({ length: shardsOf(name) }, (_, k) => new QueueEvents(name, { connection: consumerClient(), prefix: shardPrefix(opts.prefix, k) }));
+        return Array.from(
+          { length: shardsOf(name) },
+          (_, k) => new QueueEvents(name, { connection: consumerClient(), prefix: shardPrefix(opts.prefix, k) }),
+        );
       },
       async ping() {
         await withTimeout(pingAll(producerClient()), 1500, 'redis ping');

@@ -94,7 +94,10 @@ export class Reconciler {
     const jobId = `${row.job_id.replace(/-q\d+$/, '')}-q${requeues}`;
     await this.queues.add(row.queue, row.tenant_id, row.job_name, row.payload, jobId);
     await markRowRequeued(trx, row.id, jobId, requeues);
-    this.log.warn({ queue: row.queue, shard: this.queues.shardOf(row.queue, row.tenant_id), outboxId: row.id, lostJobId: row.job_id, jobId, state }, 'job queued again: the queue store no longer had it');
+    this.log.warn(
+      { queue: row.queue, shard: this.queues.shardOf(row.queue, row.tenant_id), outboxId: row.id, lostJobId: row.job_id, jobId, state },
+      'job queued again: the queue store no longer had it',
+    );
     return 'requeued';
   }
 }
@@ -102,17 +105,20 @@ export class Reconciler {
 /** The reconciler's loop in a worker process: a sweep every quarter of RECONCILE_AFTER_MS (at most every 15 s). */
 export function startReconciler(reconciler: Reconciler, afterMs: number, log: Logger): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running
-      .then(async () => {
-        // Sweeps until nothing is due, so a backlog after an outage clears in one tick.
-        for (let n = 0; n < 50; n++) {
-          const r = await reconciler.sweep();
-          if (r.alive + r.settled + r.requeued + r.markedFailed < 100) break;
-        }
-      })
-      .catch((err: Error) => log.warn({ err: { message: err.message } }, 'reconciler sweep failed; will try again'));
-  }, Math.min(15_000, Math.max(250, Math.floor(afterMs / 4))));
+  const timer = setInterval(
+    () => {
+      running = running
+        .then(async () => {
+          // Sweeps until nothing is due, so a backlog after an outage clears in one tick.
+          for (let n = 0; n < 50; n++) {
+            const r = await reconciler.sweep();
+            if (r.alive + r.settled + r.requeued + r.markedFailed < 100) break;
+          }
+        })
+        .catch((err: Error) => log.warn({ err: { message: err.message } }, 'reconciler sweep failed; will try again'));
+    },
+    Math.min(15_000, Math.max(250, Math.floor(afterMs / 4))),
+  );
   return {
     async stop() {
       clearInterval(timer);

@@ -17,7 +17,8 @@ export type RedisRole = 'fail-fast' | 'patient';
  * node gets the same credentials and TLS as the seed.
  */
 export function createRedisClient(url: string, cluster: boolean, role: RedisRole): RedisClient {
-  const perCommand: RedisOptions = role === 'fail-fast' ? { maxRetriesPerRequest: 1, connectTimeout: 2000 } : { maxRetriesPerRequest: null };
+  const perCommand: RedisOptions =
+    role === 'fail-fast' ? { maxRetriesPerRequest: 1, connectTimeout: 2000 } : { maxRetriesPerRequest: null };
   const client = cluster ? clusterClient(url, role, perCommand) : new Redis(url, perCommand);
   // Reported through the failing command (or BullMQ's own error events) instead.
   client.on('error', () => undefined);
@@ -60,7 +61,8 @@ function clusterClient(url: string, role: RedisRole, perCommand: RedisOptions): 
  */
 export async function whenReady(client: RedisClient, ms = 2000): Promise<void> {
   if (!(client instanceof Cluster) || client.status === 'ready') return;
-  if (client.status !== 'connecting' && client.status !== 'connect' && client.status !== 'wait') throw new Error(`Redis Cluster is not reachable (${client.status})`);
+  if (client.status !== 'connecting' && client.status !== 'connect' && client.status !== 'wait')
+    throw new Error(`Redis Cluster is not reachable (${client.status})`);
   await new Promise<void>((resolve, reject) => {
     const done = (err?: Error) => {
       clearTimeout(timer);

@@ -109,7 +109,11 @@ export async function applyTenantMigrations(
 }
 
 /** Brings one tenant schema up to date in a transaction of its own; `create` is for a new tenant. */
-export function migrateTenantSchema(knex: Knex, schema: string, opts: { create: boolean; migrations?: readonly SchemaMigration[] }): Promise<string[]> {
+export function migrateTenantSchema(
+  knex: Knex,
+  schema: string,
+  opts: { create: boolean; migrations?: readonly SchemaMigration[] },
+): Promise<string[]> {
   return knex.transaction((trx) => applyTenantMigrations(trx, schema, opts));
 }
 

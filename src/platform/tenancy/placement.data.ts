@@ -31,14 +31,25 @@ export async function moveTenantSchema(knex: Knex, schemaName: string, target: {
   const schema = assertTenantSchema(schemaName);
   const version = await citusVersion(knex);
   if (!version) {
-    throw new AppError(409, 'not_citus', 'This database is plain PostgreSQL (no citus extension): its tenants cannot be moved to another server. See the README, "Beyond one PostgreSQL".');
+    throw new AppError(
+      409,
+      'not_citus',
+      'This database is plain PostgreSQL (no citus extension): its tenants cannot be moved to another server. See the README, "Beyond one PostgreSQL".',
+    );
   }
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major < 12 || (major === 12 && minor < 1)) {
     throw new AppError(409, 'citus_too_old', `Citus ${version} cannot move a schema (citus_schema_move needs 12.1 or later)`);
   }
-  const node = await knex('pg_dist_node').where({ nodename: target.host, nodeport: target.port, isactive: true, shouldhaveshards: true }).first('nodeid');
-  if (!node) throw new AppError(409, 'unknown_node', `${target.host}:${target.port} is not an active node of this cluster that may hold shards (citus_add_node it first)`);
+  const node = await knex('pg_dist_node')
+    .where({ nodename: target.host, nodeport: target.port, isactive: true, shouldhaveshards: true })
+    .first('nodeid');
+  if (!node)
+    throw new AppError(
+      409,
+      'unknown_node',
+      `${target.host}:${target.port} is not an active node of this cluster that may hold shards (citus_add_node it first)`,
+    );
   const distributed = await knex('citus_schemas').whereRaw('schema_name = ?::regnamespace', [schema]).first();
   if (!distributed) await knex.raw('select citus_schema_distribute(?::regnamespace)', [schema]);
   await knex.raw('select citus_schema_move(?::regnamespace, ?, ?)', [schema, target.host, target.port]);

@@ -123,13 +123,23 @@ export class TenantRegistry {
   }
 
   private since(key: string): Since {
-    return { epoch: this.listener?.epoch ?? 0, version: this.version, unknownVersion: this.unknownVersion, stamp: this.stamps.get(key) ?? 0 };
+    return {
+      epoch: this.listener?.epoch ?? 0,
+      version: this.version,
+      unknownVersion: this.unknownVersion,
+      stamp: this.stamps.get(key) ?? 0,
+    };
   }
 
   /** Whether nothing that concerns `key` was forgotten since `since`: a lookup read meanwhile may be kept. */
   private unchanged(key: string, since: Since, unknown = false): boolean {
     const now = this.since(key);
-    return now.epoch === since.epoch && now.version === since.version && now.stamp === since.stamp && (!unknown || now.unknownVersion === since.unknownVersion);
+    return (
+      now.epoch === since.epoch &&
+      now.version === since.version &&
+      now.stamp === since.stamp &&
+      (!unknown || now.unknownVersion === since.unknownVersion)
+    );
   }
 
   private fresh<V>(entry: Remembered<V> | undefined): V | undefined {
@@ -174,7 +184,6 @@ export class TenantRegistry {
     const rows = await activeTenants(this.knex);
     return rows.map(toTenant);
   }
-
 }
 
 /** A cached lookup, with the listener's epoch it was read in. */

@@ -26,7 +26,12 @@ export type TenantRow = ModelObject<TenantRecord>;
 
 const TABLE = TenantRecord.tableName;
 
-export const toTenant = (r: Pick<TenantRow, 'id' | 'slug' | 'name' | 'schema_name'>): Tenant => ({ id: r.id, slug: r.slug, name: r.name, schema: r.schema_name });
+export const toTenant = (r: Pick<TenantRow, 'id' | 'slug' | 'name' | 'schema_name'>): Tenant => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  schema: r.schema_name,
+});
 
 /** An active tenant by slug. */
 export function activeTenantBySlug(db: Db, slug: string): Promise<TenantRow | undefined> {
@@ -71,5 +76,7 @@ export async function deleteTenant(db: Db, slug: string): Promise<void> {
 
 /** Stores a tenant's headline counters. */
 export async function saveTenantStats(db: Db, tenantId: number, stats: object): Promise<void> {
-  await db(TABLE).where({ id: tenantId }).update({ stats: JSON.stringify(stats), stats_updated_at: db.fn.now() });
+  await db(TABLE)
+    .where({ id: tenantId })
+    .update({ stats: JSON.stringify(stats), stats_updated_at: db.fn.now() });
 }

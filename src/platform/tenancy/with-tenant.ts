@@ -42,7 +42,10 @@ export async function withTenant<T>(
   const schema = assertTenantSchema(tenant.schema);
   let trx: Knex | undefined;
   // Transaction-local settings, in the round trip that opens the transaction.
-  const timeout = opts.statementTimeoutMs === undefined ? '' : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
+  const timeout =
+    opts.statementTimeoutMs === undefined
+      ? ''
+      : `, set_config('statement_timeout', '${Math.max(1, Math.floor(opts.statementTimeoutMs))}', true)`;
   // No JIT compilation: a request's statements are small and short, and PostgreSQL's JIT can
   // spend seconds compiling one with many conditions, where it cannot be cancelled.
   // Read only as a setting too (as SET TRANSACTION READ ONLY), so the opening is one statement.

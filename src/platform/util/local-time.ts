@@ -16,7 +16,16 @@ export function comparableLocal(value: string): string {
 
 /** Minutes `zone` is ahead of UTC at the instant `utcMs`. */
 export function offsetMinutes(utcMs: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(utcMs));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(utcMs));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return Math.round((Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - utcMs) / 60000);
 }
@@ -78,7 +87,10 @@ export function onZoneClock(value: string, zone: string): string | undefined {
   if (!m || !isDateTime(m[1]!)) return undefined;
   const local = m[1]!.replace(' ', 'T');
   if (!m[2]) return local;
-  const offset = m[2].toUpperCase() === 'Z' ? 0 : (m[2][0] === '-' ? -1 : 1) * (Number(m[2].slice(1, 3)) * 60 + Number(m[2].replace(':', '').slice(3, 5) || 0));
+  const offset =
+    m[2].toUpperCase() === 'Z'
+      ? 0
+      : (m[2][0] === '-' ? -1 : 1) * (Number(m[2].slice(1, 3)) * 60 + Number(m[2].replace(':', '').slice(3, 5) || 0));
   if (Math.abs(offset) > 18 * 60) return undefined;
   const [date, time] = local.split('T') as [string, string];
   const [y, mo, d] = date.split('-').map(Number) as [number, number, number];

@@ -15,5 +15,8 @@ export function freePort(): Promise<number> {
 
 /** Rejects when `p` has not settled within `ms`. */
 export function withTimeout<T>(p: Promise<T>, ms: number, what = 'operation'): Promise<T> {
-  return Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} timed out after ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    p,
+    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} timed out after ${ms} ms`)), ms).unref()),
+  ]);
 }

@@ -6,5 +6,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const fields = Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message]));
-  throw new ValidationError(`Invalid ${what}: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}`, { fields });
+  throw new ValidationError(
+    `Invalid ${what}: ${Object.entries(fields)
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; ')}`,
+    { fields },
+  );
 }
