@@ -27,7 +27,11 @@ export function offsetMinutes(utcMs: number, zone: string): number {
     second: '2-digit',
   }).formatToParts(new Date(utcMs));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return Math.round((Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - utcMs) / 60000);
+  const wall = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
+  wall.setUTCFullYear(get('year'), get('month') - 1, get('day'));
+  wall.setUTCHours(get('hour'), get('minute'), get('second'), 0);
+  return Math.round((wall.getTime() - utcMs) / 60000);
 }
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
