@@ -168,6 +168,54 @@ test('when web gets SIGTERM while a keep-alive connection is idle, then a POST w
   t.is((await web.done).code, 0);
 });
 
+test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive connection, then the first is answered and the second is not run (a client retries an unanswered request; it must not be stored unanswered)', async (t) => {
+  const { ctx, orders } = await orderTenant();
+  const port = await freePort();
+  const web = spawnTs('src/web.ts', [], {
+    DATABASE_URL: ctx.rt.databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    QUEUE_PREFIX: ctx.rt.config.queuePrefix,
+    LOG_LEVEL: 'info',
+  });
+  await waitFor(
+    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
+    'web to listen',
+    30000,
+    200,
+  );
+  const conn = await rawConnection(port);
+  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+  conn.state.received = '';
+
+  web.child.kill('SIGTERM');
+  await waitFor(async () => /shutting down/.test(web.output().stdout), 'the process to start shutting down', 5000, 1);
+  const [first, second] = [orderFor(orders, 101), orderFor(orders, 102)];
+  const post = (o: object) => {
+    const body = JSON.stringify(o);
+    return (
+      `POST /api/v2/orders HTTP/1.1\r\nHost: ${orders.tenant.slug}.localhost\r\nAuthorization: ${basic(orders.email, PASSWORD)}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    );
+  };
+  conn.socket.write(post(first) + post(second));
+  await conn.closedAt;
+  t.is((conn.state.received.match(/^HTTP\/1\.1 /gm) ?? []).length, 1, 'one answer, on a connection that then closes');
+  t.regex(conn.state.received, /^HTTP\/1\.1 200 [\s\S]*\r\nconnection: close\r\n/i);
+  await web.done;
+  const stored = async (o: { external_id: string }) =>
+    Number(
+      (
+        await withTenant(ctx.rt.knex, orders.tenant, (db) =>
+          db('opportunities').where({ external_id: o.external_id }).count('* as n').first(),
+        )
+      )?.n,
+    );
+  t.is(await stored(first), 1, 'the answered order was stored');
+  t.is(await stored(second), 0, 'the unanswered one was not run');
+});
+
 test('when web gets SIGTERM, then a keep-alive connection that stays idle is closed after the idle grace, and the process exits without waiting for its drain allowance', async (t) => {
   const port = await freePort();
   const web = spawnTs('src/web.ts', [], {

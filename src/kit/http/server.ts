@@ -44,6 +44,8 @@ export async function startHttpServer(
   // Responses not yet finished: at shutdown each is told to close its connection when it ends.
   const inFlight = new Set<http.ServerResponse>();
   let closingDown = false;
+  // Connections whose current answer will close them (the drain): nothing after it is run.
+  const closingSockets = new WeakSet<net.Socket>();
   const server = http.createServer(
     {
       // A kept-alive connection waiting for its next request is not held to these: they count
@@ -54,9 +56,17 @@ export async function startHttpServer(
       connectionsCheckingInterval: TIMEOUT_CHECK_MS,
     },
     (req, res) => {
-      // A request that arrives on a kept-alive connection during the drain is answered (it was
-      // accepted), with `Connection: close`, and its connection ends with the answer.
-      if (closingDown) res.shouldKeepAlive = false;
+      if (closingDown) {
+        // A request pipelined behind one whose answer says `Connection: close`: the connection
+        // ends with that answer, so this one would run and never be answered (a POST stored, the
+        // client told nothing). Not run: HTTP/1.1 clients retry a request left unanswered on a
+        // closed connection.
+        if (closingSockets.has(req.socket)) return;
+        // A request that arrives on a kept-alive connection during the drain is answered (it was
+        // accepted), with `Connection: close`, and its connection ends with the answer.
+        closingSockets.add(req.socket);
+        res.shouldKeepAlive = false;
+      }
       inFlight.add(res);
       res.once('close', () => inFlight.delete(res));
       return handle(req, res);
@@ -80,8 +90,11 @@ export async function startHttpServer(
         // they are cut, requests and all. An answer whose head is not sent yet says
         // `Connection: close` and ends its connection; one already streaming ends it after.
         for (const res of inFlight) {
+          // The socket now: Node takes it from the response before 'finish' listeners run.
+          const socket = res.socket;
+          if (socket) closingSockets.add(socket);
           if (!res.headersSent) res.shouldKeepAlive = false;
-          else res.once('finish', () => res.socket?.end());
+          else res.once('finish', () => socket?.end());
         }
         const timers: NodeJS.Timeout[] = [];
         let finished = false;
