@@ -3,23 +3,24 @@ import type { Knex } from '../../platform/db/knex.js';
 import { ACCOUNT_FREE_FAILURES, LOGIN_LIMITS_STORE, MAX_WAIT_S, waitAfter } from '../users/index.js';
 
 /**
- * Client authentication at the token endpoint, bounded as password guesses are (PasswordGuard):
- * RFC 6749 §2.3.1 asks for protection against brute force wherever a client secret is checked.
- * 256-bit secrets cannot be guessed anyway; this keeps a flood of guesses from being checked at
- * all, and tells a client with a wrong secret to stop rather than hammer.
+ * Client authentication at the token endpoint, slowed as password guesses are (PasswordGuard)
+ * where that protects something: RFC 6749 §2.3.1 asks for protection against brute force
+ * wherever a client secret is checked. It tells a client with a wrong secret to stop rather than
+ * hammer, and keeps one source's guesses from being checked faster than one at a time.
  *
  * - Failures count per client *and address*: from the address that keeps failing, after
- *   {@link CLIENT_FREE_FAILURES} failures each further attempt must wait, 2 s, then 4, 8... up
- *   to 15 minutes, and is refused without a check meanwhile, even with the right secret (as a
- *   password is: else the wait would not slow guessing). The same client from any other address,
- *   and every other client from this one, is not slowed at all: nobody can lock a client out
- *   from elsewhere, and one failing client never holds up its neighbours behind a shared address.
+ *   {@link CLIENT_FREE_FAILURES} failures each further failure is answered 429 with a wait, 2 s,
+ *   then 4, 8... up to 15 minutes. The same client from any other address, and every other
+ *   client from this one, is not slowed at all.
+ * - Unlike a password, the right secret is accepted even during a wait. A client secret is 256
+ *   random bits: no number of guesses finds it, so refusing it would protect nothing, while it
+ *   would let anyone behind the same address (a NAT, an automation platform's shared egress) who
+ *   knows a client id lock that client out for up to 15 minutes.
  * - Ids that name no active client count together, per address: trying many ids from one source
  *   slows it the same way for unknown ids only, and stores one count, whatever the ids tried.
  * - Attempts on one count run one at a time in this process, so a burst is checked no faster than
- *   one by one (a burst of 300 has 5 checked, not 300). A token issued clears its count; counts
- *   last an hour from the first failure, in `platform.login_limits` (shared by every process,
- *   keyed under the deployment's QUEUE_PREFIX).
+ *   one by one. A token issued clears its count; counts last an hour from the first failure, in
+ *   `platform.login_limits` (shared by every process, keyed under the deployment's QUEUE_PREFIX).
  */
 
 export const CLIENT_FREE_FAILURES = ACCOUNT_FREE_FAILURES;
@@ -32,10 +33,9 @@ export type ClientAuthOutcome = 'authenticated' | 'refused' | 'other';
 
 export type Guarded<T> = { throttled: false; value: T } | { throttled: true; retryAfterS: number };
 
-/** One count's attempts in this process: the last one queued, and the end of a wait seen (epoch ms). */
+/** One count's attempts in this process: the last one queued. */
 interface Queue {
   last: Promise<void>;
-  waitUntil: number;
 }
 
 export interface ClientAuthGuardOptions {
@@ -77,32 +77,31 @@ export class ClientAuthGuard {
     attempt: () => Promise<{ outcome: ClientAuthOutcome; value: T }>,
   ): Promise<Guarded<T>> {
     const key = `${(await this.opts.isClient(clientId)) ? clientId : UNKNOWN_CLIENT}|${address}`;
-    return this.inTurn(key, async (queue) => {
-      // A burst queued behind a wait already known is answered without the database.
-      const known = queue.waitUntil - Date.now();
-      if (known > 0) return { throttled: true, retryAfterS: Math.ceil(known / 1000) };
+    return this.inTurn(key, async () => {
       const [wait, failed] = await Promise.all([this.waits.get(key), this.failures.get(key)]);
-      if (wait && wait.consumedPoints > 1 && wait.msBeforeNext > 0) {
-        queue.waitUntil = Date.now() + wait.msBeforeNext;
-        return { throttled: true, retryAfterS: Math.ceil(wait.msBeforeNext / 1000) };
-      }
-
+      const waitingMs = wait && wait.consumedPoints > 1 ? wait.msBeforeNext : 0;
       const { outcome, value } = await attempt();
-      if (outcome === 'authenticated' && failed) await this.failures.delete(key);
+      if (outcome === 'authenticated') {
+        // Best effort: the token is issued (a refresh token already rotated), so a failure to
+        // forget the count must not turn the answer into an error the client would retry.
+        if (failed) await this.failures.delete(key).catch(() => undefined);
+        if (waitingMs > 0) await this.waits.delete(key).catch(() => undefined);
+        return { throttled: false, value };
+      }
       if (outcome !== 'refused') return { throttled: false, value };
       const count = await this.failures.penalty(key);
+      if (waitingMs > 0) return { throttled: true, retryAfterS: Math.ceil(waitingMs / 1000) };
       const next = waitAfter(count.consumedPoints, CLIENT_FREE_FAILURES);
       if (next === 0) return { throttled: false, value };
       await this.waits.block(key, next);
-      queue.waitUntil = Date.now() + next * 1000;
       return { throttled: true, retryAfterS: next };
     });
   }
 
   /** Runs `fn` after every attempt already queued on `key` in this process. */
-  private async inTurn<T>(key: string, fn: (queue: Queue) => Promise<T>): Promise<T> {
-    const queue = this.queues.get(key) ?? { last: Promise.resolve(), waitUntil: 0 };
-    const mine = queue.last.then(() => fn(queue));
+  private async inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const queue = this.queues.get(key) ?? { last: Promise.resolve() };
+    const mine = queue.last.then(() => fn());
     const settled = mine.then(
       () => undefined,
       () => undefined,
