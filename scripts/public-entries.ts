@@ -24,7 +24,9 @@ export function entryProblems(file: string, text: string): string[] {
       if (!statement.exportClause) problems.push(`${file}: 'export *' from '${spec}' (name what others may use)`);
       else if (ts.isNamedExports(statement.exportClause)) {
         for (const element of statement.exportClause.elements) {
-          if (BEHAVIOUR.test(element.name.text))
+          // Both names: `export { eventsQuery as eventsList }` re-exports a root field all the same.
+          const names = [element.propertyName?.text, element.name.text].filter((n): n is string => Boolean(n));
+          if (names.some((n) => BEHAVIOUR.test(n)))
             problems.push(
               `${file}: exports ${element.name.text}, a face's behaviour (a root field, mutation, resource, route, handler or processor): wire it in src/app/`,
             );

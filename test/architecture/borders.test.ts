@@ -88,14 +88,23 @@ test('when a public entry exports a root field, a mutation group, a REST resourc
     [
       "export { Event, eventById, pricesField } from './events.graphql.js';",
       "export { eventsQuery, EventMutations } from './events.graphql.js';",
+      "export { eventsQuery as eventsList } from './events.graphql.js';",
       "export { publicEventsResource } from './public-events.rest.js';",
       "export * from './events.data.js';",
       "export { Contact } from '../crm/index.graphql.js';",
       'export const extra = 1;',
     ].join('\n'),
   );
-  t.is(problems.length, 6, problems.join('\n'));
-  for (const name of ['eventsQuery', 'EventMutations', 'publicEventsResource', "'export *'", "'../crm/index.graphql.js'", 'holds code']) {
+  t.is(problems.length, 7, problems.join('\n'));
+  for (const name of [
+    'eventsQuery',
+    'EventMutations',
+    'eventsList',
+    'publicEventsResource',
+    "'export *'",
+    "'../crm/index.graphql.js'",
+    'holds code',
+  ]) {
     t.true(
       problems.some((p) => p.includes(name)),
       name,

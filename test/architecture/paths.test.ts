@@ -69,23 +69,41 @@ export function writes(node: ts.Node): boolean {
 
 /** The exported functions of a data file that write (`export function`, `export async function`, `export const f = (...) =>`). */
 export function writingExports(source: ts.SourceFile): Set<string> {
-  const out = new Set<string>();
   const exported = (n: ts.Node) => ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  // Every top-level function of the file, exported or not: a helper that writes makes its callers write.
+  const functions = new Map<string, { body: ts.Node; exported: boolean }>();
   for (const statement of source.statements) {
-    if (ts.isFunctionDeclaration(statement) && statement.name && exported(statement) && writes(statement)) out.add(statement.name.text);
-    if (ts.isVariableStatement(statement) && exported(statement)) {
+    if (ts.isFunctionDeclaration(statement) && statement.name)
+      functions.set(statement.name.text, { body: statement, exported: exported(statement) });
+    if (ts.isVariableStatement(statement)) {
       for (const d of statement.declarationList.declarations) {
-        if (
-          ts.isIdentifier(d.name) &&
-          d.initializer &&
-          (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer)) &&
-          writes(d.initializer)
-        )
-          out.add(d.name.text);
+        if (ts.isIdentifier(d.name) && d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer))) {
+          functions.set(d.name.text, { body: d.initializer, exported: exported(statement) });
+        }
       }
     }
   }
-  return out;
+  const writing = new Set([...functions].filter(([, f]) => writes(f.body)).map(([name]) => name));
+  const calls = (body: ts.Node, names: ReadonlySet<string>) => {
+    let found = false;
+    const visit = (n: ts.Node) => {
+      if (found) return;
+      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && names.has(n.expression.text)) found = true;
+      else ts.forEachChild(n, visit);
+    };
+    visit(body);
+    return found;
+  };
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [name, f] of functions) {
+      if (!writing.has(name) && calls(f.body, writing)) {
+        writing.add(name);
+        grew = true;
+      }
+    }
+  }
+  return new Set([...writing].filter((name) => functions.get(name)?.exported));
 }
 
 const parse = (file: string) => ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);

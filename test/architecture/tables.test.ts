@@ -146,31 +146,61 @@ function tablesNamedThroughModels(
   file: string,
   source: ts.SourceFile,
   modelsByName: ReadonlyMap<string, { table: string; file: string }>,
+  rowsByName: ReadonlyMap<string, { table: string; file: string }> = new Map(),
 ): string[] {
-  const local = new Map<string, string>();
+  const local = new Map<string, string>(); // a model class, under its local name
+  const rows = new Map<string, string>(); // a published reference (EVENT_ROWS), under its local name
+  const namespaces = new Set<string>(); // `import * as events from '../events/index.js'`
   for (const statement of source.statements) {
-    if (
-      !ts.isImportDeclaration(statement) ||
-      !statement.importClause?.namedBindings ||
-      !ts.isNamedImports(statement.importClause.namedBindings)
-    )
-      continue;
+    if (!ts.isImportDeclaration(statement) || !statement.importClause?.namedBindings) continue;
     // A face exports GraphQL types, some named as a model is (`Event`): only domain files export models.
     if (FACE.test((statement.moduleSpecifier as ts.StringLiteral).text.replace(/[.]js$/, '.ts'))) continue;
     if (statement.importClause.isTypeOnly) continue; // a row type reads nothing
-    for (const element of statement.importClause.namedBindings.elements) {
+    const bindings = statement.importClause.namedBindings;
+    if (ts.isNamespaceImport(bindings)) {
+      namespaces.add(bindings.name.text);
+      continue;
+    }
+    for (const element of bindings.elements) {
       if (element.isTypeOnly) continue;
-      const model = modelsByName.get((element.propertyName ?? element.name).text);
+      const imported = (element.propertyName ?? element.name).text;
+      const model = modelsByName.get(imported);
       if (model && moduleOf(model.file) !== moduleOf(file)) local.set(element.name.text, model.table);
+      const ref = rowsByName.get(imported);
+      if (ref && moduleOf(ref.file) !== moduleOf(file)) rows.set(element.name.text, ref.table);
     }
   }
   const named = new Set<string>();
   const visit = (node: ts.Node) => {
     if (ts.isIdentifier(node) && local.has(node.text) && !ts.isImportSpecifier(node.parent)) named.add(local.get(node.text)!);
+    // `EVENT_ROWS.table` is the table's name in hand: a query on it names the table (the reference
+    // itself, given to the REST engine's `references`, does not).
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      rows.has(node.expression.text) &&
+      node.name.text === 'table'
+    ) {
+      named.add(rows.get(node.expression.text)!);
+    }
+    // `events.Event.query(db)` through a namespace import of another module.
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && namespaces.has(node.expression.text)) {
+      const model = modelsByName.get(node.name.text);
+      if (model && moduleOf(model.file) !== moduleOf(file)) named.add(model.table);
+    }
     ts.forEachChild(node, visit);
   };
   visit(source);
   return [...named];
+}
+
+/** The references owners publish for foreign keys (`export const EVENT_ROWS = { table: Event.tableName, ... }`), by name. */
+const rowReferences = new Map<string, { table: string; file: string }>();
+for (const [file, source] of sources) {
+  for (const m of source.text.matchAll(/export const ([A-Z_]+_ROWS) = \{ table: (\w+)\.tableName/g)) {
+    const model = models.get(m[2]!);
+    if (model) rowReferences.set(m[1]!, { table: model.table, file });
+  }
 }
 
 const owners = new Map<string, Set<string>>();
@@ -188,7 +218,7 @@ for (const [file, source] of sources) {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  for (const table of tablesNamedThroughModels(file, source, models)) name(table, file);
+  for (const table of tablesNamedThroughModels(file, source, models, rowReferences)) name(table, file);
 }
 
 test('the migrations create the tables this test knows about', (t) => {
@@ -287,15 +317,27 @@ test('the scan finds table names in code (it would see a stray query)', (t) => {
 test("using another module's model class names its table, whatever it is called locally (it would see Event.query(db).patch in crm.data.ts)", (t) => {
   const probe = ts.createSourceFile(
     'src/modules/crm/crm.data.ts',
-    "import { Event as E, eventsByIds } from '../events/index.js';\nimport { Event } from '../events/index.graphql.js';\nimport { Contact } from './contacts.data.js';\nexport const close = (db) => E.query(db).patch({ is_cancelled: true });\nexport const contacts = (db) => Contact.query(db);",
+    "import { Event as E, eventsByIds } from '../events/index.js';\nimport { Event } from '../events/index.graphql.js';\nimport { Contact } from './contacts.data.js';\nimport * as courses from '../course-templates/index.js';\nimport { TAX_TYPE_ROWS, COMPANY_ROWS } from '../tax-types/index.js';\nexport const a = (db) => courses.CourseTemplate.query(db).delete();\nexport const b = (db) => db(TAX_TYPE_ROWS.table).update({ rate: 0 });\nexport const c = { references: COMPANY_ROWS };\nexport const close = (db) => E.query(db).patch({ is_cancelled: true });\nexport const contacts = (db) => Contact.query(db);",
     ts.ScriptTarget.Latest,
     true,
   );
   const known = new Map([
     ['Event', { table: 'events', file: 'src/modules/events/events.data.ts' }],
     ['Contact', { table: 'contacts', file: 'src/modules/crm/crm.data.ts' }],
+    ['CourseTemplate', { table: 'course_templates', file: 'src/modules/course-templates/course-templates.data.ts' }],
   ]);
-  // The module's own model is its own business; the other module's, under an alias, names `events`.
-  t.deepEqual(tablesNamedThroughModels('src/modules/crm/crm.data.ts', probe, known), ['events']);
+  const rows = new Map([
+    ['TAX_TYPE_ROWS', { table: 'tax_types', file: 'src/modules/tax-types/tax-types.data.ts' }],
+    ['COMPANY_ROWS', { table: 'companies', file: 'src/modules/crm/crm.data.ts' }],
+  ]);
+  // The module's own model is its own business; another module's, under an alias or through a
+  // namespace, names its table, and so does a query on a published reference's `.table`
+  // (handing the reference to the REST engine does not).
+  t.deepEqual(tablesNamedThroughModels('src/modules/crm/crm.data.ts', probe, known, rows).sort(), [
+    'course_templates',
+    'events',
+    'tax_types',
+  ]);
   t.is(models.get('Event')?.table, 'events', 'the scan finds the model classes of the code');
+  t.is(rowReferences.get('EVENT_ROWS')?.table, 'events', 'and the references their owners publish');
 });

@@ -74,7 +74,12 @@ export interface GraphQLContext {
   refusedBeforeWriting(err: unknown): boolean;
 }
 
-/** Statements that only read; anything else (insert, update, delete, a savepoint, a CTE) counts as a write. */
+/**
+ * Statements that only read; anything else (insert, update, delete, a savepoint, a CTE) counts as a
+ * write. A `select` of a function that writes would count as a read: no data file selects one
+ * (the triggers fire on inserts, updates and deletes, which count); a data file that adds one must
+ * write it as `select ... ` inside a statement this does not take for a read, or not at all.
+ */
 const READS = /^\s*\(?\s*select\b/i;
 
 /** The per-request parts of a {@link GraphQLContext}: its loaders, its turn of writes and its budgets. */
