@@ -76,9 +76,9 @@ export interface GraphQLContext {
 
 /**
  * Statements that only read; anything else (insert, update, delete, a savepoint, a CTE) counts as a
- * write. A `select` of a function that writes would count as a read: no data file selects one
- * (the triggers fire on inserts, updates and deletes, which count); a data file that adds one must
- * write it as `select ... ` inside a statement this does not take for a read, or not at all.
+ * write. Blind spot: a `select` of a function that writes counts as a read. No data file selects
+ * one (the triggers fire on inserts, updates and deletes, which count); one that ever must should
+ * be called in a statement that does not start with `select`.
  */
 const READS = /^\s*\(?\s*select\b/i;
 

@@ -44,28 +44,14 @@ nav{margin-bottom:1.2rem}nav a{margin-right:1rem}td form.inline button,nav butto
 /** A whole page: the layout around `body`. */
 export function page(title: string, body: Html, nav?: Html): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Lectern</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>
-          ${nav ?? ''}
-          <h1>${title}</h1>
-          ${body}
-        </main>
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Lectern</title><style>${new Html(STYLE)}</style></head>
+<body><main>${nav ?? ''}<h1>${title}</h1>${body}</main></body></html>`.value;
 }
 
 /** A hidden CSRF field for a form of this page. */
 export function csrfField(ctx: AppContext): Html {
-  return html`<input type="hidden" name="_csrf" value="${ctx.state.csrfToken ?? ''}" />`;
+  return html`<input type="hidden" name="_csrf" value="${ctx.state.csrfToken ?? ''}">`;
 }
 
 /** Sends a page with the headers every one of them gets: no caching, no framing, no referrer. */
@@ -121,13 +107,11 @@ export function signInForm(
   opts: { action: string; email?: string; error?: string; hidden?: Record<string, string> },
 ): Html {
   return html`${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-    <form method="post" action="${opts.action}">
-      ${csrfField(ctx)} ${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
-      <label for="email">Email</label
-      ><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}" />
-      <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required />
-      <button type="submit">Sign in</button>
-    </form>`;
+<form method="post" action="${opts.action}">${csrfField(ctx)}
+${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`;
 }
 
 /** The message and status of a refused sign-in: the same whether or not the email exists. */

@@ -158,19 +158,11 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
       ctx,
       'Which Lectern instance?',
       html`<p>${client ? client.name : 'An application'} wants to connect to your Lectern instance. Enter your instance's address.</p>
-        ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-        <form method="post" action="/oauth/instance">
-          ${csrfField(ctx)}
-          <label for="instance">Instance address</label>
-          <input
-            id="instance"
-            name="instance"
-            required
-            placeholder="https://yourcompany.${config.baseDomain}"
-            value="${opts.value ?? ''}"
-          />
-          <button type="submit">Continue</button>
-        </form>`,
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="/oauth/instance">${csrfField(ctx)}
+<label for="instance">Instance address</label>
+<input id="instance" name="instance" required placeholder="https://yourcompany.${config.baseDomain}" value="${opts.value ?? ''}">
+<button type="submit">Continue</button></form>`,
       { status: opts.error ? 400 : 200 },
     );
   };
@@ -202,7 +194,7 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
       ctx,
       `Sign in to ${tenant.name}`,
       html`${signInForm(ctx, { action: '/oauth/login', ...opts })}
-        <p class="muted">Not your instance? <a href="/oauth/instance">Choose another one</a>.</p>`,
+<p class="muted">Not your instance? <a href="/oauth/instance">Choose another one</a>.</p>`,
       { status: opts.status ?? 200 },
     );
 
@@ -224,28 +216,10 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router<AppState> {
   // Each decision form names the request its page shows: Allow applies to that request only.
   const consentBody = (ctx: AppContext, pending: PendingAuthorization, client: OAuthServerClient, tenant: Tenant, email: string): Html =>
     html`<p><strong>${client.name}</strong> wants to use Lectern on your behalf.</p>
-      <p>
-        It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its
-        access.
-      </p>
-      <form method="post" action="/oauth/consent" class="inline">
-        ${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}" /><input
-          type="hidden"
-          name="decision"
-          value="allow"
-        /><button type="submit">Allow</button>
-      </form>
-      <form method="post" action="/oauth/consent" class="inline">
-        ${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}" /><input
-          type="hidden"
-          name="decision"
-          value="deny"
-        /><button type="submit" class="secondary">Deny</button>
-      </form>
-      <form method="post" action="/oauth/switch-account">
-        ${csrfField(ctx)}
-        <p class="muted">Not ${email}? <button type="submit" class="secondary">Use another account</button></p>
-      </form>`;
+<p>It will act as <strong>${email}</strong> in <strong>${tenant.name}</strong>, with what your role there allows, until you remove its access.</p>
+<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="allow"><button type="submit">Allow</button></form>
+<form method="post" action="/oauth/consent" class="inline">${csrfField(ctx)}<input type="hidden" name="request" value="${pending.id}"><input type="hidden" name="decision" value="deny"><button type="submit" class="secondary">Deny</button></form>
+<form method="post" action="/oauth/switch-account">${csrfField(ctx)}<p class="muted">Not ${email}? <button type="submit" class="secondary">Use another account</button></p></form>`;
 
   /** The signed-in user, when it is a user of the pending request's instance. */
   const signedIn = (ctx: AppContext, tenant: Tenant) => {

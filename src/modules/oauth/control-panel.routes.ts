@@ -54,15 +54,11 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     return { id: user.id, email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html =>
-    html`<nav>
-      ${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
-      ${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
-      <a href="/account/applications">My applications</a>
-      <form method="post" action="/control-panel/logout" class="inline">
-        ${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button>
-      </form>
-    </nav>`;
+  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
+${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
+${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
+<a href="/account/applications">My applications</a>
+<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
 
   const loginPage = (ctx: AppContext, opts: { email?: string; error?: string; status?: number; next?: string } = {}) =>
     sendPage(
@@ -97,60 +93,32 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     ]);
     const emailOf = new Map(users.map((u) => [u.id, u.email]));
     const rows = clients.map(
-      (c) =>
-        html`<tr>
-          <td>${c.name}</td>
-          <td><code>${c.clientId}</code></td>
-          <td>${c.serviceUserId ? (emailOf.get(c.serviceUserId) ?? `user ${c.serviceUserId} (inactive)`) : ''}</td>
-          <td>${c.createdAt.slice(0, 10)}</td>
-          <td>
-            ${
-              c.revokedAt
-                ? html`Revoked ${c.revokedAt.slice(0, 10)}`
-                : html`<form method="post" action="${APPS}/${c.clientId}/revoke" class="inline">
-                    ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Revoke ${c.name}">Revoke</button>
-                  </form>`
-            }
-          </td>
-        </tr>`,
+      (
+        c,
+      ) => html`<tr><td>${c.name}</td><td><code>${c.clientId}</code></td><td>${c.serviceUserId ? (emailOf.get(c.serviceUserId) ?? `user ${c.serviceUserId} (inactive)`) : ''}</td>
+<td>${c.createdAt.slice(0, 10)}</td><td>${
+        c.revokedAt
+          ? html`Revoked ${c.revokedAt.slice(0, 10)}`
+          : html`<form method="post" action="${APPS}/${c.clientId}/revoke" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Revoke ${c.name}">Revoke</button></form>`
+      }</td></tr>`,
     );
     sendPage(
       ctx,
       'Authorized Applications',
       html`${extra.created ?? ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-        <p>
-          Client credentials let a server of yours call the Lectern GraphQL API as one of this instance's users, with that user's
-          permissions.
-        </p>
-        <h2>Create client credentials</h2>
-        <form method="post" action="${APPS}">
-          ${csrfField(ctx)}<input type="hidden" name="form_id" value="${oneTimeFormId()}" /> <label for="name">Name</label
-          ><input id="name" name="name" required maxlength="100" placeholder="e.g. Website booking sync" />
-          <label for="service_user">Acts as</label
-          ><select id="service_user" name="service_user" required>
-            ${users.map((u) => html`<option value="${u.id}">${u.email} (${u.role})</option>`)}
-          </select>
-          <button type="submit">Create</button>
-        </form>
-        <h2>Client credentials of ${tenant.name}</h2>
-        ${
-          clients.length
-            ? html`<table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Client id</th>
-                    <th>Acts as</th>
-                    <th>Created</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-            : html`<p class="muted">None yet.</p>`
-        }`,
+<p>Client credentials let a server of yours call the Lectern GraphQL API as one of this instance's users, with that user's permissions.</p>
+<h2>Create client credentials</h2>
+<form method="post" action="${APPS}">${csrfField(ctx)}<input type="hidden" name="form_id" value="${oneTimeFormId()}">
+<label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. Website booking sync">
+<label for="service_user">Acts as</label><select id="service_user" name="service_user" required>
+${users.map((u) => html`<option value="${u.id}">${u.email} (${u.role})</option>`)}</select>
+<button type="submit">Create</button></form>
+<h2>Client credentials of ${tenant.name}</h2>
+${
+  clients.length
+    ? html`<table><thead><tr><th>Name</th><th>Client id</th><th>Acts as</th><th>Created</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<p class="muted">None yet.</p>`
+}`,
       { status: extra.status ?? 200, nav: nav(ctx, user) },
     );
   }
@@ -192,14 +160,9 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
         createdBy: user.email,
       });
       await applicationsPage(ctx, user, {
-        created: html`<div class="notice" role="status">
-          <p>
-            <strong>${created.name}</strong> can now get tokens acting as ${created.serviceUserEmail}. Copy the secret now: it is shown only
-            this once.
-          </p>
-          <p>Client id: <code id="client-id">${created.clientId}</code></p>
-          <p>Client secret: <code id="client-secret">${created.clientSecret}</code></p>
-        </div>`,
+        created: html`<div class="notice" role="status"><p><strong>${created.name}</strong> can now get tokens acting as ${created.serviceUserEmail}.
+Copy the secret now: it is shown only this once.</p>
+<p>Client id: <code id="client-id">${created.clientId}</code></p><p>Client secret: <code id="client-secret">${created.clientSecret}</code></p></div>`,
       });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
@@ -214,9 +177,7 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
       tenantId: tenantOf(ctx).id,
     });
     await applicationsPage(ctx, user, {
-      created: html`<p class="notice" role="status">
-        ${revoked.name} is revoked: its id and secret get no more tokens, and the tokens it had stopped working.
-      </p>`,
+      created: html`<p class="notice" role="status">${revoked.name} is revoked: its id and secret get no more tokens, and the tokens it had stopped working.</p>`,
     });
   });
 
@@ -226,35 +187,15 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
       ctx,
       'Applications you have authorized',
       html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-      ${
-        apps.length
-          ? html`<table>
-              <thead>
-                <tr>
-                  <th>Application</th>
-                  <th>Authorized</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${apps.map(
-                  (a) =>
-                    html`<tr>
-                      <td>${a.name}</td>
-                      <td>${a.authorizedAt.slice(0, 10)}</td>
-                      <td>
-                        <form method="post" action="/account/applications/${a.clientId}/remove" class="inline">
-                          ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">
-                            Remove access
-                          </button>
-                        </form>
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : html`<p class="muted">No application can act for you.</p>`
-      }`,
+${
+  apps.length
+    ? html`<table><thead><tr><th>Application</th><th>Authorized</th><th></th></tr></thead><tbody>
+${apps.map(
+  (a) => html`<tr><td>${a.name}</td><td>${a.authorizedAt.slice(0, 10)}</td><td>
+<form method="post" action="/account/applications/${a.clientId}/remove" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">Remove access</button></form></td></tr>`,
+)}</tbody></table>`
+    : html`<p class="muted">No application can act for you.</p>`
+}`,
       { nav: nav(ctx, user) },
     );
   }

@@ -48,15 +48,11 @@ export function portalsControlPanelRoutes(deps: { knex: Knex }): Router<AppState
     return { email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html =>
-    html`<nav>
-      ${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
-      <a href="${PORTALS}">Portals</a>
-      <a href="/account/applications">My applications</a>
-      <form method="post" action="/control-panel/logout" class="inline">
-        ${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button>
-      </form>
-    </nav>`;
+  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
+${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
+<a href="${PORTALS}">Portals</a>
+<a href="/account/applications">My applications</a>
+<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
 
   async function portalsPage(
     ctx: AppContext,
@@ -66,57 +62,21 @@ export function portalsControlPanelRoutes(deps: { knex: Knex }): Router<AppState
     const tenant = tenantOf(ctx);
     const portals = await listPortals(knex, { tenantId: tenant.id });
     const rows = portals.map(
-      (p) =>
-        html`<tr>
-          <td><code>${p.domain}</code></td>
-          <td>${p.createdAt.slice(0, 10)}</td>
-          <td>${p.createdBy ?? ''}</td>
-          <td>
-            <form method="post" action="${PORTALS}/remove" class="inline">
-              ${csrfField(ctx)}<input type="hidden" name="domain" value="${p.domain}" /><button
-                type="submit"
-                class="danger"
-                aria-label="Remove ${p.domain}"
-              >
-                Remove
-              </button>
-            </form>
-          </td>
-        </tr>`,
+      (p) => html`<tr><td><code>${p.domain}</code></td><td>${p.createdAt.slice(0, 10)}</td><td>${p.createdBy ?? ''}</td><td>
+<form method="post" action="${PORTALS}/remove" class="inline">${csrfField(ctx)}<input type="hidden" name="domain" value="${p.domain}"><button type="submit" class="danger" aria-label="Remove ${p.domain}">Remove</button></form></td></tr>`,
     );
     sendPage(
       ctx,
       'Portals',
       html`${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-        <p>
-          A portal is a website address your WebLink catalogue is published at, such as
-          <code>${tenant.slug}.administrateweblink.com</code> or your own domain. Its pages get a portal token from
-          <code>POST /portal/guest</code> with <code>{"domain": "&lt;portal&gt;"}</code> and send it with their WebLink requests.
-        </p>
-        <h2>Add a portal</h2>
-        <form method="post" action="${PORTALS}">
-          ${csrfField(ctx)} <label for="domain">Website address</label
-          ><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com" />
-          <button type="submit">Add</button>
-        </form>
-        <h2>Portals of ${tenant.name}</h2>
-        ${
-          portals.length
-            ? html`<table>
-                <thead>
-                  <tr>
-                    <th>Address</th>
-                    <th>Added</th>
-                    <th>By</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-            : html`<p class="muted">None yet.</p>`
-        }`,
+<p>A portal is a website address your WebLink catalogue is published at, such as <code>${tenant.slug}.administrateweblink.com</code> or your own domain.
+Its pages get a portal token from <code>POST /portal/guest</code> with <code>{"domain": "&lt;portal&gt;"}</code> and send it with their WebLink requests.</p>
+<h2>Add a portal</h2>
+<form method="post" action="${PORTALS}">${csrfField(ctx)}
+<label for="domain">Website address</label><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com">
+<button type="submit">Add</button></form>
+<h2>Portals of ${tenant.name}</h2>
+${portals.length ? html`<table><thead><tr><th>Address</th><th>Added</th><th>By</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">None yet.</p>`}`,
       { status: extra.status ?? 200, nav: nav(ctx, user) },
     );
   }
