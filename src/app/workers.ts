@@ -11,6 +11,10 @@ import { watchJobFailures } from '../platform/queues/failure-watcher.js';
 import { courseTemplatesProcessor, markFailedBackgroundJob } from '../modules/background-jobs/background-jobs.processor.js';
 import { markFailedOrderJob, orderProcessor } from '../modules/orders/orders.processor.js';
 import { tenantStatsProcessor } from '../modules/tenant-stats/tenant-stats.processor.js';
+import { deleteExpiredLoginLimits } from '../modules/users/index.js';
+
+/** How often the worker deletes expired failed-sign-in counts and waits. */
+const LOGIN_LIMITS_SWEEP_MS = 10 * 60_000;
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -73,6 +77,14 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     w.on('error', (err) => rt.log.warn({ ...at, err: { message: err.message } }, 'worker error'));
   }
   const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
+  // Failed sign-in and client-secret counts and their waits, once expired: nothing else deletes
+  // them, and every new address (IPv6 makes them free) leaves one.
+  const loginLimitsSweep = setInterval(() => {
+    deleteExpiredLoginLimits(rt.knex, Date.now()).catch((err: Error) =>
+      rt.log.warn({ err: { message: err.message } }, 'login limits sweep failed; will try again'),
+    );
+  }, LOGIN_LIMITS_SWEEP_MS);
+  loginLimitsSweep.unref();
   const reconciler = startReconciler(
     new Reconciler(rt.knex, rt.queues, rt.log, rt.config.queuePrefix, rt.config.reconcileAfterMs, {
       orders: {
@@ -91,6 +103,7 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     workers,
     async close() {
       stopping = true;
+      clearInterval(loginLimitsSweep);
       await reconciler.stop();
       await relay.stop();
       await Promise.all(workers.map((w) => w.close()));

@@ -1,4 +1,5 @@
 import { BaseModel } from '../../platform/db/model.js';
+import type { Knex } from '../../platform/db/knex.js';
 import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 
 /**
@@ -18,3 +19,12 @@ export class LoginLimit extends BaseModel {
 
 /** Where rate-limiter-flexible's store finds the table (it exists: created by migrations/platform/004_oauth.ts). */
 export const LOGIN_LIMITS_STORE = { schemaName: PLATFORM_SCHEMA, tableName: 'login_limits', tableCreated: true } as const;
+
+/**
+ * Deletes counts and waits that have expired (rate-limiter-flexible only overwrites them when the
+ * same key comes back): at most `limit` rows a call, the oldest first. Returns how many went.
+ */
+export async function deleteExpiredLoginLimits(db: Knex, nowMs: number, limit = 10_000): Promise<number> {
+  const expired = db(LoginLimit.tableName).select('key').whereNotNull('expire').where('expire', '<', nowMs).orderBy('expire').limit(limit);
+  return db(LoginLimit.tableName).whereIn('key', expired).delete();
+}
