@@ -120,7 +120,11 @@ test('when web gets SIGTERM, then a keep-alive connection gets its in-flight ans
   t.true(Date.now() - stoppedAt < 10000, 'and exited without waiting for its drain allowance');
 });
 
-test('when web gets SIGTERM while a keep-alive connection is idle, then a POST written on it moments later gets its full answer with Connection: close and is committed once', async (t) => {
+/**
+ * A web process on the orders tenant's database with one idle keep-alive connection (a first GET
+ * answered), SIGTERM sent and the shutdown begun: what a client meets writing its next request.
+ */
+async function idleConnectionAtShutdown(t: { regex: (s: string, r: RegExp, m?: string) => void }) {
   const { ctx, orders } = await orderTenant();
   const port = await freePort();
   const web = spawnTs('src/web.ts', [], {
@@ -136,62 +140,14 @@ test('when web gets SIGTERM while a keep-alive connection is idle, then a POST w
     30000,
     200,
   );
-
   const conn = await rawConnection(port);
   conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
   await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
   t.regex(conn.state.received, /connection: keep-alive/i, 'a keep-alive connection, idle now');
   conn.state.received = '';
-
-  // The client writes its next request just after the process began shutting down, as a client
-  // that cannot know about the SIGTERM does.
   web.child.kill('SIGTERM');
   await waitFor(async () => /shutting down/.test(web.output().stdout), 'the process to start shutting down', 5000, 1);
-  await new Promise((r) => setTimeout(r, 5));
-  const order = orderFor(orders, 1);
-  const body = JSON.stringify(order);
-  conn.socket.write(
-    `POST /api/v2/orders HTTP/1.1\r\nHost: ${orders.tenant.slug}.localhost\r\nAuthorization: ${basic(orders.email, PASSWORD)}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  await conn.closedAt;
-  t.is(conn.state.error, undefined, 'the connection was not reset');
-  const [head = '', answer = ''] = conn.state.received.split('\r\n\r\n');
-  t.regex(head, /^HTTP\/1\.1 200 /, `the POST was answered: ${conn.state.received.slice(0, 300)}`);
-  t.regex(head, /\r\nconnection: close(\r\n|$)/i, 'telling the client not to reuse the connection');
-  t.is(Buffer.byteLength(answer), Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]), 'the whole answer');
-  t.true(Number(JSON.parse(answer).order_id) > 0);
-  const stored = await withTenant(ctx.rt.knex, orders.tenant, (db) =>
-    db('opportunities').where({ external_id: order.external_id }).count('* as n').first(),
-  );
-  t.is(Number(stored?.n), 1, 'the order was stored once');
-  t.is((await web.done).code, 0);
-});
-
-test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive connection, then the first is answered and the second is not run (a client retries an unanswered request; it must not be stored unanswered)', async (t) => {
-  const { ctx, orders } = await orderTenant();
-  const port = await freePort();
-  const web = spawnTs('src/web.ts', [], {
-    DATABASE_URL: ctx.rt.databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    QUEUE_PREFIX: ctx.rt.config.queuePrefix,
-    LOG_LEVEL: 'info',
-  });
-  await waitFor(
-    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
-    'web to listen',
-    30000,
-    200,
-  );
-  const conn = await rawConnection(port);
-  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
-  conn.state.received = '';
-
-  web.child.kill('SIGTERM');
-  await waitFor(async () => /shutting down/.test(web.output().stdout), 'the process to start shutting down', 5000, 1);
-  const [first, second] = [orderFor(orders, 101), orderFor(orders, 102)];
+  /** An order's POST as raw HTTP. */
   const post = (o: object) => {
     const body = JSON.stringify(o);
     return (
@@ -199,11 +155,7 @@ test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive co
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
     );
   };
-  conn.socket.write(post(first) + post(second));
-  await conn.closedAt;
-  t.is((conn.state.received.match(/^HTTP\/1\.1 /gm) ?? []).length, 1, 'one answer, on a connection that then closes');
-  t.regex(conn.state.received, /^HTTP\/1\.1 200 [\s\S]*\r\nconnection: close\r\n/i);
-  await web.done;
+  /** How many orders with this external id are stored. */
   const stored = async (o: { external_id: string }) =>
     Number(
       (
@@ -212,6 +164,35 @@ test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive co
         )
       )?.n,
     );
+  return { orders, web, conn, post, stored };
+}
+
+test('when web gets SIGTERM while a keep-alive connection is idle, then a POST written on it moments later gets its full answer with Connection: close and is committed once', async (t) => {
+  const { orders, web, conn, post, stored } = await idleConnectionAtShutdown(t);
+  // The client writes its next request just after the process began shutting down, as a client
+  // that cannot know about the SIGTERM does.
+  await new Promise((r) => setTimeout(r, 5));
+  const order = orderFor(orders, 1);
+  conn.socket.write(post(order));
+  await conn.closedAt;
+  t.is(conn.state.error, undefined, 'the connection was not reset');
+  const [head = '', answer = ''] = conn.state.received.split('\r\n\r\n');
+  t.regex(head, /^HTTP\/1\.1 200 /, `the POST was answered: ${conn.state.received.slice(0, 300)}`);
+  t.regex(head, /\r\nconnection: close(\r\n|$)/i, 'telling the client not to reuse the connection');
+  t.is(Buffer.byteLength(answer), Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]), 'the whole answer');
+  t.true(Number(JSON.parse(answer).order_id) > 0);
+  t.is(await stored(order), 1, 'the order was stored once');
+  t.is((await web.done).code, 0);
+});
+
+test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive connection, then the first is answered and the second is not run (a client retries an unanswered request; it must not be stored unanswered)', async (t) => {
+  const { orders, web, conn, post, stored } = await idleConnectionAtShutdown(t);
+  const [first, second] = [orderFor(orders, 101), orderFor(orders, 102)];
+  conn.socket.write(post(first) + post(second));
+  await conn.closedAt;
+  t.is((conn.state.received.match(/^HTTP\/1\.1 /gm) ?? []).length, 1, 'one answer, on a connection that then closes');
+  t.regex(conn.state.received, /^HTTP\/1\.1 200 [\s\S]*\r\nconnection: close\r\n/i);
+  await web.done;
   t.is(await stored(first), 1, 'the answered order was stored');
   t.is(await stored(second), 0, 'the unanswered one was not run');
 });
