@@ -136,35 +136,18 @@ export async function inheritedTemplate(
   return CourseTemplate.query(db).findById(id).select('id', 'title', 'locale_id', 'default_delivery_locale_id');
 }
 
-/** The course template, locked for an update. */
 /** Course templates by id, every column (a page's batch). */
 export function courseTemplatesByIds(db: Db, ids: readonly number[]): Promise<CourseTemplateRow[]> {
   return db(CourseTemplate.tableName).whereIn('id', ids as number[]);
 }
 
+/** The course template, locked for an update. */
 export async function lockCourseTemplate(db: Db, id: number): Promise<CourseTemplateRow | undefined> {
   return CourseTemplate.query(db).findById(id).forUpdate();
 }
 
-export type CourseTemplateColumns = Partial<
-  Pick<
-    CourseTemplate,
-    | 'code'
-    | 'title'
-    | 'course_text1'
-    | 'course_text2'
-    | 'related_courses_text'
-    | 'lms_summary'
-    | 'lifecycle_state'
-    | 'category_id'
-    | 'locale_id'
-    | 'default_delivery_locale_id'
-    | 'teaser_description'
-    | 'image_document_id'
-    | 'short_code'
-    | 'event_learning_mode'
-  >
->;
+/** The columns a write sets: a row's, less its id and timestamps. */
+export type CourseTemplateColumns = Partial<Omit<CourseTemplateRow, 'id' | 'created_on' | 'updated_on'>>;
 
 export async function insertCourseTemplate(db: Db, columns: CourseTemplateColumns): Promise<CourseTemplateRow> {
   const [row] = (await db(CourseTemplate.tableName).insert(columns).returning('*')) as CourseTemplateRow[];
