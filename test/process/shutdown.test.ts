@@ -43,15 +43,29 @@ async function rawConnection(port: number) {
   return { socket, state, closedAt };
 }
 
-test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
+/** A web process on a free port with `env`, once it answers /healthz. */
+async function startWeb(env: Record<string, string>) {
   const port = await freePort();
-  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}` });
+  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', ...env });
   await waitFor(
     async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
     'web to listen',
     30000,
     200,
   );
+  return { web, port };
+}
+
+/** A keep-alive connection that has had one answer and is idle now. */
+async function idleConnection(port: number) {
+  const conn = await rawConnection(port);
+  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+  return conn;
+}
+
+test('when web gets SIGTERM, then it stops accepting, finishes the in-flight request and exits 0', async (t) => {
+  const { web, port } = await startWeb({ QUEUE_PREFIX: `t${hex()}` });
 
   // A request in flight: headers and half the body sent, the rest after SIGTERM.
   const socket = net.connect(port, '127.0.0.1');
@@ -81,15 +95,8 @@ test('when web gets SIGTERM, then it stops accepting, finishes the in-flight req
 });
 
 test('when web gets SIGTERM, then a keep-alive connection gets its in-flight answer with Connection: close and is closed, so the drain ends at once', async (t) => {
-  const port = await freePort();
   // A long drain allowance: the process must not need it.
-  const web = spawnTs('src/web.ts', [], { PORT: String(port), HOST: '127.0.0.1', QUEUE_PREFIX: `t${hex()}`, SHUTDOWN_TIMEOUT_MS: '20000' });
-  await waitFor(
-    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
-    'web to listen',
-    30000,
-    200,
-  );
+  const { web, port } = await startWeb({ QUEUE_PREFIX: `t${hex()}`, SHUTDOWN_TIMEOUT_MS: '20000' });
 
   // One keep-alive connection: a first request answered, then a second in flight (half its body sent).
   const socket = net.connect(port, '127.0.0.1');
@@ -126,23 +133,8 @@ test('when web gets SIGTERM, then a keep-alive connection gets its in-flight ans
  */
 async function idleConnectionAtShutdown(t: { regex: (s: string, r: RegExp, m?: string) => void }) {
   const { ctx, orders } = await orderTenant();
-  const port = await freePort();
-  const web = spawnTs('src/web.ts', [], {
-    DATABASE_URL: ctx.rt.databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    QUEUE_PREFIX: ctx.rt.config.queuePrefix,
-    LOG_LEVEL: 'info',
-  });
-  await waitFor(
-    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
-    'web to listen',
-    30000,
-    200,
-  );
-  const conn = await rawConnection(port);
-  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+  const { web, port } = await startWeb({ DATABASE_URL: ctx.rt.databaseUrl, QUEUE_PREFIX: ctx.rt.config.queuePrefix, LOG_LEVEL: 'info' });
+  const conn = await idleConnection(port);
   t.regex(conn.state.received, /connection: keep-alive/i, 'a keep-alive connection, idle now');
   conn.state.received = '';
   web.child.kill('SIGTERM');
@@ -198,23 +190,12 @@ test('when web gets SIGTERM and two POSTs are pipelined on an idle keep-alive co
 });
 
 test('when web gets SIGTERM, then a keep-alive connection that stays idle is closed after the idle grace, and the process exits without waiting for its drain allowance', async (t) => {
-  const port = await freePort();
-  const web = spawnTs('src/web.ts', [], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
+  const { web, port } = await startWeb({
     QUEUE_PREFIX: `t${hex()}`,
     SHUTDOWN_TIMEOUT_MS: '20000',
     SHUTDOWN_IDLE_GRACE_MS: '1000',
   });
-  await waitFor(
-    async () => (await request(port, { path: '/healthz' }).catch(() => undefined))?.status === 200,
-    'web to listen',
-    30000,
-    200,
-  );
-  const conn = await rawConnection(port);
-  conn.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-  await waitFor(async () => conn.state.received.includes('{"status":"ok"}'), 'the first answer', 5000, 20);
+  const conn = await idleConnection(port);
 
   const stoppedAt = Date.now();
   web.child.kill('SIGTERM');
