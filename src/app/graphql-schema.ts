@@ -16,7 +16,8 @@ import { LearningPathMutations, learningPathsQuery } from '../modules/learning-p
 import { OBJECTIVE_TYPES } from '../modules/learning-paths/learning-objectives.graphql.js';
 import { EventMutations } from '../modules/events/event-mutations.graphql.js';
 import { eventsQuery } from '../modules/events/events-list.graphql.js';
-import { downloadDocumentQuery } from '../modules/documents/documents.graphql.js';
+import { documentsQuery, downloadDocumentQuery } from '../modules/documents/documents.graphql.js';
+import { LearnerObject } from '../modules/delegates/index.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
 import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
@@ -59,6 +60,12 @@ export function buildSchema(): GraphQLSchema {
         description: 'A greeting for the user the access token acts as: a way to check a token.',
         resolve: (_root, _args, ctx) => `Hello, ${ctx.user.email}!`,
       },
+      echo: {
+        type: GraphQLString,
+        description: "Answers its argument: what a webhook's stored query selects for a record it cannot read (one deleted).",
+        args: { value: { type: new GraphQLNonNull(GraphQLString) } },
+        resolve: (_root, { value }: { value: string }) => value,
+      },
       node: nodeQuery,
       locales: localesQuery,
       courseTemplate: courseTemplateQuery,
@@ -69,6 +76,7 @@ export function buildSchema(): GraphQLSchema {
       customFieldTemplate: customFieldTemplateQuery,
       catalogue: catalogueQuery,
       downloadDocument: downloadDocumentQuery,
+      documents: documentsQuery({ courseTemplates: courseTemplatesQuery, learningPaths: learningPathsQuery }),
       events: eventsQuery,
       locations: locationsQuery,
       taxTypes: taxTypesQuery,
@@ -94,6 +102,6 @@ export function buildSchema(): GraphQLSchema {
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
     },
   });
-  // Types reached only through an interface (a learning path's objectives) are listed, so the schema has them.
-  return new GraphQLSchema({ query, mutation, types: [...OBJECTIVE_TYPES] });
+  // Types reached only through an interface (a learning path's objectives, a learner's node) are listed, so the schema has them.
+  return new GraphQLSchema({ query, mutation, types: [...OBJECTIVE_TYPES, LearnerObject] });
 }

@@ -71,6 +71,16 @@ export function delegatesOfRegistrations(db: Db, registrationIds: readonly numbe
     .orderBy('id');
 }
 
+/**
+ * The named rows (learners: a contact's place on an event) among these ids, in no order; rows of
+ * places bought without names are left out, so an id of one names no learner.
+ */
+export function learnersByIds(db: Db, ids: readonly number[]): Promise<DelegateRow[]> {
+  return db(Delegate.tableName)
+    .whereIn('id', ids as number[])
+    .whereNotNull('contact_id');
+}
+
 /** The delegate locked for a change, or undefined. */
 export function lockDelegate(db: Db, id: number): Promise<DelegateRow | undefined> {
   return db(Delegate.tableName).where({ id }).forUpdate().first<DelegateRow | undefined>();

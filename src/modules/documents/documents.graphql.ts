@@ -1,11 +1,20 @@
-import { GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
+import {
+  GraphQLID,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
-import { wholeConnection } from '../../kit/graphql/lists.js';
+import { legacyIdOf } from '../../kit/graphql/ids.js';
+import { listQuery, nestedList, wholeConnection } from '../../kit/graphql/lists.js';
 import { byId } from '../../kit/graphql/loaders.js';
+import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { hasPermission } from '../../platform/permissions.js';
-import { documentsByIds, type DocumentRow } from './documents.data.js';
+import { Document as DocumentModel, documentsByIds, type DocumentRow } from './documents.data.js';
 
 /**
  * Documents in Core GraphQL, as integrations read a course template's or learning path's
@@ -13,11 +22,18 @@ import { documentsByIds, type DocumentRow } from './documents.data.js';
  * { revisionNumber } }` and `imageGallery { edges { node { ... } } }`. A record has one image
  * (its `image_document_id`); its gallery is that image, so a website that shows the gallery
  * shows the same picture (an empty gallery when there is no image). Documents are read with the
- * record that shows them (its view permission); they are not reachable by `node(id:)`. The root
+ * record that shows them (its view permission), and on their own, by a caller who may view course
+ * templates or learning paths (the records documents are the pictures of): the root
  * `downloadDocument(documentId:)` answers one document and the address to fetch it from (a
- * website copying a template's image), to a caller who may view course templates or learning
- * paths: the records documents are the pictures of.
+ * website copying a template's image), `documents(filters)` lists them, each with the course
+ * templates and learning paths that show it (the WordPress plugin's Document Updated webhook,
+ * real-clients.md section 5.A), and `node(id:)` answers one.
  */
+
+/** Reading documents on their own: either view permission will do (LEARNING_PATH_VIEW, else COURSE_TEMPLATE_VIEW is named). */
+function requireDocumentView(ctx: GraphQLContext): void {
+  requirePermission(ctx, hasPermission(ctx.user.permissions, 'LEARNING_PATH_VIEW') ? 'LEARNING_PATH_VIEW' : 'COURSE_TEMPLATE_VIEW');
+}
 
 /** A folder documents are kept in: its name is all there is of it (the id is `Folder:<name>` in base64). */
 const FolderObject = new GraphQLObjectType<{ name: string }>({
@@ -37,23 +53,53 @@ const DocumentRevisionObject = new GraphQLObjectType<DocumentRow>({
   },
 });
 
+/**
+ * Fields of Document that lists of other modules answer: the course templates and learning paths
+ * that show it. Those modules are above this one (their records show documents), so this module
+ * cannot import their lists without a circle: the app hands them to {@link documentsQuery}, which
+ * adds these fields before the schema is built.
+ */
+let shownBy: GraphQLFieldConfigMap<DocumentRow, GraphQLContext> | undefined;
+
 /** A document (an image): id `Document:<n>`. */
-export const DocumentObject = new GraphQLObjectType<DocumentRow, GraphQLContext>({
+export const DocumentObject: GraphQLObjectType<DocumentRow, GraphQLContext> = new GraphQLObjectType<DocumentRow, GraphQLContext>({
   name: 'Document',
   description: 'A file, such as the image of a course template or learning path.',
-  fields: {
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (d) => toGlobalId('Document', d.id) },
-    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (d) => d.id },
-    name: { type: new GraphQLNonNull(GraphQLString) },
-    description: { type: GraphQLString },
-    folder: { type: FolderObject, resolve: (d) => (d.folder ? { name: d.folder } : null) },
-    latest: { type: new GraphQLNonNull(DocumentRevisionObject), resolve: (d) => d },
-    url: { type: new GraphQLNonNull(GraphQLString), description: 'The address it is served from (its latest revision).' },
+  interfaces: [NodeInterface],
+  fields: () => {
+    if (!shownBy)
+      throw new Error('Document: the lists of the records that show it are wired by the app (documentsQuery) before the schema is built');
+    return {
+      ...nodeFields('Document'),
+      name: { type: new GraphQLNonNull(GraphQLString) },
+      description: { type: GraphQLString },
+      folder: { type: FolderObject, resolve: (d) => (d.folder ? { name: d.folder } : null) },
+      latest: { type: new GraphQLNonNull(DocumentRevisionObject), resolve: (d) => d },
+      url: { type: new GraphQLNonNull(GraphQLString), description: 'The address it is served from (its latest revision).' },
+      ...shownBy,
+    };
   },
 });
 
-/** A record's documents (its gallery): all of them, on one page. */
-const documents = wholeConnection<DocumentRow>('Document', DocumentObject);
+/** The documents list: its filters, order and paging are every list's (api-conventions.md). */
+const documentsList = listQuery<DocumentRow>({
+  typeName: 'Document',
+  table: DocumentModel.tableName,
+  // Either of two view permissions: checked by documentsQuery, before the list reads anything.
+  permission: null,
+  node: () => DocumentObject,
+  defaultOrder: { field: 'id', direction: 'asc' },
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Document', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+    description: { column: 'description', kind: 'text' },
+    folder: { column: 'folder', kind: 'text', orderable: true, description: 'The name of its folder.' },
+    createdOn: { column: 'created_on', kind: 'datetime', orderable: true },
+  },
+});
+
+/** A record's documents (its gallery): all of them, on one page, as a page of the documents list. */
+const documents = wholeConnection<DocumentRow>(documentsList);
 
 /** This request's document with this id (a page's documents in one statement). */
 export const documentById = (ctx: GraphQLContext, id: number | null | undefined): Promise<DocumentRow | null> =>
@@ -110,7 +156,51 @@ export const downloadDocumentQuery: GraphQLFieldConfig<unknown, GraphQLContext, 
     'A document (such as the image of a course template or learning path) and the address to fetch it from; null when this instance has no such document. Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
   args: { documentId: { type: new GraphQLNonNull(GraphQLID), description: 'A Document id.' } },
   async resolve(_root, { documentId }, ctx) {
-    requirePermission(ctx, hasPermission(ctx.user.permissions, 'LEARNING_PATH_VIEW') ? 'LEARNING_PATH_VIEW' : 'COURSE_TEMPLATE_VIEW');
+    requireDocumentView(ctx);
     return documentById(ctx, legacyIdOf('Document', documentId));
   },
 };
+
+registerNode('Document', {
+  // node(id:) takes one permission: COURSE_TEMPLATE_VIEW, the narrower reading of "either".
+  permission: 'COURSE_TEMPLATE_VIEW',
+  load: async (ctx, id) => (await documentById(ctx, id)) ?? undefined,
+});
+
+/** The lists of the records that show documents, as their modules make them (`courseTemplates`, `learningPaths`). */
+export interface DocumentShownBy {
+  courseTemplates: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>;
+  learningPaths: GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>>;
+}
+
+/**
+ * `documents(filters, order, first, offset)`: the documents of this instance, each with
+ * `courseTemplates` and `learningPaths`, the records whose image it is (those lists, as their
+ * modules have them, with their own view permissions: a page of documents reads each in one
+ * statement). `lists` are the course templates' and learning paths' lists, given by the app.
+ * Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW, checked before anything is read.
+ */
+export function documentsQuery(lists: DocumentShownBy): GraphQLFieldConfig<unknown, GraphQLContext, Record<string, unknown>> {
+  shownBy ??= {
+    courseTemplates: nestedList<DocumentRow>(lists.courseTemplates, {
+      parentColumn: 'image_document_id',
+      parentId: (d) => d.id,
+      description:
+        'The course templates whose image it is, with the filters, orders and pages of `courseTemplates` (COURSE_TEMPLATE_VIEW).',
+    }),
+    learningPaths: nestedList<DocumentRow>(lists.learningPaths, {
+      parentColumn: 'image_document_id',
+      parentId: (d) => d.id,
+      description: 'The learning paths whose image it is, with the filters, orders and pages of `learningPaths` (LEARNING_PATH_VIEW).',
+    }),
+  };
+  const resolve = documentsList.resolve!;
+  return {
+    ...documentsList,
+    description: 'Documents (such as the images of course templates and learning paths). Needs COURSE_TEMPLATE_VIEW or LEARNING_PATH_VIEW.',
+    resolve(root, args, ctx, info) {
+      requireDocumentView(ctx);
+      return resolve(root, args, ctx, info);
+    },
+  };
+}
