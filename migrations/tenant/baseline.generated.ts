@@ -2,9 +2,47 @@
 // after the migrations below, as pg_dump writes it; applyTenantMigrations makes new tenants
 // from it. test/tenancy/baseline.test.ts fails when it no longer matches the migrations.
 
-export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation"];
+export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation","017_webhooks"];
 
-export const sql = String.raw`CREATE FUNCTION __tenant_schema__.count_identity_change() RETURNS trigger
+export const sql = String.raw`CREATE FUNCTION __tenant_schema__.capture_webhook_event() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+    declare
+      v_key text := tg_argv[0];
+      v_row jsonb := case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end;
+      v_id integer := (v_row->>'id')::integer;
+      v_tenant integer;
+      v_event bigint;
+      v_listened boolean;
+      v_actor integer := nullif(current_setting('lectern.actor', true), '')::integer;
+    begin
+      execute format('select exists (select 1 from %I.webhooks where type_key = $1 and lifecycle_state = ''active'')', tg_table_schema)
+        into strict v_listened using v_key;
+      if not v_listened then return null; end if;
+      if tg_nargs > 1 then
+        execute format('select 1 from %I.webhook_events where txid = txid_current() and type_key = $1 and record_id = $2', tg_table_schema)
+          into v_event using tg_argv[1], v_id;
+        if v_event is not null then return null; end if;
+      end if;
+      v_event := null;
+      execute format('insert into %I.webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
+        values ($1, $2, txid_current(), $3, nullif(current_setting(''lectern.context'', true), ''''), $4)
+        on conflict (txid, type_key, record_id) do nothing returning id', tg_table_schema)
+        into v_event using v_key, v_id, case when tg_op = 'DELETE' then v_row end, v_actor;
+      if v_event is null then return null; end if;
+      select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
+      execute format('with d as (
+          insert into %I.webhook_deliveries (webhook_id, event_id)
+          select id, $1 from %I.webhooks where type_key = $2 and lifecycle_state = ''active'' returning id
+        )
+        insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
+        select $3, ''webhooks'', ''deliver'', ''webhooks-'' || $3 || ''-d'' || d.id,
+          jsonb_build_object(''tenantId'', $3, ''deliveryId'', d.id) from d', tg_table_schema, tg_table_schema)
+        using v_event, v_key, v_tenant;
+      perform pg_notify('lectern_changes', 'outbox');
+      return null;
+    end $_$;
+CREATE FUNCTION __tenant_schema__.count_identity_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
     begin
@@ -815,6 +853,91 @@ CREATE SEQUENCE __tenant_schema__.users_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.users_id_seq OWNED BY __tenant_schema__.users.id;
+CREATE TABLE __tenant_schema__.webhook_deliveries (
+    id bigint NOT NULL,
+    webhook_id integer NOT NULL,
+    event_id bigint NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    status_code integer,
+    duration_ms integer,
+    response_excerpt text,
+    error text,
+    next_attempt_at timestamp with time zone,
+    last_attempt_at timestamp with time zone,
+    delivered_at timestamp with time zone,
+    resends integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT webhook_deliveries_state CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+);
+CREATE SEQUENCE __tenant_schema__.webhook_deliveries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.webhook_deliveries_id_seq OWNED BY __tenant_schema__.webhook_deliveries.id;
+CREATE TABLE __tenant_schema__.webhook_events (
+    id bigint NOT NULL,
+    type_key text NOT NULL,
+    record_id integer NOT NULL,
+    txid bigint NOT NULL,
+    snapshot jsonb,
+    context text,
+    actor_user_id integer,
+    triggered_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+);
+CREATE SEQUENCE __tenant_schema__.webhook_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.webhook_events_id_seq OWNED BY __tenant_schema__.webhook_events.id;
+CREATE TABLE __tenant_schema__.webhook_notices (
+    id integer NOT NULL,
+    webhook_id integer,
+    subject text NOT NULL,
+    body text NOT NULL,
+    recipients text[] DEFAULT '{}'::text[] NOT NULL,
+    mailed boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
+CREATE SEQUENCE __tenant_schema__.webhook_notices_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.webhook_notices_id_seq OWNED BY __tenant_schema__.webhook_notices.id;
+CREATE TABLE __tenant_schema__.webhooks (
+    id integer NOT NULL,
+    name text NOT NULL,
+    type_key text NOT NULL,
+    url text NOT NULL,
+    query text NOT NULL,
+    config jsonb DEFAULT '{}'::jsonb NOT NULL,
+    notification_emails text[] DEFAULT '{}'::text[] NOT NULL,
+    lifecycle_state text DEFAULT 'active'::text NOT NULL,
+    owner_user_id integer,
+    signing_secret text NOT NULL,
+    previous_signing_secret text,
+    previous_secret_expires_at timestamp with time zone,
+    failing_since timestamp with time zone,
+    disabled_reason text,
+    created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT webhooks_lifecycle_state CHECK ((lifecycle_state = ANY (ARRAY['active'::text, 'disabled'::text])))
+);
+CREATE SEQUENCE __tenant_schema__.webhooks_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.webhooks_id_seq OWNED BY __tenant_schema__.webhooks.id;
 ALTER TABLE ONLY __tenant_schema__.background_jobs ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.background_jobs_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.campaigns ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.campaigns_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.categories ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.categories_id_seq'::regclass);
@@ -850,6 +973,10 @@ ALTER TABLE ONLY __tenant_schema__.score_mappings ALTER COLUMN id SET DEFAULT ne
 ALTER TABLE ONLY __tenant_schema__.stock_items ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.stock_items_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.tax_types ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.tax_types_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.users ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.users_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.webhook_deliveries ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_deliveries_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.webhook_events ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_events_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.webhook_notices ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_notices_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.webhooks ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhooks_id_seq'::regclass);
 INSERT INTO __tenant_schema__.custom_field_definitions (id, key, label, type, applies_to, is_translatable, is_builtin, max_length, pattern, created_on, updated_on, description) VALUES (1, 'course_text_1', 'Course text 1', 'rich_text', 'course_template', true, true, NULL, NULL, (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'), NULL);
 INSERT INTO __tenant_schema__.custom_field_definitions (id, key, label, type, applies_to, is_translatable, is_builtin, max_length, pattern, created_on, updated_on, description) VALUES (2, 'course_text_2', 'Course text 2 (introduction)', 'rich_text', 'course_template', true, true, NULL, NULL, (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'), NULL);
 INSERT INTO __tenant_schema__.custom_field_definitions (id, key, label, type, applies_to, is_translatable, is_builtin, max_length, pattern, created_on, updated_on, description) VALUES (3, 'related_courses_text', 'Related courses text', 'rich_text', 'course_template', true, true, NULL, NULL, (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'), NULL);
@@ -923,6 +1050,10 @@ SELECT pg_catalog.setval('__tenant_schema__.score_mappings_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.stock_items_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.tax_types_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.users_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.webhook_deliveries_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.webhook_events_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.webhook_notices_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.webhooks_id_seq', 1, false);
 ALTER TABLE ONLY __tenant_schema__.background_jobs
     ADD CONSTRAINT background_jobs_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.campaigns
@@ -1025,6 +1156,16 @@ ALTER TABLE ONLY __tenant_schema__.tax_types
     ADD CONSTRAINT tax_types_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.webhook_events
+    ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.webhook_events
+    ADD CONSTRAINT webhook_events_txid_type_key_record_id_unique UNIQUE (txid, type_key, record_id);
+ALTER TABLE ONLY __tenant_schema__.webhook_notices
+    ADD CONSTRAINT webhook_notices_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.webhooks
+    ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
 CREATE INDEX categories_parent_id_index ON __tenant_schema__.categories USING btree (parent_id);
 CREATE INDEX contacts_company_id_index ON __tenant_schema__.contacts USING btree (company_id);
 CREATE INDEX contacts_email_index ON __tenant_schema__.contacts USING btree (email);
@@ -1061,10 +1202,33 @@ CREATE INDEX prices_learning_path_id_index ON __tenant_schema__.prices USING btr
 CREATE UNIQUE INDEX prices_one ON __tenant_schema__.prices USING btree (COALESCE(course_template_id, 0), COALESCE(event_id, 0), COALESCE(learning_path_id, 0), price_level_id, currency_code, COALESCE(region_id, 0));
 CREATE INDEX score_mappings_course_template_id_index ON __tenant_schema__.score_mappings USING btree (course_template_id);
 CREATE UNIQUE INDEX users_email_lower_idx ON __tenant_schema__.users USING btree (lower(email));
+CREATE INDEX webhook_deliveries_delivered_idx ON __tenant_schema__.webhook_deliveries USING btree (delivered_at) WHERE (state = 'delivered'::text);
+CREATE INDEX webhook_deliveries_event_id_index ON __tenant_schema__.webhook_deliveries USING btree (event_id);
+CREATE INDEX webhook_deliveries_pending_idx ON __tenant_schema__.webhook_deliveries USING btree (created_at) WHERE (state = 'pending'::text);
+CREATE INDEX webhook_deliveries_webhook_id_id_index ON __tenant_schema__.webhook_deliveries USING btree (webhook_id, id);
+CREATE INDEX webhook_notices_webhook_id_id_index ON __tenant_schema__.webhook_notices USING btree (webhook_id, id);
+CREATE INDEX webhooks_type_key_lifecycle_state_index ON __tenant_schema__.webhooks USING btree (type_key, lifecycle_state);
 CREATE TRIGGER roles_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.roles FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.notify_identity_change();
 CREATE TRIGGER roles_counted BEFORE DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.roles FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.count_identity_change();
 CREATE TRIGGER users_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.users FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.notify_identity_change();
 CREATE TRIGGER users_counted BEFORE DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.users FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.count_identity_change();
+CREATE TRIGGER webhook_course_template_created_insert AFTER INSERT ON __tenant_schema__.course_templates FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_created');
+CREATE TRIGGER webhook_course_template_deleted_delete AFTER DELETE ON __tenant_schema__.course_templates FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_deleted');
+CREATE TRIGGER webhook_course_template_updated_update AFTER UPDATE ON __tenant_schema__.course_templates FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_updated', 'course_template_created');
+CREATE TRIGGER webhook_document_updated_update AFTER UPDATE ON __tenant_schema__.documents FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('document_updated');
+CREATE TRIGGER webhook_event_cancelled_update AFTER UPDATE ON __tenant_schema__.events FOR EACH ROW WHEN ((((new.lifecycle_state = 'cancelled'::text) OR new.is_cancelled) AND (NOT ((old.lifecycle_state = 'cancelled'::text) OR old.is_cancelled)))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_cancelled');
+CREATE TRIGGER webhook_event_created_insert AFTER INSERT ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_created');
+CREATE TRIGGER webhook_event_deleted_delete AFTER DELETE ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_deleted');
+CREATE TRIGGER webhook_event_updated_update AFTER UPDATE ON __tenant_schema__.events FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_updated', 'event_created');
+CREATE TRIGGER webhook_invoice_created_insert AFTER INSERT ON __tenant_schema__.invoices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('invoice_created');
+CREATE TRIGGER webhook_learner_cancelled_delete AFTER DELETE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NOT NULL) AND (old.cancelled_date IS NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_cancelled');
+CREATE TRIGGER webhook_learner_cancelled_update AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.cancelled_date IS NULL) AND (new.cancelled_date IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_cancelled');
+CREATE TRIGGER webhook_learner_created_insert AFTER INSERT ON __tenant_schema__.delegates FOR EACH ROW WHEN ((new.contact_id IS NOT NULL)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
+CREATE TRIGGER webhook_learner_created_update AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NULL) AND (new.contact_id IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
+CREATE TRIGGER webhook_learning_path_created_insert AFTER INSERT ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_created');
+CREATE TRIGGER webhook_learning_path_deleted_delete AFTER DELETE ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_deleted');
+CREATE TRIGGER webhook_learning_path_updated_update AFTER UPDATE ON __tenant_schema__.learning_paths FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_updated', 'learning_path_created');
+CREATE TRIGGER webhook_order_completed_update AFTER UPDATE ON __tenant_schema__.opportunities FOR EACH ROW WHEN (((new.state = 'completed'::text) AND (old.state <> 'completed'::text))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('order_completed');
 ALTER TABLE ONLY __tenant_schema__.background_jobs
     ADD CONSTRAINT background_jobs_course_template_id_foreign FOREIGN KEY (course_template_id) REFERENCES __tenant_schema__.course_templates(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.background_jobs
@@ -1230,4 +1394,12 @@ ALTER TABLE ONLY __tenant_schema__.users
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_contact_id_foreign FOREIGN KEY (contact_id) REFERENCES __tenant_schema__.contacts(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.users
-    ADD CONSTRAINT users_role_id_foreign FOREIGN KEY (role_id) REFERENCES __tenant_schema__.roles(id);`;
+    ADD CONSTRAINT users_role_id_foreign FOREIGN KEY (role_id) REFERENCES __tenant_schema__.roles(id);
+ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.webhook_events(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_foreign FOREIGN KEY (webhook_id) REFERENCES __tenant_schema__.webhooks(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.webhook_notices
+    ADD CONSTRAINT webhook_notices_webhook_id_foreign FOREIGN KEY (webhook_id) REFERENCES __tenant_schema__.webhooks(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.webhooks
+    ADD CONSTRAINT webhooks_owner_user_id_foreign FOREIGN KEY (owner_user_id) REFERENCES __tenant_schema__.users(id) ON DELETE SET NULL;`;

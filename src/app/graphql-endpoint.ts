@@ -22,7 +22,10 @@ import { AskedPermissions, identityRefusal } from '../kit/http/cached-identity.j
  */
 export const GRAPHQL_PATH = '/graphql';
 
-export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema()): AppMiddleware {
+export function graphqlEndpoint(
+  rt: Runtime,
+  schema: GraphQLSchema = buildSchema({ webhookSecretOverlapMs: rt.config.webhooks.secretOverlapMs }),
+): AppMiddleware {
   const https = requireHttps(rt.config);
   const server = graphqlServer(rt, schema);
   return async (ctx, next) => {
@@ -64,32 +67,37 @@ export function graphqlEndpoint(rt: Runtime, schema: GraphQLSchema = buildSchema
       const { tenant, userId, clientId, check } = auth.grant;
       const message = 'The user of this token is no longer active';
       const challenge = `Bearer realm="Lectern GraphQL", error="invalid_token", error_description="${message}"`;
-      await server.answer(ctx, tenant, async (db) => {
-        // What came from the process's caches is checked by the request's first statement (issue 23).
-        await checkRequest(db, check);
-        const key = `${tenant.id}:id:${userId}`;
-        const read = (on: Knex) => activeUserWithPermissions(on, { id: userId });
-        const found = await rt.identities.get(tenant.schema, key, async () => ({ value: await read(db), generation: checkedValue(db) }));
-        if (!found) return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': challenge } } };
-        const user = found.value;
-        const permissions = AskedPermissions.remembering(user.permissions);
-        const gone = () => (ctx.set('WWW-Authenticate', challenge), new AppError(401, 'unauthenticated', message));
-        await checkRequest(
-          db,
-          rt.identities.check(tenant.schema, key, found, read, (fresh) =>
-            identityRefusal(user, fresh, permissions, { password: false, unauthenticated: gone }),
-          ),
-        );
-        return {
-          context: {
+      await server.answer(
+        ctx,
+        tenant,
+        async (db) => {
+          // What came from the process's caches is checked by the request's first statement (issue 23).
+          await checkRequest(db, check);
+          const key = `${tenant.id}:id:${userId}`;
+          const read = (on: Knex) => activeUserWithPermissions(on, { id: userId });
+          const found = await rt.identities.get(tenant.schema, key, async () => ({ value: await read(db), generation: checkedValue(db) }));
+          if (!found) return { refuse: { status: 401, message, code: 'UNAUTHENTICATED', headers: { 'WWW-Authenticate': challenge } } };
+          const user = found.value;
+          const permissions = AskedPermissions.remembering(user.permissions);
+          const gone = () => (ctx.set('WWW-Authenticate', challenge), new AppError(401, 'unauthenticated', message));
+          await checkRequest(
             db,
-            tenant,
-            clientId,
-            ...requestScope(db),
-            user: { id: user.id, email: user.email, companyId: user.company_id, permissions },
-          },
-        };
-      });
+            rt.identities.check(tenant.schema, key, found, read, (fresh) =>
+              identityRefusal(user, fresh, permissions, { password: false, unauthenticated: gone }),
+            ),
+          );
+          return {
+            context: {
+              db,
+              tenant,
+              clientId,
+              ...requestScope(db),
+              user: { id: user.id, email: user.email, companyId: user.company_id, permissions },
+            },
+          };
+        },
+        { actorUserId: userId },
+      );
     });
   };
 }

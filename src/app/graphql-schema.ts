@@ -24,6 +24,7 @@ import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modu
 import { TaxTypeMutations, taxTypesQuery } from '../modules/tax-types/tax-types.graphql.js';
 import type { GraphQLContext } from '../kit/graphql/context.js';
 import { nodeQuery } from '../kit/graphql/node.js';
+import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/webhooks/webhooks.graphql.js';
 
 /**
  * The Core GraphQL schema, assembled from the modules. Conventions (api-conventions.md): Node
@@ -51,7 +52,13 @@ function group(type: GraphQLObjectType<unknown, GraphQLContext>, description: st
   return { type: new GraphQLNonNull(type), description, resolve: () => ({}) };
 }
 
-export function buildSchema(): GraphQLSchema {
+/** What the schema's resolvers take from the configuration; the defaults are the configuration's defaults. */
+export interface SchemaOptions {
+  /** WEBHOOK_SECRET_OVERLAP: how long a rotated-out signing secret keeps signing. */
+  webhookSecretOverlapMs: number;
+}
+
+export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_400_000 }): GraphQLSchema {
   const query = new GraphQLObjectType<unknown, GraphQLContext>({
     name: 'Query',
     fields: {
@@ -83,6 +90,8 @@ export function buildSchema(): GraphQLSchema {
       backgroundJob: backgroundJobQuery,
       opportunities: opportunitiesQuery,
       invoices: invoicesQuery,
+      webhookTypes: webhookTypesQuery,
+      webhooks: webhooksQuery,
     },
   });
   const mutation = new GraphQLObjectType<unknown, GraphQLContext>({
@@ -100,6 +109,10 @@ export function buildSchema(): GraphQLSchema {
       location: group(LocationMutations, 'Locations of events (LOCATION_EDIT).'),
       taxType: group(TaxTypeMutations, 'Tax types of events (TAX_TYPE_EDIT).'),
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
+      webhooks: group(
+        webhookMutations({ secretOverlapMs: opts.webhookSecretOverlapMs }),
+        'Webhooks: callbacks told of changes (WEBHOOKS_EDIT).',
+      ),
     },
   });
   // Types reached only through an interface (a learning path's objectives, a learner's node) are listed, so the schema has them.

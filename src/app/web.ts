@@ -1,3 +1,4 @@
+import { webhookMetrics } from './webhook-metrics.js';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import compose from 'koa-compose';
@@ -59,7 +60,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.on('error', logUnansweredErrors(rt.log));
   // Users and tokens are cached only while the database's announcements are heard: listen from the start.
   void rt.changes.ensureStarted();
-  const metrics = createMetrics(rt.queues);
+  const metrics = createMetrics(rt.queues, webhookMetrics(rt.knex, rt.config.queuePrefix));
   const platform = platformRoutes(rt, metrics);
   const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];
   rt.legacyUsage.start();

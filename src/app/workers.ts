@@ -1,7 +1,7 @@
 import type { Job, Worker } from 'bullmq';
 import type { Knex } from '../platform/db/knex.js';
 import { withRetryPolicy } from '../platform/queues/job-errors.js';
-import { settleJob, startRelay } from '../platform/queues/outbox.js';
+import { settleJob, startRelay, sweepOnNotice } from '../platform/queues/outbox.js';
 import { Reconciler, startReconciler } from '../platform/queues/reconciler.js';
 import { backgroundJobNeedsWork } from '../modules/background-jobs/background-jobs.service.js';
 import { orderNeedsWork } from '../modules/orders/order-processing.service.js';
@@ -12,6 +12,14 @@ import { courseTemplatesProcessor, markFailedBackgroundJob } from '../modules/ba
 import { markFailedOrderJob, orderProcessor } from '../modules/orders/orders.processor.js';
 import { tenantStatsProcessor } from '../modules/tenant-stats/tenant-stats.processor.js';
 import { deleteExpiredLoginLimits } from '../modules/users/index.js';
+import { tenantBaseUrl } from '../platform/config.js';
+import { createMailer } from '../platform/mail.js';
+import { deliveryPending, type DeliveryDeps } from '../modules/webhooks/webhook-delivery.service.js';
+import { closeWebhookAgents, parseAllowance } from '../modules/webhooks/webhook-http.js';
+import { storedQueryRunner } from '../modules/webhooks/webhook-payload.graphql.js';
+import { markFailedDeliveryJob, webhooksProcessor } from '../modules/webhooks/webhooks.processor.js';
+import { DurableCounters } from '../platform/counters.data.js';
+import { buildSchema } from './graphql-schema.js';
 
 /** How often the worker deletes expired failed-sign-in counts and waits. */
 const LOGIN_LIMITS_SWEEP_MS = 10 * 60_000;
@@ -55,12 +63,27 @@ export function startWorkers(rt: Runtime): RunningWorkers {
   const opts = { concurrency: rt.config.workerConcurrency, lockDuration: rt.config.workerLockMs };
   let stopping = false;
   const run = <D, R>(fn: (job: Job<D>, token?: string) => Promise<R>) => settling(rt, withRetryPolicy(fn));
+  const settings = rt.config.webhooks;
+  const mailer = createMailer({ smtpUrl: rt.config.smtpUrl, from: rt.config.mailFrom, log: rt.log });
+  const counts = new DurableCounters(rt.knex, rt.config.queuePrefix, rt.log);
+  const deliveries: DeliveryDeps = {
+    knex: rt.knex,
+    log: rt.log,
+    runQuery: storedQueryRunner(buildSchema({ webhookSecretOverlapMs: settings.secretOverlapMs })),
+    mailer,
+    settings: { ...settings, allow: parseAllowance(settings.allow) },
+    instanceUrl: (tenant) => tenantBaseUrl(rt.config, tenant.slug),
+    count: (outcome) => counts.add(`webhook_deliveries_${outcome}`),
+  };
   const workers: Worker[] = [
     ...rt.queues.workers('tenant-stats', run(tenantStatsProcessor(rt)), opts),
     ...rt.queues.workers('orders', run(orderProcessor(rt)), opts),
     // Drains the queue invoicing had before orders were one job (see JobPayloads['invoices']).
     ...rt.queues.workers('invoices', run(orderProcessor(rt)), opts),
     ...rt.queues.workers('course-templates', run(courseTemplatesProcessor(rt, () => stopping)), opts),
+    // Deliveries wait on receivers, not on CPU: many at once (a slow receiver holds at most
+    // WEBHOOK_ENDPOINT_CONCURRENCY of them).
+    ...rt.queues.workers('webhooks', run(webhooksProcessor(rt, deliveries)), { ...opts, concurrency: settings.concurrency }),
   ];
   // Failures BullMQ makes by itself (stalled jobs) from a few lock periods back: a restart after a crash.
   const lookBackMs = 10 * rt.config.workerLockMs;
@@ -68,6 +91,7 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     watchJobFailures(rt, 'orders', lookBackMs, markFailedOrderJob(rt)),
     watchJobFailures(rt, 'invoices', lookBackMs, markFailedOrderJob(rt)),
     watchJobFailures(rt, 'course-templates', lookBackMs, markFailedBackgroundJob(rt)),
+    watchJobFailures(rt, 'webhooks', lookBackMs, markFailedDeliveryJob(rt)),
   ];
   for (const w of workers) {
     const at = { queue: w.name, ...(rt.queues.shardCount > 1 ? { prefix: w.opts.prefix } : {}) };
@@ -77,6 +101,10 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     w.on('error', (err) => rt.log.warn({ ...at, err: { message: err.message } }, 'worker error'));
   }
   const relay = startRelay(rt.dispatcher, rt.config.outboxSweepMs, rt.log);
+  // Webhook deliveries are written by triggers, which no process dispatches after its commit:
+  // the database's announcement sweeps them at once (the relay's tick covers a missed one).
+  const deliveriesRelay = sweepOnNotice(rt.dispatcher, rt.changes, 'webhooks', rt.log);
+  void rt.changes.ensureStarted();
   // Failed sign-in and client-secret counts and their waits, once expired: nothing else deletes
   // them, and every new address (IPv6 makes them free) leaves one.
   const loginLimitsSweep = setInterval(() => {
@@ -95,6 +123,10 @@ export function startWorkers(rt: Runtime): RunningWorkers {
         pending: inTenant(rt, (db, d) => backgroundJobNeedsWork(db, d.backgroundJobId)),
         markFailed: (job) => markFailedBackgroundJob(rt)(job, /stalled/i.test(job.failedReason ?? '')),
       },
+      webhooks: {
+        pending: inTenant(rt, (db, d) => deliveryPending(db, d.deliveryId)),
+        markFailed: (job) => markFailedDeliveryJob(rt)(job, /stalled/i.test(job.failedReason ?? '')),
+      },
     }),
     rt.config.reconcileAfterMs,
     rt.log,
@@ -105,9 +137,13 @@ export function startWorkers(rt: Runtime): RunningWorkers {
       stopping = true;
       clearInterval(loginLimitsSweep);
       await reconciler.stop();
+      await deliveriesRelay.stop();
       await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(watchers.map((w) => w.close()));
+      await counts.stop();
+      mailer.close();
+      await closeWebhookAgents();
     },
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -32,6 +33,42 @@ const url = (protocols: string[]) =>
     },
     `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
   );
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `5s`, `30m`, `2h`, `5d` or `250ms`, in milliseconds. */
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration such as 250ms, 5s, 30m, 2h or 5d')
+  .transform((v) => Number(/^\d+/.exec(v)![0]) * DURATION_UNITS[/[a-z]+$/.exec(v)![0]]!);
+
+/** Durations separated by commas (a retry schedule), at most 20. */
+const durations = z
+  .string()
+  .regex(/^\s*\d+(ms|s|m|h|d)(\s*,\s*\d+(ms|s|m|h|d)){0,19}\s*$/, 'must be durations separated by commas, such as 5s,5m,30m,2h')
+  .transform((v) => v.split(',').map((d) => duration.parse(d.trim())));
+
+/**
+ * WEBHOOK_ALLOW: address ranges webhook deliveries may reach although they are private,
+ * loopback or link-local (refused otherwise): `loopback` and CIDR blocks, separated by commas.
+ */
+const allowance = z.string().refine(
+  (v) =>
+    v
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .every((p) => {
+        if (p === 'loopback' || p === 'none') return true;
+        // Strictly: `10/8` and octal or hex forms are not what they seem (parseCIDR reads them).
+        const [address = '', bits] = p.split('/');
+        if (address.includes('.') && !ipaddr.IPv4.isValidFourPartDecimal(address)) return false;
+        if (!ipaddr.isValid(address)) return false;
+        const max = address.includes(':') ? 128 : 32;
+        return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+      }),
+  'must be loopback and/or addresses or CIDR blocks (10.1.0.0/16, fd00::/8), separated by commas',
+);
 
 const schema = z
   .object({
@@ -82,6 +119,16 @@ const schema = z
     IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
     SEED_DEMO: bool.optional(),
     LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    WEBHOOK_TIMEOUT_MS: intIn(100, 60000).default(10000),
+    WEBHOOK_RETRY_SCHEDULE: durations.default([5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000)),
+    WEBHOOK_DISABLE_AFTER: duration.default(5 * 86_400_000),
+    WEBHOOK_LOG_DAYS: intIn(1, 3650).default(30),
+    WEBHOOK_ALLOW: allowance.optional(),
+    WEBHOOK_CONCURRENCY: intIn(1, 500).default(25),
+    WEBHOOK_ENDPOINT_CONCURRENCY: intIn(1, 100).default(4),
+    WEBHOOK_SECRET_OVERLAP: duration.default(86_400_000),
+    SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+    MAIL_FROM: z.string().min(3).optional(),
     METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
     SESSION_SECRET: z
       .string()
@@ -124,6 +171,25 @@ function portalTokenKeys(e: Env): string[] {
       crypto.createHmac('sha256', k.trim()).update('lectern portal tokens').digest('base64url'),
     );
   return [DEVELOPMENT_PORTAL_TOKEN_KEY];
+}
+
+export interface WebhookSettings {
+  /** WEBHOOK_TIMEOUT_MS: how long a receiver has to answer (10 s). */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: the waits before each retry (5s,5m,30m,2h,5h,10h,10h): 8 attempts in all. */
+  retryScheduleMs: number[];
+  /** WEBHOOK_DISABLE_AFTER: a webhook whose every delivery failed for this long is disabled (5d). */
+  disableAfterMs: number;
+  /** WEBHOOK_LOG_DAYS: delivered deliveries are kept this many days (30). */
+  logDays: number;
+  /** WEBHOOK_ALLOW: otherwise refused ranges deliveries may reach (`loopback`, CIDR blocks); loopback on the embedded default. */
+  allow: string;
+  /** WEBHOOK_CONCURRENCY: deliveries a worker process sends at once, per shard (25). */
+  concurrency: number;
+  /** WEBHOOK_ENDPOINT_CONCURRENCY: deliveries of one webhook a worker process sends at once (4): a slow receiver holds no more. */
+  endpointConcurrency: number;
+  /** WEBHOOK_SECRET_OVERLAP: how long a rotated-out signing secret keeps signing (24h). */
+  secretOverlapMs: number;
 }
 
 export interface Config {
@@ -207,6 +273,12 @@ export interface Config {
   portalTokenKeys: string[];
   /** The bearer token a metrics scraper sends for `/metrics` (platform administrators may use their credentials). */
   metricsToken: string | undefined;
+  /** Webhook deliveries (WEBHOOK_*): the sender's limits, the retry schedule, the disable rule. */
+  webhooks: WebhookSettings;
+  /** SMTP_URL: where notices are mailed (smtp:// or smtps://, credentials in the URL); unset: logged and shown in the Control Panel. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of notices. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -272,6 +344,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
     metricsToken: e.METRICS_TOKEN,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      logDays: e.WEBHOOK_LOG_DAYS,
+      // The embedded default runs on one machine, with receivers beside it: loopback allowed.
+      allow: e.WEBHOOK_ALLOW ?? (e.DATABASE_URL ? '' : 'loopback'),
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP,
+    },
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `Lectern <no-reply@${e.BASE_DOMAIN.toLowerCase()}>`,
     portalTokenKeys: portalTokenKeys(e),
     sessionKeys: e.SESSION_SECRET ? e.SESSION_SECRET.split(',').map((k) => k.trim()) : [crypto.randomBytes(32).toString('base64url')],
   };

@@ -34,6 +34,11 @@ export interface GraphQLContext {
   user: { id: number; email: string; companyId: number | null; permissions: string[] };
   /** The OAuth client the access token was issued to (null on the public WebLink API). */
   clientId: string | null;
+  /**
+   * A deleted record's last state, answered by `node(id:)` for its id: a webhook's stored query
+   * run for a deletion reads the record as it was (the delivery runs after it is gone).
+   */
+  tombstone?: { type: string; legacyId: number; row: object } | undefined;
   /** WebLink: the locale asked for with `weblink-content-locale`, whose translations overlay authored content. */
   contentLocale?: { id: number } | null;
   /** This request's instance of a loader (DataLoader, a memoised read), made on first use. */

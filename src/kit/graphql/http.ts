@@ -45,7 +45,7 @@ import { createQueryCache, type QueryCache } from './query-cache.js';
  * events, 50 to a page) costs about 15,000.
  */
 export const QUERY_LIMITS = { depth: 15, aliases: 20, cost: 30000 };
-const VALIDATION_RULES = [
+export const VALIDATION_RULES = [
   ...specifiedRules,
   knownOperationTypesRule,
   maxDepthRule({ n: QUERY_LIMITS.depth, ignoreIntrospection: true, exposeLimits: true }),
@@ -69,7 +69,7 @@ function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
 }
 
 /** The cost limit, counted with the page sizes the request's variables give ({@link withPages}). */
-const COST = {
+export const COST = {
   pageVariables,
   check: (schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined) =>
     validate(schema, withPages(schema, document, variables), [COST_RULE]),
@@ -212,6 +212,8 @@ export function graphqlErrors(ctx: AppContext, status: number, message: string, 
 export interface AnswerOptions {
   readOnly?: boolean;
   lane?: Lane;
+  /** Who the request acts for, as the webhook events its changes capture record it. */
+  actorUserId?: number;
 }
 
 /** What a request runs as, made inside its transaction; or why it is refused before it runs. */
@@ -315,7 +317,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
         ctx.body = result.payload;
       },
       // A query needs no explicit transaction (one round trip per statement); a mutation has one.
-      { readOnly },
+      { readOnly, via: { context: 'graphql', actorUserId: opts.actorUserId } },
     );
   }
 

@@ -24,7 +24,11 @@ export function fromGlobalId(id: string): { type: string; legacyId: number } | u
  * writes this one. Core has no type of that name, so nothing else is named by it there. Not on
  * WebLink, whose `Course` is a course template: its lists read ids with {@link fromGlobalId}.
  */
-const CORE_SPELLINGS: ReadonlyMap<string, string> = new Map([['Course', 'Event']]);
+const CORE_SPELLINGS: ReadonlyMap<string, string> = new Map([
+  ['Course', 'Event'],
+  // A webhook's id, as the production service spells it and as Lectern writes it (webhooks.graphql.ts).
+  ['OutboundHook', 'Webhook'],
+]);
 
 /** {@link fromGlobalId} as the Core API reads an id: the production service's spellings ({@link CORE_SPELLINGS}) name Lectern's type. */
 export function fromCoreId(id: string): { type: string; legacyId: number } | undefined {

@@ -47,7 +47,8 @@ export const nodeQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string
     const kind = parsed && kinds.get(parsed.type);
     if (!parsed || !kind) return null;
     requirePermission(ctx, kind.permission);
-    const row = await kind.load(ctx, parsed.legacyId);
+    const gone = ctx.tombstone?.type === parsed.type && ctx.tombstone.legacyId === parsed.legacyId ? ctx.tombstone.row : undefined;
+    const row = (await kind.load(ctx, parsed.legacyId)) ?? gone;
     return row ? { ...row, __type: parsed.type } : null;
   },
 };

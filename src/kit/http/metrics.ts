@@ -15,10 +15,11 @@ export interface Metrics {
   middleware: AppMiddleware;
 }
 
-/** Prometheus metrics: process defaults, HTTP latency by route and status, queue depth by queue. */
-export function createMetrics(queues: QueueBackend): Metrics {
+/** Prometheus metrics: process defaults, HTTP latency by route and status, queue depth by queue, and what `more` registers. */
+export function createMetrics(queues: QueueBackend, more: (registry: Registry) => void = () => undefined): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  more(registry);
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by method, route template and status',

@@ -5,7 +5,7 @@ import { accessGenerationSql } from '../../platform/tenancy/access-generation.js
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
-import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { withTenant, type WithTenantOptions } from '../../platform/tenancy/with-tenant.js';
 import { tenantOf, type AppContext, type AppMiddleware } from './context.js';
 
 declare module './context.js' {
@@ -38,7 +38,7 @@ export function withRequestDb<T>(
   tenant: Tenant,
   lane: Lane,
   fn: (db: Knex) => Promise<T>,
-  opts: { readOnly?: boolean; checks?: readonly RequestCheck[] | undefined } = {},
+  opts: { readOnly?: boolean; checks?: readonly RequestCheck[] | undefined; via?: WithTenantOptions['via'] } = {},
 ): Promise<T> {
   const statementTimeoutMs = lane === 'weblink' ? rt.config.weblinkStatementTimeoutMs : rt.config.statementTimeoutMs;
   const check = { sql: accessGenerationSql(tenant.id), checks: opts.checks, whenNull: () => tenantGone(tenant) };
@@ -50,6 +50,7 @@ export function withRequestDb<T>(
       autocommit: opts.readOnly,
       readOnly: opts.readOnly,
       check,
+      via: opts.via,
     }),
   );
 }
@@ -78,7 +79,11 @@ export function requestDb(rt: Pick<PlatformRuntime, 'knex' | 'gate' | 'config' |
           ctx.state.db = undefined;
         }
       },
-      { readOnly: ctx.method === 'GET' || ctx.method === 'HEAD', checks: ctx.state.checks },
+      {
+        readOnly: ctx.method === 'GET' || ctx.method === 'HEAD',
+        checks: ctx.state.checks,
+        via: { context: 'rest', actorUserId: ctx.state.user?.id },
+      },
     );
 }
 

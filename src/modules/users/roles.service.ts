@@ -27,6 +27,7 @@ export const PERMISSION_ENTITIES = [
   'MARKETING_ACTIVITY',
   'OPPORTUNITY',
   'TAX_TYPE',
+  'WEBHOOKS',
 ] as const;
 
 export const KNOWN_PERMISSIONS: readonly string[] = ['*', '*_VIEW', ...PERMISSION_ENTITIES.flatMap((e) => [`${e}_VIEW`, `${e}_EDIT`])];

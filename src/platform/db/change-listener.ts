@@ -12,7 +12,8 @@ import type { Logger } from '../logger.js';
  * `tokens` (an access token or an OAuth client was revoked, expired early or deleted),
  * `tenant:<id>:<old slug>:<new slug>` (a tenant renamed, suspended or removed), `tenants:new` (a
  * tenant made), `tenants` (all of them: the table was truncated), `portals` (a portal added,
- * changed or removed).
+ * changed or removed), `outbox` (a transaction wrote outbox rows that only the relay enqueues:
+ * webhook deliveries, written by triggers; the workers sweep at once).
  */
 export const CHANGES_CHANNEL = 'lectern_changes';
 

@@ -71,8 +71,16 @@ export async function markEnqueued(db: Db, ids: number[]): Promise<void> {
  * The relay's batch: rows of `namespace` still pending after `minAgeMs`, oldest first, locked
  * (SKIP LOCKED, so several workers sweep at once without double work). Run in a transaction.
  */
-export function lockPendingRows(trx: Knex.Transaction, namespace: string, minAgeMs: number, limit: number): Promise<OutboxRecord[]> {
-  return trx<OutboxRecord>(TABLE)
+export function lockPendingRows(
+  trx: Knex.Transaction,
+  namespace: string,
+  minAgeMs: number,
+  limit: number,
+  queue?: QueueName,
+): Promise<OutboxRecord[]> {
+  const q = trx<OutboxRecord>(TABLE);
+  if (queue) q.where('queue', queue);
+  return q
     .where('queue_namespace', namespace)
     .whereNull('enqueued_at')
     .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [minAgeMs / 1000]))
@@ -142,4 +150,13 @@ export async function markRowChecked(db: Db, id: number): Promise<void> {
 /** The reconciler queued the row's job again under a new id. */
 export async function markRowRequeued(db: Db, id: number, jobId: string, requeues: number): Promise<void> {
   await db(TABLE).where({ id }).update({ job_id: jobId, requeues, checked_at: db.fn.now() });
+}
+
+/** How long the oldest open row of `queue` has waited (its work not done yet), in ms; null when none is open. */
+export async function oldestOpenAgeMs(db: Db, namespace: string, queue: QueueName): Promise<number | null> {
+  const row = await db(TABLE)
+    .where({ queue_namespace: namespace, queue })
+    .whereNull('settled_at')
+    .first<{ age: string | null } | undefined>(db.raw('extract(epoch from now() - min(created_at)) * 1000 as age'));
+  return row?.age == null ? null : Number(row.age);
 }

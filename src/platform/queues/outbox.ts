@@ -152,9 +152,9 @@ export class OutboxDispatcher {
    * SKIP LOCKED so several workers can sweep at once without double work. Returns how many
    * rows were enqueued; stops at the first enqueue failure (the queue is down).
    */
-  async sweep(limit = 200, minAgeMs = 1000): Promise<number> {
+  async sweep(limit = 200, minAgeMs = 1000, queue?: QueueName): Promise<number> {
     return this.knex.transaction(async (trx) => {
-      const rows = await lockPendingRows(trx, this.namespace, minAgeMs, limit);
+      const rows = await lockPendingRows(trx, this.namespace, minAgeMs, limit, queue);
       let done = 0;
       for (const row of rows) {
         try {
@@ -188,6 +188,48 @@ export async function settleJob(knex: Knex, jobId: string): Promise<void> {
   // that commit and then settles the row by its new id.
   const original = jobId.replace(/-q\d+$/, '');
   await settleByJobIds(knex, [...new Set([jobId, original])]);
+}
+
+/**
+ * Sweeps `queue`'s pending rows as soon as the database announces some (`outbox` on the changes
+ * channel, sent by the triggers that write them at commit): rows no process dispatches after its
+ * own commit (webhook deliveries) are queued within moments instead of at the relay's next tick.
+ * Announcements that come during a sweep fold into one more sweep. The periodic relay still covers
+ * any announcement missed (the listener reconnecting).
+ */
+export function sweepOnNotice(
+  dispatcher: OutboxDispatcher,
+  changes: { onChange(handler: (payload: string) => void): void },
+  queue: QueueName,
+  log: Logger,
+): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const run = async (): Promise<void> => {
+    do {
+      again = false;
+      try {
+        while ((await dispatcher.sweep(200, 0, queue)) === 200 && !stopped);
+      } catch (err) {
+        log.warn({ err: { message: (err as Error).message }, queue }, 'outbox sweep on notice failed; the relay will retry');
+      }
+    } while (again && !stopped);
+  };
+  changes.onChange((payload) => {
+    if (payload !== 'outbox' || stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = run().finally(() => (running = undefined));
+  });
+  return {
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
 }
 
 /** Periodic relay loop used by the worker process. */

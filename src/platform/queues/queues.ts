@@ -30,10 +30,12 @@ export interface JobPayloads {
   invoices: { tenantId: number; orderId: number };
   /** Work through a background job of a course template (re-applying it to its events), batch by batch. */
   'course-templates': { tenantId: number; backgroundJobId: number };
+  /** Deliver one webhook delivery (a webhook told of one change), retrying on its own schedule. */
+  webhooks: { tenantId: number; deliveryId: number };
 }
 
 export type QueueName = keyof JobPayloads;
-export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices', 'course-templates'];
+export const QUEUE_NAMES: readonly QueueName[] = ['tenant-stats', 'orders', 'invoices', 'course-templates', 'webhooks'];
 
 /** How often a job runs before it fails for good (JOB_ATTEMPTS), unless the queue backend is told otherwise. */
 export const DEFAULT_ATTEMPTS = 8;

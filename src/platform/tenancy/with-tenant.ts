@@ -1,4 +1,4 @@
-import type { Knex } from '../db/knex.js';
+import { queueNamespaceOf, type Knex } from '../db/knex.js';
 import { runStatements, runTransaction, type FirstStatementCheck } from '../db/transaction.js';
 import { afterCommitDispatch, type OutboxDispatcher } from '../queues/outbox.js';
 import { assertTenantSchema } from './slug.js';
@@ -25,6 +25,30 @@ export interface WithTenantOptions {
    * trip: the tenant's access generation for a request (see withRequestDb).
    */
   check?: FirstStatementCheck | undefined;
+  /**
+   * The path that makes the transaction's changes and the user it acts for, as the webhook events
+   * it captures record them (`lectern.context`, `lectern.actor`; migration 017): `rest`,
+   * `graphql`, `worker`, `cli`, `control-panel`.
+   */
+  via?: { context: ChangeContext; actorUserId?: number | undefined } | undefined;
+}
+
+/** Which path made a change (the `context` of a webhook delivery's metadata). */
+export type ChangeContext = 'rest' | 'graphql' | 'worker' | 'cli' | 'control-panel';
+
+/**
+ * The transaction-local settings a writing transaction carries for the triggers that capture
+ * webhook events (migration 017): the queue namespace their outbox rows belong to (as
+ * insertOutboxRow names it in the row), who acts and through which path. Literals: the namespace
+ * is validated by config, the context is one of {@link ChangeContext}, the actor an integer.
+ */
+function changeSettings(knex: Knex, via: WithTenantOptions['via']): string {
+  const namespace = queueNamespaceOf(knex);
+  let out = namespace && /^[a-z][a-z0-9_]*$/.test(namespace) ? `, set_config('lectern.queue_namespace', '${namespace}', true)` : '';
+  if (via && /^[a-z-]+$/.test(via.context)) out += `, set_config('lectern.context', '${via.context}', true)`;
+  if (via?.actorUserId !== undefined && Number.isSafeInteger(via.actorUserId))
+    out += `, set_config('lectern.actor', '${via.actorUserId}', true)`;
+  return out;
 }
 
 /**
@@ -50,7 +74,8 @@ export async function withTenant<T>(
   // spend seconds compiling one with many conditions, where it cannot be cancelled.
   // Read only as a setting too (as SET TRANSACTION READ ONLY), so the opening is one statement.
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
-  const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}`;
+  const writes = opts.readOnly ? '' : changeSettings(knex, opts.via);
+  const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}${writes}`;
   if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn, opts.check);
   const result = await runTransaction(
     knex,

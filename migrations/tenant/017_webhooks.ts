@@ -1,0 +1,182 @@
+import type { Knex } from 'knex';
+
+/**
+ * Webhooks (issue 24): the tenant's webhooks, the changes they are told of, and each delivery.
+ *
+ * Changes are captured by triggers, in the transaction that makes them, whichever path made it
+ * (REST, Core GraphQL, a worker, the CLI, SQL typed by hand): a rolled-back change leaves
+ * nothing, and nothing is captured for a type no active webhook listens to (one indexed look-up
+ * per changed row). A captured change is one `webhook_events` row per (transaction, type,
+ * record): several changes to one record in one transaction are one event, and an update in the
+ * transaction that created the record is folded into its creation. A deleted record keeps its
+ * last state (`snapshot`), which its webhooks' stored queries read. For each active webhook of
+ * the type, a `webhook_deliveries` row and an outbox row (`platform.outbox`, queue `webhooks`)
+ * are written at once: the outbox relay queues the delivery job, and the reconciler follows it
+ * (Redis lost, a worker killed). `pg_notify('lectern_changes', 'outbox')` wakes the workers'
+ * relay at commit (PostgreSQL sends it only then, and once per transaction).
+ *
+ * A new webhook type is a row of the catalogue (src/modules/webhooks/webhook-types.ts) and one
+ * trigger here ({@link captureTrigger}).
+ */
+export const name = '017_webhooks';
+
+/** `capture_webhook_event(<type key>[, <key an event of which in the same transaction supersedes this one>])`. */
+function captureTrigger(
+  schema: string,
+  table: string,
+  op: 'insert' | 'update' | 'delete',
+  key: string,
+  when?: string,
+  supersededBy?: string,
+): string {
+  const args = [key, ...(supersededBy ? [supersededBy] : [])].map((a) => `'${a}'`).join(', ');
+  return `create trigger webhook_${key}_${op} after ${op} on "${schema}".${table} for each row
+    ${when ? `when (${when})` : ''} execute function "${schema}".capture_webhook_event(${args})`;
+}
+
+/** What makes a row of a table a change a webhook type is told of. The catalogue's test checks each type has one. */
+export function captureTriggers(schema: string): string[] {
+  const changed = 'old.* is distinct from new.*';
+  const cancelled = (r: 'old' | 'new') => `(${r}.lifecycle_state = 'cancelled' or ${r}.is_cancelled)`;
+  return [
+    captureTrigger(schema, 'events', 'insert', 'event_created'),
+    captureTrigger(schema, 'events', 'update', 'event_updated', changed, 'event_created'),
+    captureTrigger(schema, 'events', 'update', 'event_cancelled', `${cancelled('new')} and not ${cancelled('old')}`),
+    captureTrigger(schema, 'events', 'delete', 'event_deleted'),
+    captureTrigger(schema, 'course_templates', 'insert', 'course_template_created'),
+    captureTrigger(schema, 'course_templates', 'update', 'course_template_updated', changed, 'course_template_created'),
+    captureTrigger(schema, 'course_templates', 'delete', 'course_template_deleted'),
+    captureTrigger(schema, 'learning_paths', 'insert', 'learning_path_created'),
+    captureTrigger(schema, 'learning_paths', 'update', 'learning_path_updated', changed, 'learning_path_created'),
+    captureTrigger(schema, 'learning_paths', 'delete', 'learning_path_deleted'),
+    captureTrigger(schema, 'documents', 'update', 'document_updated', changed),
+    // A learner is a delegate with a contact: named at insert, or later (a place bought without a name, named).
+    captureTrigger(schema, 'delegates', 'insert', 'learner_created', 'new.contact_id is not null'),
+    captureTrigger(schema, 'delegates', 'update', 'learner_created', 'old.contact_id is null and new.contact_id is not null'),
+    captureTrigger(schema, 'delegates', 'update', 'learner_cancelled', 'old.cancelled_date is null and new.cancelled_date is not null'),
+    // Removed (its event deleted, or the row itself) while still registered: no longer attends.
+    captureTrigger(schema, 'delegates', 'delete', 'learner_cancelled', 'old.contact_id is not null and old.cancelled_date is null'),
+    captureTrigger(schema, 'opportunities', 'update', 'order_completed', `new.state = 'completed' and old.state <> 'completed'`),
+    captureTrigger(schema, 'invoices', 'insert', 'invoice_created'),
+  ];
+}
+
+export async function up(knex: Knex, schema: string): Promise<void> {
+  const s = () => knex.schema.withSchema(schema);
+  await s().createTable('webhooks', (t) => {
+    t.increments('id');
+    t.text('name').notNullable();
+    t.text('type_key').notNullable();
+    t.text('url').notNullable();
+    t.text('query').notNullable();
+    t.jsonb('config').notNullable().defaultTo('{}');
+    t.specificType('notification_emails', 'text[]').notNullable().defaultTo('{}');
+    t.text('lifecycle_state').notNullable().defaultTo('active');
+    // Whose permissions the stored query runs with at delivery (who created it); null once that user is gone.
+    t.integer('owner_user_id').references('id').inTable(`${schema}.users`).onDelete('SET NULL');
+    t.text('signing_secret').notNullable();
+    t.text('previous_signing_secret');
+    t.timestamp('previous_secret_expires_at', { useTz: true });
+    // Since when every delivery has failed (null while the last one went through): the disable rule.
+    t.timestamp('failing_since', { useTz: true });
+    t.text('disabled_reason');
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.check(`lifecycle_state in ('active', 'disabled')`, [], 'webhooks_lifecycle_state');
+    t.index(['type_key', 'lifecycle_state']);
+  });
+  await s().createTable('webhook_events', (t) => {
+    t.bigIncrements('id');
+    t.text('type_key').notNullable();
+    t.integer('record_id').notNullable();
+    t.bigInteger('txid').notNullable();
+    // The record's last state, for a deletion (its webhooks' stored queries read it).
+    t.jsonb('snapshot');
+    t.text('context');
+    t.integer('actor_user_id');
+    t.timestamp('triggered_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
+    t.unique(['txid', 'type_key', 'record_id']);
+  });
+  await s().createTable('webhook_deliveries', (t) => {
+    t.bigIncrements('id');
+    t.integer('webhook_id').notNullable().references('id').inTable(`${schema}.webhooks`).onDelete('CASCADE');
+    t.bigInteger('event_id').notNullable().references('id').inTable(`${schema}.webhook_events`).onDelete('CASCADE');
+    t.text('state').notNullable().defaultTo('pending');
+    t.integer('attempts').notNullable().defaultTo(0);
+    t.integer('status_code');
+    t.integer('duration_ms');
+    t.text('response_excerpt');
+    t.text('error');
+    t.timestamp('next_attempt_at', { useTz: true });
+    t.timestamp('last_attempt_at', { useTz: true });
+    t.timestamp('delivered_at', { useTz: true });
+    // Resent by hand: each resend is a new job (the old one is kept as completed under its id).
+    t.integer('resends').notNullable().defaultTo(0);
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
+    t.check(`state in ('pending', 'delivered', 'failed')`, [], 'webhook_deliveries_state');
+    t.index(['webhook_id', 'id']);
+    t.index(['event_id']);
+  });
+  await knex.raw(`create index webhook_deliveries_pending_idx on ??.webhook_deliveries (created_at) where state = 'pending'`, [schema]);
+  await knex.raw(`create index webhook_deliveries_delivered_idx on ??.webhook_deliveries (delivered_at) where state = 'delivered'`, [
+    schema,
+  ]);
+  // Failure notices, also kept for the Control Panel (and the only place they go without SMTP_URL).
+  await s().createTable('webhook_notices', (t) => {
+    t.increments('id');
+    t.integer('webhook_id').references('id').inTable(`${schema}.webhooks`).onDelete('CASCADE');
+    t.text('subject').notNullable();
+    t.text('body').notNullable();
+    t.specificType('recipients', 'text[]').notNullable().defaultTo('{}');
+    t.boolean('mailed').notNullable().defaultTo(false);
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.index(['webhook_id', 'id']);
+  });
+
+  // Tables named through tg_table_schema, as the identity triggers do: the function serves any
+  // path, including one whose search_path is not the tenant's (a migration).
+  await knex.raw(`create function "${schema}".capture_webhook_event() returns trigger language plpgsql as $$
+    declare
+      v_key text := tg_argv[0];
+      v_row jsonb := case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end;
+      v_id integer := (v_row->>'id')::integer;
+      v_tenant integer;
+      v_event bigint;
+      v_listened boolean;
+      v_actor integer := nullif(current_setting('lectern.actor', true), '')::integer;
+    begin
+      execute format('select exists (select 1 from %I.webhooks where type_key = $1 and lifecycle_state = ''active'')', tg_table_schema)
+        into strict v_listened using v_key;
+      if not v_listened then return null; end if;
+      if tg_nargs > 1 then
+        execute format('select 1 from %I.webhook_events where txid = txid_current() and type_key = $1 and record_id = $2', tg_table_schema)
+          into v_event using tg_argv[1], v_id;
+        if v_event is not null then return null; end if;
+      end if;
+      v_event := null;
+      execute format('insert into %I.webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
+        values ($1, $2, txid_current(), $3, nullif(current_setting(''lectern.context'', true), ''''), $4)
+        on conflict (txid, type_key, record_id) do nothing returning id', tg_table_schema)
+        into v_event using v_key, v_id, case when tg_op = 'DELETE' then v_row end, v_actor;
+      if v_event is null then return null; end if;
+      select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
+      execute format('with d as (
+          insert into %I.webhook_deliveries (webhook_id, event_id)
+          select id, $1 from %I.webhooks where type_key = $2 and lifecycle_state = ''active'' returning id
+        )
+        insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
+        select $3, ''webhooks'', ''deliver'', ''webhooks-'' || $3 || ''-d'' || d.id,
+          jsonb_build_object(''tenantId'', $3, ''deliveryId'', d.id) from d', tg_table_schema, tg_table_schema)
+        using v_event, v_key, v_tenant;
+      perform pg_notify('lectern_changes', 'outbox');
+      return null;
+    end $$`);
+  for (const statement of captureTriggers(schema)) await knex.raw(statement);
+}
+
+export async function down(knex: Knex, schema: string): Promise<void> {
+  await knex.raw(`drop function if exists "${schema}".capture_webhook_event() cascade`);
+  for (const table of ['webhook_notices', 'webhook_deliveries', 'webhook_events', 'webhooks']) {
+    await knex.schema.withSchema(schema).dropTableIfExists(table);
+  }
+}

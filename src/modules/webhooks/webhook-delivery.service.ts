@@ -1,0 +1,325 @@
+import type { Knex } from '../../platform/db/knex.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Mailer } from '../../platform/mail.js';
+import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { withTenant } from '../../platform/tenancy/with-tenant.js';
+import { activeUserWithPermissions } from '../users/index.js';
+import { deliverJson, type AddressAllowance, type DeliveryOutcome } from './webhook-http.js';
+import { signatureHeaders } from './webhook-signature.js';
+import { objectIdOf, webhookType } from './webhook-types.js';
+import {
+  deliveryWork,
+  disableWebhook,
+  failDelivery,
+  insertNotice,
+  markFailing,
+  markNoticeMailed,
+  pruneDelivered,
+  recordAttempt,
+  snapshotRow,
+  type DeliveryWork,
+  type WebhookRow,
+} from './webhooks.data.js';
+import { nextAttemptAt } from './webhooks.rules.js';
+
+/**
+ * One attempt at a webhook delivery, in a worker: the stored query run as the webhook's owner,
+ * the envelope (real-clients.md section 5.A) POSTed and signed (Standard Webhooks), the outcome
+ * recorded, a retry scheduled or the delivery settled, notices mailed. No transaction is open
+ * while the receiver is waited for.
+ */
+
+export interface DeliverySettings {
+  timeoutMs: number;
+  /** The waits before each retry; attempts in all = its length + 1. */
+  retryScheduleMs: readonly number[];
+  disableAfterMs: number;
+  logDays: number;
+  allow: AddressAllowance;
+  endpointConcurrency: number;
+}
+
+/** The owner a stored query runs as. */
+export interface QueryOwner {
+  id: number;
+  email: string;
+  companyId: number | null;
+  permissions: string[];
+}
+
+/**
+ * Runs a stored query in `db` (the delivery's read-only transaction) as `owner`, with
+ * `$objectid` bound; `tombstone` is a deleted record's last state. The API face provides it
+ * (webhook-payload.graphql.ts).
+ */
+export type StoredQueryRunner = (
+  db: Knex,
+  run: {
+    tenant: Tenant;
+    owner: QueryOwner;
+    query: string;
+    objectId: string;
+    tombstone?: { type: string; legacyId: number; row: object } | undefined;
+  },
+) => Promise<{ data: unknown; errors: { message: string; code: string | null; serverError: boolean }[] }>;
+
+export interface DeliveryDeps {
+  knex: Knex;
+  log: Logger;
+  runQuery: StoredQueryRunner;
+  mailer: Mailer;
+  settings: DeliverySettings;
+  /** The instance's public address (the envelope's `metadata.instance`). */
+  instanceUrl(tenant: Tenant): string;
+  /** Counts an outcome (metrics). */
+  count?(outcome: 'delivered' | 'failed' | 'retried'): void;
+  /** Test hook: how the receiver's address is resolved (default DNS). */
+  lookup?: Parameters<typeof deliverJson>[3]['lookup'];
+}
+
+/** What the job does next: nothing (settled), or run again at a time (a retry, a receiver busy). */
+export type AttemptResult = { next: 'done' } | { next: 'later'; at: number };
+
+/** Deliveries of each webhook this process is sending now (WEBHOOK_ENDPOINT_CONCURRENCY bounds them). */
+const inFlight = new Map<string, number>();
+
+/** When each tenant's delivered deliveries were last pruned in this process. */
+const prunedAt = new Map<number, number>();
+const PRUNE_EVERY_MS = 3_600_000;
+
+const isoMicros = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+
+/** A failure of the stored query, said to the webhook's owners; `retry`: worth another attempt. */
+class PayloadFailure extends Error {
+  constructor(
+    message: string,
+    readonly retry: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The stored query's answer for the delivery's record, run with its owner's permissions now (a
+ * read-only transaction in the tenant). A deleted record is answered from its last state.
+ */
+async function payloadOf(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork): Promise<unknown> {
+  const { webhook, event } = work;
+  const type = webhookType(event.type_key);
+  if (!type) throw new PayloadFailure(`Its webhook type (${event.type_key}) no longer exists`, false);
+  if (webhook.owner_user_id === null) {
+    throw new PayloadFailure('Its owner (who created it) is gone: its stored query runs with their permissions, so nothing is sent', false);
+  }
+  const ownerId = webhook.owner_user_id;
+  let result: Awaited<ReturnType<StoredQueryRunner>>;
+  try {
+    result = await withTenant(
+      deps.knex,
+      tenant,
+      async (db) => {
+        const owner = await activeUserWithPermissions(db, { id: ownerId });
+        if (!owner) {
+          throw new PayloadFailure(
+            'Its owner (who created it) is no longer an active user: its stored query runs with their permissions',
+            false,
+          );
+        }
+        const row = event.snapshot ? await snapshotRow(db, type.entity, event.snapshot) : undefined;
+        return deps.runQuery(db, {
+          tenant,
+          owner: { id: owner.id, email: owner.email, companyId: owner.company_id, permissions: owner.permissions },
+          query: webhook.query,
+          objectId: objectIdOf(type.entity, event.record_id),
+          tombstone: row ? { type: type.entity, legacyId: event.record_id, row } : undefined,
+        });
+      },
+      { readOnly: true },
+    );
+  } catch (err) {
+    if (err instanceof PayloadFailure) throw err;
+    deps.log.warn({ webhookId: webhook.id, err: { message: (err as Error).message } }, 'webhook stored query failed');
+    throw new PayloadFailure('Its stored query could not be run (a server error); it will be tried again', true);
+  }
+  const forbidden = result.errors.find((e) => e.code === 'FORBIDDEN');
+  if (forbidden) throw new PayloadFailure(`Its owner may not read what its stored query asks: ${forbidden.message}`, false);
+  if (result.errors.some((e) => e.serverError)) {
+    throw new PayloadFailure('Its stored query could not be run (a server error); it will be tried again', true);
+  }
+  if (result.errors.length)
+    throw new PayloadFailure(`Its stored query answers errors: ${result.errors.map((e) => e.message).join('; ')}`, false);
+  return result.data;
+}
+
+/** The secrets that sign now: the current one, and the one rotated out while its overlap lasts. */
+function signingSecrets(webhook: WebhookRow, now: number): string[] {
+  const previous = webhook.previous_signing_secret;
+  const until = webhook.previous_secret_expires_at ? new Date(webhook.previous_secret_expires_at).getTime() : 0;
+  return previous && until > now ? [webhook.signing_secret, previous] : [webhook.signing_secret];
+}
+
+/** The delivery's Standard Webhooks message id: the same for every attempt and resend of it. */
+export const messageIdOf = (tenantId: number, deliveryId: number) => `msg_${tenantId}_${deliveryId}`;
+
+/** The body POSTed: `{ metadata, payload, configuration }`, as the production service sends it. */
+export function envelopeOf(tenant: Tenant, work: DeliveryWork, payload: unknown, instance: string, now: Date): string {
+  return JSON.stringify({
+    metadata: {
+      user: { email: work.actorEmail },
+      instance,
+      triggered_at: work.triggeredAt,
+      sent_at: isoMicros(now),
+      context: work.event.context ?? 'system',
+      webhook_id: Buffer.from(`OutboundHook:${work.webhook.id}`, 'utf8').toString('base64'),
+      is_retry: work.delivery.attempts > 0 || work.delivery.resends > 0,
+    },
+    payload,
+    configuration: work.webhook.config,
+  });
+}
+
+/**
+ * One attempt at delivery `deliveryId` of `tenant`. Settles it (delivered, or failed for good)
+ * or says when to try again. Safe to run twice at once: the second records nothing once the
+ * first has settled it, and a receiver that sees both sees the same `webhook-id`.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, deliveryId: number): Promise<AttemptResult> {
+  const work = await withTenant(deps.knex, tenant, (db) => deliveryWork(db, deliveryId), { readOnly: true, autocommit: true });
+  if (!work || work.delivery.state !== 'pending') return { next: 'done' };
+  const { webhook, delivery } = work;
+  const write = <T>(fn: (db: Knex) => Promise<T>) => withTenant(deps.knex, tenant, fn, { via: { context: 'worker' } });
+  if (webhook.lifecycle_state !== 'active') {
+    await write((db) =>
+      failDelivery(db, deliveryId, `Not sent: the webhook is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason})` : ''}`),
+    );
+    deps.count?.('failed');
+    return { next: 'done' };
+  }
+  const now = Date.now();
+  const due = delivery.next_attempt_at ? new Date(delivery.next_attempt_at).getTime() : 0;
+  if (due > now + 50) return { next: 'later', at: due };
+  const endpoint = `${tenant.id}:${webhook.id}`;
+  const busy = inFlight.get(endpoint) ?? 0;
+  // A slow receiver holds at most this many of a process's delivery slots; its other
+  // deliveries wait a moment without counting an attempt, and others' go ahead.
+  if (busy >= deps.settings.endpointConcurrency) return { next: 'later', at: now + 500 + Math.floor(Math.random() * 500) };
+  inFlight.set(endpoint, busy + 1);
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await send(deps, tenant, work);
+  } finally {
+    const left = (inFlight.get(endpoint) ?? 1) - 1;
+    if (left > 0) inFlight.set(endpoint, left);
+    else inFlight.delete(endpoint);
+  }
+  return settle(deps, tenant, work, outcome);
+}
+
+/** Runs the stored query and POSTs the envelope; a query that cannot answer is an outcome too, sent to nobody. */
+async function send(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork): Promise<DeliveryOutcome> {
+  const started = Date.now();
+  let payload: unknown;
+  try {
+    payload = await payloadOf(deps, tenant, work);
+  } catch (err) {
+    if (!(err instanceof PayloadFailure)) throw err;
+    return { ok: false, status: null, durationMs: Date.now() - started, responseExcerpt: null, error: err.message, retryable: err.retry };
+  }
+  const now = new Date();
+  const body = envelopeOf(tenant, work, payload, deps.instanceUrl(tenant), now);
+  const headers = signatureHeaders(signingSecrets(work.webhook, now.getTime()), messageIdOf(tenant.id, work.delivery.id), now, body);
+  return deliverJson(work.webhook.url, body, headers, {
+    timeoutMs: deps.settings.timeoutMs,
+    allow: deps.settings.allow,
+    ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  });
+}
+
+interface Notice {
+  subject: string;
+  body: string;
+}
+
+/** Records the attempt's outcome and what follows from it; mails the notices after commit. */
+async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, outcome: DeliveryOutcome): Promise<AttemptResult> {
+  const { webhook, delivery } = work;
+  const attempts = delivery.attempts + 1;
+  const now = Date.now();
+  const gone = outcome.status === 410;
+  const next = outcome.ok || gone || !outcome.retryable ? null : nextAttemptAt(attempts, deps.settings.retryScheduleMs, now);
+  const state = outcome.ok ? 'delivered' : next ? 'pending' : 'failed';
+  const what = `${webhook.name} (${webhook.url})`;
+  const error = outcome.error ?? (outcome.ok ? null : `The receiver answered ${outcome.status ?? 'nothing'}`);
+  const notices: Notice[] = [];
+  const recorded = await withTenant(
+    deps.knex,
+    tenant,
+    async (db) => {
+      const fresh = await recordAttempt(db, delivery.id, {
+        state,
+        status_code: outcome.status,
+        duration_ms: Math.round(outcome.durationMs),
+        response_excerpt: outcome.responseExcerpt,
+        error: outcome.ok ? null : error,
+        next_attempt_at: next,
+      });
+      if (!fresh) return false;
+      if (outcome.ok) {
+        await markFailing(db, webhook.id, false);
+        return true;
+      }
+      const failingSince = await markFailing(db, webhook.id, true);
+      if (gone && (await disableWebhook(db, webhook.id, 'the receiver answered 410 Gone'))) {
+        notices.push({
+          subject: `Webhook disabled: ${webhook.name}`,
+          body: `The webhook ${what} was disabled: its receiver answered 410 Gone, which asks for no more deliveries. Enable it again (lifecycleState: active) once the receiver wants them.`,
+        });
+      } else if (state === 'failed') {
+        notices.push({
+          subject: `Webhook delivery failed: ${webhook.name}`,
+          body: `A delivery of the webhook ${what} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}. It can be resent from the Control Panel or with webhooks { resend }.`,
+        });
+      }
+      if (failingSince && now - new Date(failingSince).getTime() >= deps.settings.disableAfterMs) {
+        const days = Math.round(deps.settings.disableAfterMs / 86_400_000);
+        if (await disableWebhook(db, webhook.id, `every delivery failed for ${days >= 1 ? `${days} days` : 'too long'}`)) {
+          notices.push({
+            subject: `Webhook disabled: ${webhook.name}`,
+            body: `The webhook ${what} was disabled: every delivery has failed since ${new Date(failingSince).toISOString()}. The last error: ${error}. Enable it again (lifecycleState: active) once the receiver works.`,
+          });
+        }
+      }
+      for (const n of notices)
+        Object.assign(n, { id: await insertNotice(db, { webhook_id: webhook.id, ...n, recipients: webhook.notification_emails }) });
+      return true;
+    },
+    { via: { context: 'worker' } },
+  );
+  if (!recorded) return { next: 'done' };
+  deps.count?.(outcome.ok ? 'delivered' : next ? 'retried' : 'failed');
+  for (const n of notices as (Notice & { id: number })[]) {
+    const sent = await deps.mailer.send({ to: webhook.notification_emails, subject: n.subject, text: n.body });
+    if (sent.sent) await withTenant(deps.knex, tenant, (db) => markNoticeMailed(db, n.id));
+  }
+  await maybePrune(deps, tenant);
+  return next ? { next: 'later', at: next.getTime() } : { next: 'done' };
+}
+
+/** Delivered deliveries older than WEBHOOK_LOG_DAYS go, a tenant at a time, at most hourly per process. */
+async function maybePrune(deps: DeliveryDeps, tenant: Tenant): Promise<void> {
+  const last = prunedAt.get(tenant.id) ?? 0;
+  if (Date.now() - last < PRUNE_EVERY_MS) return;
+  prunedAt.set(tenant.id, Date.now());
+  try {
+    await withTenant(deps.knex, tenant, (db) => pruneDelivered(db, deps.settings.logDays));
+  } catch (err) {
+    deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'pruning webhook deliveries failed');
+  }
+}
+
+/** The reconciler's question: does the delivery still wait for an attempt? */
+export { deliveryPending } from './webhooks.data.js';
+
+/** Marks a delivery failed whose job failed for good in the queue (the reconciler, the failure watcher). */
+export async function markDeliveryFailed(knex: Knex, tenant: Tenant, deliveryId: number, reason: string): Promise<void> {
+  await withTenant(knex, tenant, (db) => failDelivery(db, deliveryId, reason), { via: { context: 'worker' } });
+}

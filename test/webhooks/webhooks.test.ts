@@ -1,0 +1,353 @@
+import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
+import { tenantBaseUrl } from '../../src/platform/config.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { waitFor } from '../helpers/harness.js';
+
+/**
+ * Webhooks as the real clients use them (real-clients.md section 5.A): the sync service's and
+ * the WordPress plugin's registration flows, their stored payload queries, and deliveries to a
+ * receiver on 127.0.0.1 that checks the envelope as theirs do. Real workers, real HTTP.
+ */
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes are asserted field by field
+  body: any;
+}
+
+let f: GraphQLFixture;
+let workers: RunningWorkers;
+let receiver: http.Server;
+let port = 0;
+const received: Received[] = [];
+/** How the receiver answers a path (default 200 `[]`, as the WordPress receiver does). */
+const answers = new Map<string, (r: Received) => { status: number; body?: string }>();
+
+const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+const at = (path: string) => received.filter((r) => r.path === path);
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+
+test.serial.before(async () => {
+  receiver = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const r: Received = { path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw) };
+      received.push(r);
+      const answer = answers.get(r.path)?.(r) ?? { status: 200, body: '[]' };
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  port = (receiver.address() as AddressInfo).port;
+  f = await graphqlFixture('wh', { env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms', WEBHOOK_TIMEOUT_MS: '2000' } });
+  workers = startWorkers(f.ctx.rt);
+});
+test.after.always(async () => {
+  await workers?.close();
+  await f?.close();
+  receiver?.close();
+});
+
+const TYPES = 'query { webhookTypes(first: 200) { edges { node { id name } } } }';
+/** The sync service: maps name -> id and fails when a name it needs is missing. */
+async function typeIds(): Promise<Map<string, string>> {
+  const d = await f.data(f.admin, TYPES);
+  return new Map(d.webhookTypes.edges.map((e: { node: { id: string; name: string } }) => [e.node.name, e.node.id]));
+}
+
+const CREATE = `mutation ($input: WebhookCreateInput!) { webhooks { create(input: $input) { webhook { id lifecycleState } signingSecret errors { label message value } } } }`;
+const UPDATE = `mutation ($input: WebhookUpdateInput!) { webhooks { update(input: $input) { webhook { id lifecycleState name } errors { label message value } } } }`;
+
+async function createWebhook(input: Record<string, unknown>) {
+  const res = await f.gql(f.admin, CREATE, { input });
+  if (!res.json?.data?.webhooks?.create) throw new Error(`create failed: ${res.text}`);
+  return res.json.data.webhooks.create as {
+    webhook: { id: string; lifecycleState: string } | null;
+    signingSecret: string | null;
+    errors: { label: string; message: string }[];
+  };
+}
+
+const TEMPLATE_QUERY =
+  'query ($objectid: String!) { courseTemplates(filters: [{field: id, operation: eq, value: $objectid}]) { edges { node { id } } } }';
+const ECHO_QUERY = 'query ($objectid: String!) { echo(value: $objectid) }';
+const EVENT_NODE = 'query ($objectid: ID!) { node(id: $objectid) { id ... on Event { title lifecycleState courseTemplate { id } } } }';
+
+test.serial(
+  'when the sync service registers by type name and lists, creates and updates by webhookId, then each step answers as it reads it',
+  async (t) => {
+    const ids = await typeIds();
+    for (const name of [
+      'Event Created',
+      'Event Updated',
+      'Event Cancelled',
+      'Learner Created',
+      'Learner Cancelled',
+      'Course Template Updated',
+      'Order Completed',
+      'Invoice Created',
+    ]) {
+      t.truthy(ids.get(name), name);
+    }
+    t.is(unb64(ids.get('Event Updated')!), 'WebhookType:event_updated');
+    t.is(unb64(ids.get('Manual Event')!), 'WebhookType:manual_event');
+
+    const made = await createWebhook({
+      name: 'Admin3 Event Updated',
+      webhookTypeId: ids.get('Event Updated'),
+      query: EVENT_NODE,
+      url: url('/sync/token123'),
+      config: '{"secret": "s3cret"}',
+      notificationEmails: ['ops@example.com'],
+    });
+    t.deepEqual(made.errors, []);
+    t.is(made.webhook!.lifecycleState, 'active');
+    t.regex(unb64(made.webhook!.id), /^OutboundHook:\d+$/);
+    t.regex(made.signingSecret!, /^whsec_[A-Za-z0-9+/]+=*$/);
+
+    const list = await f.data(f.admin, 'query { webhooks(first: 100) { edges { node { id name webhookType { name } } } } }');
+    t.deepEqual(
+      list.webhooks.edges.map((e: { node: unknown }) => e.node),
+      [{ id: made.webhook!.id, name: 'Admin3 Event Updated', webhookType: { name: 'Event Updated' } }],
+    );
+    const updated = (await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, name: 'Renamed', lifecycleState: 'disabled' } }))
+      .json.data.webhooks.update;
+    t.deepEqual(updated, { webhook: { id: made.webhook!.id, lifecycleState: 'disabled', name: 'Renamed' }, errors: [] });
+    // The type is fixed once created.
+    const typed = (await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, webhookTypeId: ids.get('Event Created') } })).json
+      .data.webhooks.update;
+    t.is(typed.webhook, null);
+    t.is(typed.errors[0].label, 'webhookTypeId');
+  },
+);
+
+test.serial(
+  'when a webhook is created with a bad config, query or url, then each is a field error saying why and nothing is stored',
+  async (t) => {
+    const ids = await typeIds();
+    const base = { name: 'Bad', webhookTypeId: ids.get('Event Updated'), url: url('/bad'), query: EVENT_NODE };
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ config: "{'secret': 'x'}" }, 'config', /JSON object sent as a string: .*property name/i],
+      [{ config: '[1, 2]' }, 'config', /JSON object/],
+      [{ query: 'query { hello }' }, 'query', /must declare \$objectid/],
+      [{ query: 'query ($objectid: Int!) { hello }' }, 'query', /must be declared as ID! or String!/],
+      [{ query: 'mutation ($objectid: ID!) { webhooks { __typename } }' }, 'query', /must be a query/],
+      [{ query: 'query ($objectid: ID!) { node(id: $objectid) { nope } }' }, 'query', /not a valid query of this API: .*nope/],
+      [{ query: 'query ($objectid: ID! { node' }, 'query', /does not parse/],
+      [{ url: 'ftp://example.com/x' }, 'url', /https:\/\/ or http:\/\//],
+      [{ webhookTypeId: b64('WebhookType:no_such_type') }, 'webhookTypeId', /names no webhook type/],
+      [{ notificationEmails: ['not-an-address'] }, 'notificationEmails[0]', /e-mail address/],
+    ];
+    for (const [change, label, message] of cases) {
+      const r = await createWebhook({ ...base, ...change });
+      t.is(r.webhook, null, label);
+      t.is(r.errors[0]?.label, label, JSON.stringify(change));
+      t.regex(r.errors[0]?.message ?? '', message, JSON.stringify(change));
+    }
+    const deep = `query ($objectid: ID!) { node(id: $objectid) { ...on Event { courseTemplate { events { edges { node { courseTemplate { events { edges { node { courseTemplate { events { edges { node { courseTemplate { id } } } } } } } } } } } } } } } }`;
+    const tooDeep = await createWebhook({ ...base, query: deep });
+    t.regex(tooDeep.errors[0]?.message ?? '', /depth/i);
+    const stored = await withTenant(f.ctx.rt.knex, f.tenant, (db) =>
+      db('webhooks').where({ name: 'Bad' }).count<{ count: string }[]>('* as count'),
+    );
+    t.is(Number(stored[0]!.count), 0);
+  },
+);
+
+test.serial(
+  'when the WordPress plugin registers (inline input, emailAddress, then activate), then a course template change reaches its receiver as it checks it',
+  async (t) => {
+    const ids = await typeIds();
+    const res = await f.gql(
+      f.admin,
+      `mutation ($name: String!, $email: String!, $webhookTypeId: ID!, $callbakUrl: String!, $query: String!) {
+      webhooks { create(input: { name: $name, emailAddress: $email, webhookTypeId: $webhookTypeId, url: $callbakUrl, query: $query }) { webhook { id } errors { message } } } }`,
+      {
+        name: 'Wordpress Trigger Course Template Updated',
+        email: 'wp@example.com',
+        webhookTypeId: ids.get('Course Template Updated'),
+        callbakUrl: url('/wp/ct'),
+        query: TEMPLATE_QUERY,
+      },
+    );
+    const id = res.json.data.webhooks.create.webhook.id as string;
+    const on = await f.gql(
+      f.admin,
+      `mutation ($webhookId: ID!) { webhooks { update(input: { webhookId: $webhookId, lifecycleState: active }) { webhook { id lifecycleState } errors { message } } } }`,
+      {
+        webhookId: id,
+      },
+    );
+    t.deepEqual(on.json.data.webhooks.update, { webhook: { id, lifecycleState: 'active' }, errors: [] });
+
+    const made = await f.data(
+      f.admin,
+      'mutation { courseTemplate { create(input: {title: "Fire Safety", code: "FS1"}) { courseTemplate { id } } } }',
+    );
+    const templateId = made.courseTemplate.create.courseTemplate.id as string;
+    await f.data(
+      f.admin,
+      `mutation { courseTemplate { update(courseTemplateId: "${templateId}", input: {title: "Fire Safety 2"}) { errors { message } } } }`,
+    );
+    const [hit] = await waitFor(async () => (at('/wp/ct').length ? at('/wp/ct') : undefined), 'the plugin receiver to be called');
+    const { metadata, payload, configuration } = hit!.body;
+    t.is(metadata.instance, tenantBaseUrl(f.ctx.rt.config, f.tenant.slug), 'string-equal to the instance address');
+    t.is(metadata.webhook_id, id);
+    t.is(metadata.is_retry, false);
+    t.is(metadata.context, 'graphql');
+    t.regex(metadata.triggered_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    t.regex(metadata.sent_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    t.deepEqual(payload, { courseTemplates: { edges: [{ node: { id: templateId } }] } });
+    t.deepEqual(configuration, {});
+    t.is(at('/wp/ct').length, 1, 'one change, one delivery');
+  },
+);
+
+test.serial(
+  'when an event is deleted, then the echo webhook sends its id as Course:<n> and the node webhook reads its last state',
+  async (t) => {
+    const ids = await typeIds();
+    for (const [path, query] of [
+      ['/del/echo', ECHO_QUERY],
+      ['/del/node', EVENT_NODE],
+    ] as const) {
+      const r = await createWebhook({ name: `Events Delete ${path}`, webhookTypeId: ids.get('Event Deleted'), url: url(path), query });
+      t.deepEqual(r.errors, []);
+    }
+    const eventId = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      const [row] = await db('events').insert({ title: 'Gone Soon' }).returning('id');
+      return (row as { id: number }).id;
+    });
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').where({ id: eventId }).delete());
+    const [echo] = await waitFor(async () => (at('/del/echo').length ? at('/del/echo') : undefined), 'the echo delivery');
+    t.deepEqual(unb64(echo!.body.payload.echo).split(':'), ['Course', String(eventId)]);
+    const [node] = await waitFor(async () => (at('/del/node').length ? at('/del/node') : undefined), 'the node delivery');
+    t.is(node!.body.payload.node.title, 'Gone Soon');
+    t.is(node!.body.payload.node.id, b64(`Event:${eventId}`));
+  },
+);
+
+test.serial(
+  'when a change rolls back, then nothing is sent; several changes to one record in one transaction send one event',
+  async (t) => {
+    const ids = await typeIds();
+    await createWebhook({ name: 'Tx', webhookTypeId: ids.get('Event Updated'), url: url('/tx'), query: EVENT_NODE });
+    const [a, b] = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      const rows = (await db('events')
+        .insert([{ title: 'A' }, { title: 'B' }])
+        .returning('id')) as { id: number }[];
+      return rows.map((r) => r.id);
+    });
+    await t.throwsAsync(
+      withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+        await db('events').where({ id: a }).update({ title: 'A rolled back' });
+        throw new Error('roll back');
+      }),
+    );
+    await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      await db('events').where({ id: b }).update({ title: 'B1' });
+      await db('events').where({ id: b }).update({ title: 'B2' });
+      await db('events').where({ id: b }).update({ notes: 'more' });
+    });
+    const [hit] = await waitFor(async () => (at('/tx').length ? at('/tx') : undefined), 'the update delivery');
+    t.is(hit!.body.payload.node.title, 'B2');
+    // Give a stray delivery time to arrive.
+    await new Promise((r) => setTimeout(r, 1500));
+    t.is(at('/tx').length, 1);
+    t.false(at('/tx').some((r) => r.body.payload.node?.title === 'A rolled back'));
+  },
+);
+
+test.serial(
+  'when a receiver answers 500 then 200, then the retry carries is_retry and the same webhook-id, signed as standardwebhooks verifies',
+  async (t) => {
+    const ids = await typeIds();
+    const made = await createWebhook({
+      name: 'Flaky',
+      webhookTypeId: ids.get('Event Created'),
+      url: url('/flaky'),
+      query: EVENT_NODE,
+      config: '{"secret":"abc"}',
+    });
+    let calls = 0;
+    answers.set('/flaky', () => (++calls === 1 ? { status: 500 } : { status: 202, body: '{"status":"queued"}' }));
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').insert({ title: 'Retried' }));
+    const hits = await waitFor(async () => (at('/flaky').length >= 2 ? at('/flaky') : undefined), 'a retry');
+    t.false(hits[0]!.body.metadata.is_retry);
+    t.true(hits[1]!.body.metadata.is_retry);
+    t.is(hits[0]!.headers['webhook-id'], hits[1]!.headers['webhook-id']);
+    t.deepEqual(hits[1]!.body.configuration, { secret: 'abc' });
+    const verifier = new StandardWebhook(made.signingSecret!);
+    t.notThrows(() => verifier.verify(hits[1]!.raw, hits[1]!.headers as Record<string, string>));
+    t.throws(() => verifier.verify(hits[1]!.raw.replace('Retried', 'Tampered'), hits[1]!.headers as Record<string, string>));
+    const deliveries = await f.data(
+      f.admin,
+      `query { node(id: "${made.webhook!.id}") { ... on Webhook { deliveries(first: 5) { edges { node { state attempts statusCode responseExcerpt } } } } } }`,
+    );
+    t.deepEqual(deliveries.node.deliveries.edges[0].node, {
+      state: 'delivered',
+      attempts: 2,
+      statusCode: 202,
+      responseExcerpt: '{"status":"queued"}',
+    });
+  },
+);
+
+test.serial('when a receiver answers 410, then the webhook is disabled and says why', async (t) => {
+  const ids = await typeIds();
+  const made = await createWebhook({
+    name: 'Gone',
+    webhookTypeId: ids.get('Course Template Created'),
+    url: url('/gone'),
+    query: TEMPLATE_QUERY,
+  });
+  answers.set('/gone', () => ({ status: 410 }));
+  await f.data(f.admin, 'mutation { courseTemplate { create(input: {title: "Gone Course", code: "GC1"}) { courseTemplate { id } } } }');
+  const state = await waitFor(async () => {
+    const d = await f.data(f.admin, `query { node(id: "${made.webhook!.id}") { ... on Webhook { lifecycleState disabledReason } } }`);
+    return d.node.lifecycleState === 'disabled' ? d.node : undefined;
+  }, 'the webhook to be disabled');
+  t.regex(state.disabledReason, /410/);
+  t.is(at('/gone').length, 1, 'not retried');
+});
+
+test.serial(
+  'when the owner loses the permission to read what the query asks, then the delivery fails saying so and sends nothing',
+  async (t) => {
+    const ids = await typeIds();
+    const token = await f.tokenFor(f.tenant, 'hooker', ['WEBHOOKS_VIEW', 'WEBHOOKS_EDIT', 'EVENT_VIEW', 'COURSE_TEMPLATE_VIEW']);
+    const res = await f.gql(token, CREATE, {
+      input: { name: 'Narrow', webhookTypeId: ids.get('Event Created'), url: url('/narrow'), query: EVENT_NODE },
+    });
+    const id = res.json.data.webhooks.create.webhook.id as string;
+    await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      const owner = await db('webhooks')
+        .join('users', 'users.id', 'webhooks.owner_user_id')
+        .where('webhooks.name', 'Narrow')
+        .first('users.role_id');
+      await db('roles')
+        .where({ id: owner.role_id })
+        .update({ permissions: ['WEBHOOKS_VIEW', 'WEBHOOKS_EDIT'] });
+    });
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').insert({ title: 'Secret' }));
+    const failed = await waitFor(async () => {
+      const d = await f.data(
+        f.admin,
+        `query { node(id: "${id}") { ... on Webhook { deliveries(first: 1) { edges { node { state error } } } } } }`,
+      );
+      const n = d.node.deliveries.edges[0]?.node;
+      return n?.state === 'failed' ? n : undefined;
+    }, 'the delivery to fail');
+    t.regex(failed.error, /owner may not read.*EVENT_VIEW/);
+    t.is(at('/narrow').length, 0);
+  },
+);
