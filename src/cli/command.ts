@@ -54,7 +54,7 @@ export async function tenantBySlug(rt: Runtime, slug: string): Promise<Tenant> {
  */
 export async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex, tenant: Tenant) => Promise<T>): Promise<T> {
   const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
-  const result = await withTenant(rt.knex, tenant, (db) => fn(db, tenant), { dispatcher: rt.dispatcher });
+  const result = await withTenant(rt.knex, tenant, (db) => fn(db, tenant), { dispatcher: rt.dispatcher, via: { context: 'cli' } });
   await rt.dispatcher.drain();
   return result;
 }

@@ -26,7 +26,9 @@ export function courseTemplatesProcessor(
     if (!tenant) throw new NotFoundError(`Tenant ${tenantId} no longer exists`, 'tenant_not_found');
     try {
       for (;;) {
-        const batch = await withTenant(rt.knex, tenant, (db) => runBackgroundBatch(db, backgroundJobId, rt.config.applyBatchSize));
+        const batch = await withTenant(rt.knex, tenant, (db) => runBackgroundBatch(db, backgroundJobId, rt.config.applyBatchSize), {
+          via: { context: 'worker' },
+        });
         if (batch.finished) return { state: batch.state };
         if (stopping() && token) {
           // Back to the queue at once, for another worker (or this one after its restart) to go on.

@@ -49,10 +49,10 @@ export function orderProcessor(rt: Pick<PlatformRuntime, 'knex' | 'registry' | '
     const stateAfter = (o: StepOutcome) => ('done' in o ? o.done : o.skipped);
     let step: 'register' | 'invoice' = 'register';
     try {
-      const state = stateAfter(await withTenant(rt.knex, tenant, (db) => registerOrder(db, orderId)));
+      const state = stateAfter(await withTenant(rt.knex, tenant, (db) => registerOrder(db, orderId), { via: { context: 'worker' } }));
       if (state !== 'registered') return { state };
       step = 'invoice';
-      return { state: stateAfter(await withTenant(rt.knex, tenant, (db) => invoiceOrder(db, orderId))) };
+      return { state: stateAfter(await withTenant(rt.knex, tenant, (db) => invoiceOrder(db, orderId), { via: { context: 'worker' } })) };
     } catch (err) {
       await markIfFinal(rt, tenant, job, step, err);
       throw err;
