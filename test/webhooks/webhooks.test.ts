@@ -6,7 +6,7 @@ import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { tenantBaseUrl } from '../../src/platform/config.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
-import { waitFor } from '../helpers/harness.js';
+import { request, waitFor } from '../helpers/harness.js';
 
 /**
  * Webhooks as the real clients use them (real-clients.md section 5.A): the sync service's and
@@ -30,6 +30,7 @@ const received: Received[] = [];
 /** How the receiver answers a path (default 200 `[]`, as the WordPress receiver does). */
 const answers = new Map<string, (r: Received) => { status: number; body?: string }>();
 
+const METRICS_TOKEN = 'webhooks-metrics-token-0123456789';
 const url = (path: string) => `http://127.0.0.1:${port}${path}`;
 const at = (path: string) => received.filter((r) => r.path === path);
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -48,7 +49,9 @@ test.serial.before(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   port = (receiver.address() as AddressInfo).port;
-  f = await graphqlFixture('wh', { env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms', WEBHOOK_TIMEOUT_MS: '2000' } });
+  f = await graphqlFixture('wh', {
+    env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms', WEBHOOK_TIMEOUT_MS: '2000', METRICS_TOKEN },
+  });
   workers = startWorkers(f.ctx.rt);
 });
 test.after.always(async () => {
@@ -351,3 +354,55 @@ test.serial(
     t.is(at('/narrow').length, 0);
   },
 );
+
+test.serial(
+  'when the signing secret is rotated, then deliveries carry both signatures until the overlap ends; a resend goes out again with is_retry',
+  async (t) => {
+    const ids = await typeIds();
+    const made = await createWebhook({ name: 'Rotated', webhookTypeId: ids.get('Event Created'), url: url('/rotated'), query: ECHO_QUERY });
+    const rotated = (
+      await f.gql(
+        f.admin,
+        'mutation ($id: ID!) { webhooks { rotateSigningSecret(webhookId: $id) { signingSecret errors { message } } } }',
+        { id: made.webhook!.id },
+      )
+    ).json.data.webhooks.rotateSigningSecret;
+    t.deepEqual(rotated.errors, []);
+    t.not(rotated.signingSecret, made.signingSecret);
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').insert({ title: 'Signed twice' }));
+    const [hit] = await waitFor(async () => (at('/rotated').length ? at('/rotated') : undefined), 'the delivery');
+    const headers = hit!.headers as Record<string, string>;
+    t.is(headers['webhook-signature']!.split(' ').length, 2);
+    t.notThrows(() => new StandardWebhook(rotated.signingSecret).verify(hit!.raw, headers), 'the new secret');
+    t.notThrows(() => new StandardWebhook(made.signingSecret!).verify(hit!.raw, headers), 'the old one, during the overlap');
+
+    const list = await f.data(
+      f.admin,
+      `query { node(id: "${made.webhook!.id}") { ... on Webhook { deliveries(first: 1) { edges { node { id state } } } } } }`,
+    );
+    const delivery = list.node.deliveries.edges[0].node;
+    t.is(delivery.state, 'delivered');
+    const resent = (
+      await f.gql(f.admin, 'mutation ($id: ID!) { webhooks { resend(deliveryId: $id) { delivery { state } errors { message } } } }', {
+        id: delivery.id,
+      })
+    ).json.data.webhooks.resend;
+    t.deepEqual(resent, { delivery: { state: 'pending' }, errors: [] });
+    const again = await waitFor(async () => (at('/rotated').length >= 2 ? at('/rotated') : undefined), 'the resend');
+    t.true(again[1]!.body.metadata.is_retry);
+    t.is(again[1]!.headers['webhook-id'], hit!.headers['webhook-id']);
+  },
+);
+
+test.serial('when deliveries happen, then /metrics counts them across workers and reports the oldest pending one', async (t) => {
+  await workers.close();
+  workers = startWorkers(f.ctx.rt); // the closed workers flushed their counts
+  const res = await request(f.port, { path: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  t.is(res.status, 200);
+  const metrics = res.text;
+  const delivered = /lectern_webhook_deliveries_total\{outcome="delivered"\} (\d+)/.exec(metrics);
+  t.truthy(delivered, metrics.slice(0, 200));
+  t.true(Number(delivered![1]) >= 5);
+  t.regex(metrics, /lectern_webhook_deliveries_total\{outcome="retried"\} [1-9]/);
+  t.regex(metrics, /lectern_webhook_oldest_pending_seconds \d/);
+});
