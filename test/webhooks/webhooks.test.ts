@@ -406,3 +406,34 @@ test.serial('when deliveries happen, then /metrics counts them across workers an
   t.regex(metrics, /lectern_webhook_deliveries_total\{outcome="retried"\} [1-9]/);
   t.regex(metrics, /lectern_webhook_oldest_pending_seconds \d/);
 });
+
+test.serial('when a tenant has 100 webhooks, then another is refused with a field error and not stored', async (t) => {
+  const ids = await typeIds();
+  const have = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('webhooks').count<{ count: string }[]>('* as count'));
+  const input = (n: number) => ({
+    name: `Many ${n}`,
+    webhookTypeId: ids.get('Event Updated'),
+    url: url('/many'),
+    query: ECHO_QUERY,
+    lifecycleState: 'disabled',
+  });
+  for (let n = Number(have[0]!.count); n < 100; n++) t.deepEqual((await createWebhook(input(n))).errors, [], `webhook ${n + 1}`);
+  const over = await createWebhook(input(101));
+  t.is(over.webhook, null);
+  t.is(over.errors[0]?.label, 'input');
+  t.regex(over.errors[0]?.message ?? '', /at most 100 webhooks/);
+  const after = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('webhooks').count<{ count: string }[]>('* as count'));
+  t.is(Number(after[0]!.count), 100);
+  // Deleting one makes room.
+  const one = await f.data(
+    f.admin,
+    'query { webhooks(first: 1, filters: [{field: name, operation: eq, value: "Many 99"}]) { edges { node { id } } } }',
+  );
+  const id = one.webhooks.edges[0].node.id as string;
+  const deleted = (
+    await f.gql(f.admin, 'mutation ($id: ID!) { webhooks { delete(webhookId: $id) { deleted errors { message } } } }', { id })
+  ).json.data.webhooks.delete;
+  t.deepEqual(deleted, { deleted: true, errors: [] });
+  t.is((await f.data(f.admin, `query { node(id: "${id}") { id } }`)).node, null);
+  t.deepEqual((await createWebhook(input(102))).errors, []);
+});

@@ -154,6 +154,21 @@ export async function updateWebhook(db: Db, id: number, columns: WebhookColumns)
   return row;
 }
 
+/**
+ * How many webhooks the tenant has, counted under a lock that makes concurrent creations take
+ * turns (a transaction-scoped advisory lock on the table's name), so a limit checked with it holds.
+ */
+export async function countWebhooksForCreate(db: Db): Promise<number> {
+  await db.raw(`select pg_advisory_xact_lock(hashtext(current_schema() || '.webhooks'))`);
+  const [row] = await db(WEBHOOKS).count<{ count: string }[]>('* as count');
+  return Number(row?.count ?? 0);
+}
+
+/** Deletes a webhook with its deliveries and notices; false when there was none. */
+export async function deleteWebhookRow(db: Db, id: number): Promise<boolean> {
+  return (await db(WEBHOOKS).where({ id }).delete()) > 0;
+}
+
 /** One webhook, locked for a write. */
 export function lockWebhook(db: Db, id: number): Promise<WebhookRow | undefined> {
   return db(WEBHOOKS).where({ id }).forUpdate().first<WebhookRow | undefined>();

@@ -34,6 +34,7 @@ import { storedQueryCheck } from './webhook-payload.graphql.js';
 import {
   changeWebhook,
   createWebhook,
+  deleteWebhook,
   fireManualWebhook,
   resendDelivery,
   rotateSigningSecret,
@@ -256,6 +257,10 @@ const WebhookDeliveryPayload = new GraphQLObjectType({
   name: 'WebhookDeliveryPayload',
   fields: () => ({ delivery: { type: WebhookDeliveryObject }, errors: fieldErrors }),
 });
+const WebhookDeletePayload = new GraphQLObjectType({
+  name: 'WebhookDeletePayload',
+  fields: { deleted: { type: new GraphQLNonNull(GraphQLBoolean) }, errors: fieldErrors },
+});
 const WebhookTriggerPayload = new GraphQLObjectType({
   name: 'WebhookTriggerPayload',
   fields: {
@@ -320,6 +325,19 @@ export function webhookMutations(opts: { secretOverlapMs: number }) {
           if (id === undefined) return { webhook: null, errors: notFound('webhookId', webhookId, 'Webhook') };
           const { webhook, signingSecret, problems } = await rotateSigningSecret(ctx.db, id, opts.secretOverlapMs);
           return { webhook, signingSecret, errors: toFieldErrors(problems.map((p) => ({ ...p, value: webhookId }))) };
+        },
+      },
+      delete: {
+        type: WebhookDeletePayload,
+        description: "Deletes a webhook with its deliveries (those pending are not sent). Lectern's own: the production service has none.",
+        args: { webhookId: { type: new GraphQLNonNull(GraphQLID) } },
+        async resolve(_root, { webhookId }: { webhookId: string }, ctx) {
+          requirePermission(ctx, EDIT);
+          const id = webhookLegacyId(webhookId);
+          if (id === undefined) return { deleted: false, errors: notFound('webhookId', webhookId, 'Webhook') };
+          const { deleted, problems } = await deleteWebhook(ctx.db, id);
+          ctx.forget('Webhook.byId');
+          return { deleted, errors: toFieldErrors(problems.map((p) => ({ ...p, value: webhookId }))) };
         },
       },
       resend: {

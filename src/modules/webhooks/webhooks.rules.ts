@@ -25,6 +25,11 @@ export const NAME_MAX = 255;
 export const URL_MAX = 2048;
 export const CONFIG_MAX = 16_384;
 export const MAX_NOTIFICATION_EMAILS = 20;
+/**
+ * Webhooks one tenant may have (active or not): each change is sent to each webhook of its type,
+ * so the count bounds the deliveries one change makes.
+ */
+export const MAX_WEBHOOKS = 100;
 
 /** The variable a stored query is run with, and the types it may be declared as. */
 export const OBJECT_ID_VARIABLE = 'objectid';

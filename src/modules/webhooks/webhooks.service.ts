@@ -5,6 +5,8 @@ import { newSigningSecret } from './webhook-signature.js';
 import { OBJECT_ID_PREFIX, webhookType, type WebhookType } from './webhook-types.js';
 import {
   activeWebhooksOfType,
+  countWebhooksForCreate,
+  deleteWebhookRow,
   insertManualEvent,
   insertWebhook,
   lockDelivery,
@@ -14,7 +16,7 @@ import {
   type DeliveryRow,
   type WebhookRow,
 } from './webhooks.data.js';
-import { webhookChange, type WebhookInput } from './webhooks.rules.js';
+import { MAX_WEBHOOKS, webhookChange, type WebhookInput } from './webhooks.rules.js';
 
 export type { DeliveryRow, WebhookRow } from './webhooks.data.js';
 
@@ -69,6 +71,10 @@ export async function createWebhook(
   const { columns, type, problems } = webhookChange(input, true);
   problems.push(...queryProblems(writer.checkQuery, columns.query));
   if (problems.length || !type || !columns.name || !columns.url || !columns.query) return { webhook: null, signingSecret: null, problems };
+  if ((await countWebhooksForCreate(db)) >= MAX_WEBHOOKS) {
+    const message = `An instance has at most ${MAX_WEBHOOKS} webhooks: delete one it no longer needs (webhooks { delete }) first`;
+    return { webhook: null, signingSecret: null, problems: [problem('input', null, message)] };
+  }
   const signingSecret = newSigningSecret();
   const webhook = await insertWebhook(db, {
     ...columns,
@@ -202,4 +208,13 @@ export async function fireManualWebhook(
   );
   for (const id of ids) await queueDelivery(db, writer.tenantId, id);
   return { deliveries: ids.length, problems: [] };
+}
+
+/**
+ * Deletes a webhook, its deliveries (pending ones are not sent: their jobs find nothing) and its
+ * notices; or answers that there is none.
+ */
+export async function deleteWebhook(db: Db, id: number): Promise<{ deleted: boolean; problems: Problem[] }> {
+  if (await deleteWebhookRow(db, id)) return { deleted: true, problems: [] };
+  return { deleted: false, problems: [problem('webhookId', id, 'Webhook not found')] };
 }
