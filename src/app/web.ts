@@ -19,6 +19,7 @@ import { requestBudget, weblinkEndpoint } from './weblink-endpoint.js';
 import { PortalDirectory } from '../modules/portals/portals.service.js';
 import { portalTokenRoutes } from '../modules/portals/portals.routes.js';
 import { portalsControlPanelRoutes } from '../modules/portals/portals-control-panel.routes.js';
+import { webhooksControlPanelRoutes } from '../modules/webhooks/webhooks-control-panel.routes.js';
 import type { AppContext, AppMiddleware, AppState } from '../kit/http/context.js';
 import { requireHttps } from '../kit/http/https.js';
 import { pageErrors } from '../kit/http/pages.js';
@@ -115,7 +116,11 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
     ),
   );
 
-  const tenantPages = pageStack(controlPanelRoutes({ knex: rt.knex, signIn }), portalsControlPanelRoutes({ knex: rt.knex }));
+  const tenantPages = pageStack(
+    controlPanelRoutes({ knex: rt.knex, signIn }),
+    portalsControlPanelRoutes({ knex: rt.knex }),
+    webhooksControlPanelRoutes(rt),
+  );
   app.use(
     compose([
       resolveTenant(rt.registry, rt.config.baseDomain),

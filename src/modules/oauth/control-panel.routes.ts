@@ -57,6 +57,7 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
   const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
 ${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
 ${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
+${hasPermission(user.permissions, 'WEBHOOKS_VIEW') ? html`<a href="/control-panel/webhooks">Webhooks</a>` : ''}
 <a href="/account/applications">My applications</a>
 <form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
 
