@@ -1,3 +1,4 @@
+import { hasPermission } from '../../platform/permissions.js';
 import escapeHtml from 'escape-html';
 import { AppError } from '../../platform/errors.js';
 import type { AppContext, AppMiddleware } from './context.js';
@@ -123,4 +124,23 @@ export function signInRefusal(
   ctx.set('Retry-After', String(result.retryAfterS));
   const wait = result.retryAfterS < 120 ? `${result.retryAfterS} seconds` : `${Math.ceil(result.retryAfterS / 60)} minutes`;
   return { error: `Too many sign-in attempts. Wait ${wait} and try again.`, status: 429 };
+}
+
+/**
+ * The Control Panel's sections: each page's navigation shows those the user's role may open
+ * (one list for every section's pages, so a new section is one row).
+ */
+export const CONTROL_PANEL_SECTIONS: readonly { href: string; label: string; permission: string }[] = [
+  { href: '/control-panel/authorized-applications', label: 'Authorized applications', permission: 'AUTHORIZED_APPLICATIONS_EDIT' },
+  { href: '/control-panel/portals', label: 'Portals', permission: 'WEBLINK_PORTALS_EDIT' },
+  { href: '/control-panel/webhooks', label: 'Webhooks', permission: 'WEBHOOKS_VIEW' },
+];
+
+/** The navigation of a Control Panel page for a signed-in user: the sections they may open, their applications, sign out. */
+export function controlPanelNav(ctx: AppContext, user: { email: string; permissions: readonly string[] }): Html {
+  const sections = CONTROL_PANEL_SECTIONS.filter((s) => hasPermission(user.permissions, s.permission));
+  return html`<nav>
+${sections.map((s) => html`<a href="${s.href}">${s.label}</a>`)}
+<a href="/account/applications">My applications</a>
+<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
 }

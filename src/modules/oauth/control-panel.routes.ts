@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Knex } from '../../platform/db/knex.js';
 import { tenantOf, type AppContext, type AppState } from '../../kit/http/context.js';
-import { csrfField, html, sendPage, signInForm, signInRefusal, type Html } from '../../kit/http/pages.js';
+import { csrfField, html, sendPage, signInForm, signInRefusal, type Html, controlPanelNav } from '../../kit/http/pages.js';
 import { claimForm, endSession, oneTimeFormId, sessionOf, signInSession } from '../../kit/http/session.js';
 import { hasPermission } from '../../platform/permissions.js';
 import { type SignIn, activeUserWithPermissions } from '../users/index.js';
@@ -54,12 +54,7 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     return { id: user.id, email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
-${hasPermission(user.permissions, CONTROL_PANEL_PERMISSION) ? html`<a href="${APPS}">Authorized applications</a>` : ''}
-${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
-${hasPermission(user.permissions, 'WEBHOOKS_VIEW') ? html`<a href="/control-panel/webhooks">Webhooks</a>` : ''}
-<a href="/account/applications">My applications</a>
-<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
+  const nav = controlPanelNav;
 
   const loginPage = (ctx: AppContext, opts: { email?: string; error?: string; status?: number; next?: string } = {}) =>
     sendPage(

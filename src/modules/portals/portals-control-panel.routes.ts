@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Knex } from '../../platform/db/knex.js';
 import { tenantOf, type AppContext, type AppState } from '../../kit/http/context.js';
-import { csrfField, html, sendPage, type Html } from '../../kit/http/pages.js';
+import { controlPanelNav, csrfField, html, sendPage } from '../../kit/http/pages.js';
 import { sessionOf } from '../../kit/http/session.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { hasPermission } from '../../platform/permissions.js';
@@ -48,11 +48,7 @@ export function portalsControlPanelRoutes(deps: { knex: Knex }): Router<AppState
     return { email: user.email, permissions: user.permissions };
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
-${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
-<a href="${PORTALS}">Portals</a>
-<a href="/account/applications">My applications</a>
-<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
+  const nav = controlPanelNav;
 
   async function portalsPage(
     ctx: AppContext,

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Knex } from '../../platform/db/knex.js';
 import { tenantOf, type AppContext, type AppState } from '../../kit/http/context.js';
-import { csrfField, html, sendPage, type Html } from '../../kit/http/pages.js';
+import { csrfField, html, sendPage, type Html, controlPanelNav } from '../../kit/http/pages.js';
 import { withRequestDb } from '../../kit/http/request-db.js';
 import { sessionOf } from '../../kit/http/session.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
@@ -14,11 +14,10 @@ import {
   deliveriesOfWebhook,
   eventsByIds,
   latestNotices,
-  Webhook as WebhookModel,
+  webhookPage,
   webhooksByIds,
   type DeliveryRow,
   type NoticeRow,
-  type WebhookRow,
 } from './webhooks.data.js';
 import { changeWebhook, resendDelivery, sendTestDelivery } from './webhooks.service.js';
 
@@ -70,23 +69,6 @@ function idOf(raw: unknown, what: string): number {
   if (!(id <= MAX_ID)) throw new NotFoundError(`No such ${what}`, `${what}_not_found`);
   return id;
 }
-
-/**
- * A page of the instance's webhooks by id, and how many there are.
- * TODO(webhooks.data.ts): this read belongs there, as `webhookPage(db, { first, offset })` beside
- * `deliveriesOfWebhook`; it has no read of all webhooks yet, and that file was being changed by
- * another session when this page was written. Move it there and import it; until then this is
- * the one query outside the data file, on the module's own model.
- */
-/* eslint-disable no-restricted-syntax -- the read above has no home in webhooks.data.ts yet (see the TODO) */
-async function webhookPage(db: Knex, first: number, offset: number): Promise<{ rows: WebhookRow[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db<WebhookRow>(WebhookModel.tableName).orderBy('id').limit(first).offset(offset) as Promise<WebhookRow[]>,
-    db(WebhookModel.tableName).count<{ count: string }[]>('* as count'),
-  ]);
-  return { rows, total: Number(count?.count ?? 0) };
-}
-/* eslint-enable no-restricted-syntax */
 
 /** "Newer" / "Older" links of a paged list, when there is more on either side. */
 function pager(path: string, offset: number, size: number, shown: number, total: number, what: string): Html {
@@ -148,19 +130,14 @@ export function webhooksControlPanelRoutes(rt: Rt): Router<AppState> {
     );
   }
 
-  const nav = (ctx: AppContext, user: PageUser): Html => html`<nav>
-${hasPermission(user.permissions, 'AUTHORIZED_APPLICATIONS_EDIT') ? html`<a href="/control-panel/authorized-applications">Authorized applications</a>` : ''}
-${hasPermission(user.permissions, 'WEBLINK_PORTALS_EDIT') ? html`<a href="/control-panel/portals">Portals</a>` : ''}
-<a href="${SECTION}">Webhooks</a>
-<a href="/account/applications">My applications</a>
-<form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
+  const nav = controlPanelNav;
 
   const messages = (extra: { notice?: string; error?: string }) =>
     html`${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}`;
 
   async function listPage(ctx: AppContext, db: Knex, user: PageUser) {
     const offset = offsetOf(ctx);
-    const [page, notices] = await Promise.all([webhookPage(db, WEBHOOKS_PAGE, offset), latestNotices(db, NOTICES_SHOWN)]);
+    const [page, notices] = await Promise.all([webhookPage(db, { first: WEBHOOKS_PAGE, offset }), latestNotices(db, NOTICES_SHOWN)]);
     const rows = page.rows.map(
       (w) => html`<tr><td><a href="${SECTION}/${w.id}">${w.name}</a></td><td>${typeName(w.type_key)}</td><td><code>${w.url}</code></td>
 <td>${w.lifecycle_state}${w.disabled_reason ? html`<br><span class="muted">${w.disabled_reason}</span>` : ''}</td><td>${when(w.failing_since)}</td></tr>`,

@@ -179,6 +179,15 @@ export function webhooksByIds(db: Db, ids: readonly number[]): Promise<WebhookRo
   return db(WEBHOOKS).whereIn('id', ids as number[]);
 }
 
+/** A page of the tenant's webhooks by id, and how many there are (the Control Panel's list). */
+export async function webhookPage(db: Db, page: { first: number; offset: number }): Promise<{ rows: WebhookRow[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db(WEBHOOKS).orderBy('id').limit(page.first).offset(page.offset) as Promise<WebhookRow[]>,
+    db(WEBHOOKS).count<{ count: string }[]>('* as count'),
+  ]);
+  return { rows, total: Number(count?.count ?? 0) };
+}
+
 /** The active webhooks of a type (a manual firing, a test). */
 export function activeWebhooksOfType(db: Db, typeKey: string): Promise<WebhookRow[]> {
   return db(WEBHOOKS).where({ type_key: typeKey, lifecycle_state: 'active' }).orderBy('id');
