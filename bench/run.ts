@@ -24,6 +24,7 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
   weblink: () => import('./weblink.js'),
   chaos: () => import('./chaos.js'),
   fairness: () => import('./fairness.js'),
+  webhooks: () => import('./webhooks.js'),
 };
 
 /** Set by `all` for its children: the build is done. */
