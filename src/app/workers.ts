@@ -81,8 +81,8 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     // Drains the queue invoicing had before orders were one job (see JobPayloads['invoices']).
     ...rt.queues.workers('invoices', run(orderProcessor(rt)), opts),
     ...rt.queues.workers('course-templates', run(courseTemplatesProcessor(rt, () => stopping)), opts),
-    // Deliveries wait on receivers, not on CPU: many at once (a slow receiver holds at most
-    // WEBHOOK_ENDPOINT_CONCURRENCY of them).
+    // Deliveries wait on receivers, not on CPU: many at once (a slow receiver holds at most twice
+    // WEBHOOK_ENDPOINT_CONCURRENCY of them: that many sending, as many waiting their turn).
     ...rt.queues.workers('webhooks', run(webhooksProcessor(rt, deliveries)), { ...opts, concurrency: settings.concurrency }),
   ];
   // Failures BullMQ makes by itself (stalled jobs) from a few lock periods back: a restart after a crash.
