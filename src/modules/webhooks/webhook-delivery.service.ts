@@ -325,8 +325,7 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
         });
       }
       if (failingSince && now - new Date(failingSince).getTime() >= deps.settings.disableAfterMs) {
-        const days = Math.round(deps.settings.disableAfterMs / 86_400_000);
-        if (await disableWebhook(db, webhook.id, `every delivery failed for ${days >= 1 ? `${days} days` : 'too long'}`)) {
+        if (await disableWebhook(db, webhook.id, `every delivery failed for ${spelledDuration(deps.settings.disableAfterMs)}`)) {
           notices.push({
             subject: `Webhook disabled: ${webhook.name}`,
             body: `The webhook ${what} was disabled: every delivery has failed since ${new Date(failingSince).toISOString()}. The last error: ${error}. Enable it again (lifecycleState: active) once the receiver works.`,
@@ -347,6 +346,23 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
   }
   await maybePrune(deps, tenant);
   return next ? { next: 'later', at: next.getTime() } : { next: 'done' };
+}
+
+/**
+ * WEBHOOK_DISABLE_AFTER as a reason says it: `5 days`, `36 hours`, `90 minutes`, `1 second`, in the
+ * largest unit that divides it (rounding to days said "2 days" for 36 h and "1 days" for 12 h).
+ */
+function spelledDuration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${ms} ms`;
 }
 
 /** Delivered deliveries older than WEBHOOK_LOG_DAYS go, a tenant at a time, at most hourly per process. */
