@@ -261,6 +261,12 @@ interface PhaseResult {
   commitsPerSecond: number;
   latency: Quantiles;
   stages?: Stages;
+  /**
+   * Index look-ups of the tenant's webhook_deliveries per delivery (pg_stat_user_tables): 2 when
+   * each is sent at its first turn (its read, its update), one more each time it is put back
+   * because its webhook already has WEBHOOK_ENDPOINT_CONCURRENCY deliveries in flight.
+   */
+  lookupsPerDelivery?: number;
 }
 
 /** CPU used per delivery (ms) by each process during saturation. */
@@ -428,8 +434,14 @@ export async function main(argv: string[]): Promise<void> {
 
     // 2. Paced: tenant B alone.
     say(`paced: ${opts.rate} changes/s for ${opts.seconds} s to tenant B's webhook\n`);
+    const bReads = () => deliveryReads(knex, b.tenant.schema);
+    const settledStats = () => new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_user_tables within a second
+    let bBefore = await bReads();
     const alone = await measure(arrivals, await pacedChanges(knex, paced, opts.rate, (i) => [b, `b0-${i}`]), 120_000);
     const aloneStages = await stagesOf(queues, alone);
+    await settledStats();
+    const aloneLookups = round(((await bReads()) - bBefore) / alone.arrived.size);
+    bBefore = await bReads();
 
     // 3. Isolation: tenant B again while tenant A's receiver hangs.
     say(
@@ -445,10 +457,10 @@ export async function main(argv: string[]): Promise<void> {
     const withAStages = await stagesOf(queues, withA);
     const aCommitted = (await aRun).commits.size;
     const aArrived = arrivals.count((k) => k.startsWith('a-'));
-    // Statistics reach pg_stat_user_tables within a second of a transaction.
     const isolationSeconds = (Date.now() - isolationStarted) / 1000;
-    await new Promise((r) => setTimeout(r, 1500));
+    await settledStats();
     const aReadCount = (await aReads()) - readsBefore;
+    const withALookups = round(((await bReads()) - bBefore) / withA.arrived.size);
     const aDeliveries = await withTenant(knex, hanging.tenant, async (trx) =>
       Object.fromEntries(
         ((await trx('webhook_deliveries').select('state').count('* as n').groupBy('state')) as { state: string; n: number }[]).map((r) => [
@@ -465,8 +477,8 @@ export async function main(argv: string[]): Promise<void> {
     const bareRate = round(bareOk / bareSeconds);
     const bareCpuMs = round(sat.bare.reduce((n, x) => n + x.cpuMs, 0) / bareOk, 3);
     const ratio = round(lectern.changesPerSecond / bareRate, 3);
-    const alonePhase = phaseOf(alone, aloneStages);
-    const withAPhase = phaseOf(withA, withAStages);
+    const alonePhase = { ...phaseOf(alone, aloneStages), lookupsPerDelivery: aloneLookups };
+    const withAPhase = { ...phaseOf(withA, withAStages), lookupsPerDelivery: withALookups };
     const isolation = round(withAPhase.latency.p99ms / alonePhase.latency.p99ms);
     const perDelivery = cpuPerDelivery(cpu);
     const topActivity = [...activity]
@@ -516,6 +528,7 @@ export async function main(argv: string[]): Promise<void> {
         .slice(0, 6)
         .map((a) => `${a.sessions} ${a.what}`)
         .join('; ')}`,
+      `Tenant B: look-ups of its webhook_deliveries per delivery: ${aloneLookups} alone, ${withALookups} while A hangs (2 when each delivery is sent at its first turn; one more for each time it was put back for 0.5-1 s because its webhook already had WEBHOOK_ENDPOINT_CONCURRENCY in flight).`,
       `Tenant A: ${aCommitted} changes committed, ${aArrived} POSTs reached its hanging receiver, its deliveries read ${aReadCount} times by the worker(s) in ${round(isolationSeconds, 1)} s (${Math.round(aReadCount / isolationSeconds)}/s); its deliveries now ${JSON.stringify(aDeliveries)}.`,
       '',
       `Lectern / bare sender at saturation = **${ratio.toFixed(2)}** (target 0.5: ${verdict(ratio >= 0.5)})`,
