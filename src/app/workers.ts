@@ -54,8 +54,8 @@ function settling<D, R>(
  *
  * WORKER_CONCURRENCY applies per worker, so per shard: a process runs up to that many jobs of
  * each shard of each queue at once. On Redis, with N = QUEUE_SHARDS, a worker process holds
- * 5N + 4 connections: one blocking connection per worker (3N + 1, `invoices` is not sharded) and
- * per failure listener (2N + 1), one shared by the workers' other commands, one shared by the
+ * 7N + 4 connections: one blocking connection per worker (4N + 1, `invoices` is not sharded) and
+ * per failure listener (3N + 1), one shared by the workers' other commands, one shared by the
  * producer handles. On a cluster each of those is a cluster client, holding a socket to each
  * master it talks to (a shard's blocking connection talks to one).
  */

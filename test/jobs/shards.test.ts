@@ -98,7 +98,7 @@ test.serial(
     const workers = startWorkers(rt);
     try {
       // One worker per queue and shard; the old invoices queue has one shard.
-      t.is(workers.workers.length, 3 * SHARDS + 1);
+      t.is(workers.workers.length, 4 * SHARDS + 1);
       for (const [s, ids] of placed)
         await waitFor(
           async () => (await finishedOrders(rt.knex, s, ids)) === ids.length,
