@@ -257,9 +257,12 @@ test.serial(
     t.is(onlyTemplates.json.data.documents.edges[0].node.courseTemplates.edges.length, 2);
     t.is(onlyTemplates.json.data.documents.edges[0].node.learningPaths, null);
     forbidden(onlyTemplates, /LEARNING_PATH_VIEW/);
-    // node(id) takes one permission for a document: COURSE_TEMPLATE_VIEW.
+    // node(id) reads a document with either view permission, as documents and downloadDocument do.
     const node = await f.gql(templates, DOCUMENT, { id: gid('Document', 'banner') });
     t.like(node.json.data.node, { name: 'banner.png', learningPaths: null });
     forbidden(node, /LEARNING_PATH_VIEW/);
+    const byPath = await f.gql(paths, DOCUMENT, { id: gid('Document', 'banner') });
+    t.like(byPath.json.data.node, { name: 'banner.png', courseTemplates: null });
+    forbidden(byPath, /COURSE_TEMPLATE_VIEW/);
   },
 );

@@ -1,5 +1,6 @@
 import { GraphQLID, GraphQLInt, GraphQLInterfaceType, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
 import type { GraphQLContext } from './context.js';
+import { hasPermission } from '../../platform/permissions.js';
 import { requirePermission } from './permissions.js';
 import { fromCoreId, toGlobalId } from './ids.js';
 
@@ -19,7 +20,8 @@ export const NodeInterface = new GraphQLInterfaceType({
 });
 
 interface NodeKind {
-  permission: string;
+  /** The view permission reading it needs; several: any one of them (a document is read as a course template's or a learning path's picture). */
+  permission: string | readonly string[];
   load(ctx: GraphQLContext, legacyId: number): Promise<object | undefined>;
 }
 
@@ -46,7 +48,8 @@ export const nodeQuery: GraphQLFieldConfig<unknown, GraphQLContext, { id: string
     const parsed = fromCoreId(id);
     const kind = parsed && kinds.get(parsed.type);
     if (!parsed || !kind) return null;
-    requirePermission(ctx, kind.permission);
+    const permissions = typeof kind.permission === 'string' ? [kind.permission] : kind.permission;
+    requirePermission(ctx, permissions.find((p) => hasPermission(ctx.user.permissions, p)) ?? permissions[0]!);
     const gone = ctx.tombstone?.type === parsed.type && ctx.tombstone.legacyId === parsed.legacyId ? ctx.tombstone.row : undefined;
     const row = (await kind.load(ctx, parsed.legacyId)) ?? gone;
     return row ? { ...row, __type: parsed.type } : null;

@@ -162,8 +162,8 @@ export const downloadDocumentQuery: GraphQLFieldConfig<unknown, GraphQLContext, 
 };
 
 registerNode('Document', {
-  // node(id:) takes one permission: COURSE_TEMPLATE_VIEW, the narrower reading of "either".
-  permission: 'COURSE_TEMPLATE_VIEW',
+  // As downloadDocument and documents: a document is read as a course template's or a learning path's picture.
+  permission: ['COURSE_TEMPLATE_VIEW', 'LEARNING_PATH_VIEW'],
   load: async (ctx, id) => (await documentById(ctx, id)) ?? undefined,
 });
 
