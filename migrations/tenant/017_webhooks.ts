@@ -133,42 +133,46 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.index(['webhook_id', 'id']);
   });
 
-  // Tables named through tg_table_schema, as the identity triggers do: the function serves any
-  // path, including one whose search_path is not the tenant's (a migration).
+  // Static statements, planned once per session (a dynamic EXECUTE cost ~180 µs a row, ten
+  // times the write itself in a bulk insert); they name the tenant's tables unqualified, so the
+  // function runs them with the tenant's schema first in search_path, as every request and job
+  // has it, and sets it for the rest of the call when a caller has another (a migration). The
+  // row's JSON is made only once somebody listens.
   await knex.raw(`create function "${schema}".capture_webhook_event() returns trigger language plpgsql as $$
     declare
       v_key text := tg_argv[0];
-      v_row jsonb := case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end;
-      v_id integer := (v_row->>'id')::integer;
+      v_id integer := case when tg_op = 'DELETE' then old.id else new.id end;
+      v_path text;
       v_tenant integer;
       v_event bigint;
-      v_listened boolean;
-      v_actor integer := nullif(current_setting('lectern.actor', true), '')::integer;
+      v_actor integer;
     begin
-      execute format('select exists (select 1 from %I.webhooks where type_key = $1 and lifecycle_state = ''active'')', tg_table_schema)
-        into strict v_listened using v_key;
-      if not v_listened then return null; end if;
-      if tg_nargs > 1 then
-        execute format('select 1 from %I.webhook_events where txid = txid_current() and type_key = $1 and record_id = $2', tg_table_schema)
-          into v_event using tg_argv[1], v_id;
-        if v_event is not null then return null; end if;
+      if current_schema() is distinct from tg_table_schema then
+        v_path := current_setting('search_path');
+        perform set_config('search_path', quote_ident(tg_table_schema), true);
       end if;
-      v_event := null;
-      execute format('insert into %I.webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
-        values ($1, $2, txid_current(), $3, nullif(current_setting(''lectern.context'', true), ''''), $4)
-        on conflict (txid, type_key, record_id) do nothing returning id', tg_table_schema)
-        into v_event using v_key, v_id, case when tg_op = 'DELETE' then v_row end, v_actor;
-      if v_event is null then return null; end if;
-      select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
-      execute format('with d as (
-          insert into %I.webhook_deliveries (webhook_id, event_id)
-          select id, $1 from %I.webhooks where type_key = $2 and lifecycle_state = ''active'' returning id
-        )
-        insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
-        select $3, ''webhooks'', ''deliver'', ''webhooks-'' || $3 || ''-d'' || d.id,
-          jsonb_build_object(''tenantId'', $3, ''deliveryId'', d.id) from d', tg_table_schema, tg_table_schema)
-        using v_event, v_key, v_tenant;
-      perform pg_notify('lectern_changes', 'outbox');
+      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active')
+        and not (tg_nargs > 1 and exists (
+          select 1 from webhook_events where txid = txid_current() and type_key = tg_argv[1] and record_id = v_id))
+      then
+        v_actor := nullif(current_setting('lectern.actor', true), '')::integer;
+        insert into webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
+          values (v_key, v_id, txid_current(), case when tg_op = 'DELETE' then to_jsonb(old) end,
+            nullif(current_setting('lectern.context', true), ''), v_actor)
+          on conflict (txid, type_key, record_id) do nothing returning id into v_event;
+        if v_event is not null then
+          select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
+          with d as (
+            insert into webhook_deliveries (webhook_id, event_id)
+            select id, v_event from webhooks where type_key = v_key and lifecycle_state = 'active' returning id
+          )
+          insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
+          select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
+            jsonb_build_object('tenantId', v_tenant, 'deliveryId', d.id) from d;
+          perform pg_notify('lectern_changes', 'outbox');
+        end if;
+      end if;
+      if v_path is not null then perform set_config('search_path', v_path, true); end if;
       return null;
     end $$`);
   for (const statement of captureTriggers(schema)) await knex.raw(statement);
