@@ -15,6 +15,9 @@ import type { Knex } from 'knex';
  * (Redis lost, a worker killed). `pg_notify('lectern_changes', 'outbox')` wakes the workers'
  * relay at commit (PostgreSQL sends it only then, and once per transaction).
  *
+ * A change of a row that belongs to a record (its translation, price, custom field value...) is
+ * an update of the record ({@link parentTriggers}).
+ *
  * A new webhook type is a row of the catalogue (src/modules/webhooks/webhook-types.ts) and one
  * trigger here ({@link captureTrigger}).
  */
@@ -32,6 +35,38 @@ function captureTrigger(
   const args = [key, ...(supersededBy ? [supersededBy] : [])].map((a) => `'${a}'`).join(', ');
   return `create trigger webhook_${key}_${op} after ${op} on "${schema}".${table} for each row
     ${when ? `when (${when})` : ''} execute function "${schema}".capture_webhook_event(${args})`;
+}
+
+/**
+ * A change of a row that belongs to a record (a template's translation, price or custom field
+ * value) is an update of that record: `capture_webhook_parent_change(<type key>, <created key>,
+ * <record table>, <column naming the record>)`. Not when the record itself is gone (its rows
+ * deleted with it) or was created in the same transaction.
+ */
+function parentTrigger(schema: string, table: string, parent: string, column: string, key: string, created: string): string {
+  return `create trigger webhook_${key}_${table} after insert or update or delete on "${schema}".${table} for each row
+    execute function "${schema}".capture_webhook_parent_change('${key}', '${created}', '${parent}', '${column}')`;
+}
+
+/** The rows that belong to a record, whose changes are that record's updates. */
+export function parentTriggers(schema: string): string[] {
+  const template = (table: string) =>
+    parentTrigger(schema, table, 'course_templates', 'course_template_id', 'course_template_updated', 'course_template_created');
+  const path = (table: string) =>
+    parentTrigger(schema, table, 'learning_paths', 'learning_path_id', 'learning_path_updated', 'learning_path_created');
+  return [
+    template('course_template_translations'),
+    template('course_template_field_values'),
+    template('course_template_delivery_locales'),
+    template('course_template_instructors'),
+    template('prices'),
+    path('learning_path_translations'),
+    path('learning_path_field_values'),
+    path('learning_path_objectives'),
+    path('prices'),
+    parentTrigger(schema, 'event_field_values', 'events', 'event_id', 'event_updated', 'event_created'),
+    parentTrigger(schema, 'prices', 'events', 'event_id', 'event_updated', 'event_created'),
+  ];
 }
 
 /** What makes a row of a table a change a webhook type is told of. The catalogue's test checks each type has one. */
@@ -135,51 +170,78 @@ export async function up(knex: Knex, schema: string): Promise<void> {
 
   // Static statements, planned once per session (a dynamic EXECUTE cost ~180 µs a row, ten
   // times the write itself in a bulk insert); they name the tenant's tables unqualified, so the
-  // function runs them with the tenant's schema first in search_path, as every request and job
-  // has it, and sets it for the rest of the call when a caller has another (a migration). The
-  // row's JSON is made only once somebody listens.
+  // trigger functions run them with the tenant's schema first in search_path, as every request
+  // and job has it, and set it for the rest of the call when a caller has another (a migration).
+  // A row's JSON is made only once somebody listens.
+  await knex.raw(`create function "${schema}".record_webhook_event(p_key text, p_id integer, p_superseded_by text, p_snapshot jsonb)
+    returns void language plpgsql as $$
+    declare
+      v_tenant integer;
+      v_event bigint;
+    begin
+      if p_superseded_by is not null and exists (
+        select 1 from webhook_events where txid = txid_current() and type_key = p_superseded_by and record_id = p_id) then
+        return;
+      end if;
+      insert into webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
+        values (p_key, p_id, txid_current(), p_snapshot, nullif(current_setting('lectern.context', true), ''),
+          nullif(current_setting('lectern.actor', true), '')::integer)
+        on conflict (txid, type_key, record_id) do nothing returning id into v_event;
+      if v_event is null then return; end if;
+      select id into strict v_tenant from platform.tenants where schema_name = current_schema();
+      with d as (
+        insert into webhook_deliveries (webhook_id, event_id)
+        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' returning id
+      )
+      insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
+      select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
+        jsonb_build_object('tenantId', v_tenant, 'deliveryId', d.id) from d;
+      perform pg_notify('lectern_changes', 'outbox');
+    end $$`);
   await knex.raw(`create function "${schema}".capture_webhook_event() returns trigger language plpgsql as $$
     declare
       v_key text := tg_argv[0];
-      v_id integer := case when tg_op = 'DELETE' then old.id else new.id end;
       v_path text;
-      v_tenant integer;
-      v_event bigint;
-      v_actor integer;
     begin
       if current_schema() is distinct from tg_table_schema then
         v_path := current_setting('search_path');
         perform set_config('search_path', quote_ident(tg_table_schema), true);
       end if;
-      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active')
-        and not (tg_nargs > 1 and exists (
-          select 1 from webhook_events where txid = txid_current() and type_key = tg_argv[1] and record_id = v_id))
-      then
-        v_actor := nullif(current_setting('lectern.actor', true), '')::integer;
-        insert into webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
-          values (v_key, v_id, txid_current(), case when tg_op = 'DELETE' then to_jsonb(old) end,
-            nullif(current_setting('lectern.context', true), ''), v_actor)
-          on conflict (txid, type_key, record_id) do nothing returning id into v_event;
-        if v_event is not null then
-          select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
-          with d as (
-            insert into webhook_deliveries (webhook_id, event_id)
-            select id, v_event from webhooks where type_key = v_key and lifecycle_state = 'active' returning id
-          )
-          insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
-          select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
-            jsonb_build_object('tenantId', v_tenant, 'deliveryId', d.id) from d;
-          perform pg_notify('lectern_changes', 'outbox');
+      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active') then
+        perform record_webhook_event(v_key, case when tg_op = 'DELETE' then old.id else new.id end,
+          case when tg_nargs > 1 then tg_argv[1] end, case when tg_op = 'DELETE' then to_jsonb(old) end);
+      end if;
+      if v_path is not null then perform set_config('search_path', v_path, true); end if;
+      return null;
+    end $$`);
+  await knex.raw(`create function "${schema}".capture_webhook_parent_change() returns trigger language plpgsql as $$
+    declare
+      v_key text := tg_argv[0];
+      v_path text;
+      v_id integer;
+      v_there boolean;
+    begin
+      if current_schema() is distinct from tg_table_schema then
+        v_path := current_setting('search_path');
+        perform set_config('search_path', quote_ident(tg_table_schema), true);
+      end if;
+      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active') then
+        v_id := ((case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end)->>tg_argv[3])::integer;
+        if v_id is not null then
+          execute format('select exists (select 1 from %I where id = $1)', tg_argv[2]) into v_there using v_id;
+          if v_there then perform record_webhook_event(v_key, v_id, tg_argv[1], null); end if;
         end if;
       end if;
       if v_path is not null then perform set_config('search_path', v_path, true); end if;
       return null;
     end $$`);
-  for (const statement of captureTriggers(schema)) await knex.raw(statement);
+  for (const statement of [...captureTriggers(schema), ...parentTriggers(schema)]) await knex.raw(statement);
 }
 
 export async function down(knex: Knex, schema: string): Promise<void> {
   await knex.raw(`drop function if exists "${schema}".capture_webhook_event() cascade`);
+  await knex.raw(`drop function if exists "${schema}".capture_webhook_parent_change() cascade`);
+  await knex.raw(`drop function if exists "${schema}".record_webhook_event(text, integer, text, jsonb)`);
   for (const table of ['webhook_notices', 'webhook_deliveries', 'webhook_events', 'webhooks']) {
     await knex.schema.withSchema(schema).dropTableIfExists(table);
   }

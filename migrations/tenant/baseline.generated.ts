@@ -9,40 +9,42 @@ export const sql = String.raw`CREATE FUNCTION __tenant_schema__.capture_webhook_
     AS $$
     declare
       v_key text := tg_argv[0];
-      v_id integer := case when tg_op = 'DELETE' then old.id else new.id end;
       v_path text;
-      v_tenant integer;
-      v_event bigint;
-      v_actor integer;
     begin
       if current_schema() is distinct from tg_table_schema then
         v_path := current_setting('search_path');
         perform set_config('search_path', quote_ident(tg_table_schema), true);
       end if;
-      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active')
-        and not (tg_nargs > 1 and exists (
-          select 1 from webhook_events where txid = txid_current() and type_key = tg_argv[1] and record_id = v_id))
-      then
-        v_actor := nullif(current_setting('lectern.actor', true), '')::integer;
-        insert into webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
-          values (v_key, v_id, txid_current(), case when tg_op = 'DELETE' then to_jsonb(old) end,
-            nullif(current_setting('lectern.context', true), ''), v_actor)
-          on conflict (txid, type_key, record_id) do nothing returning id into v_event;
-        if v_event is not null then
-          select id into strict v_tenant from platform.tenants where schema_name = tg_table_schema;
-          with d as (
-            insert into webhook_deliveries (webhook_id, event_id)
-            select id, v_event from webhooks where type_key = v_key and lifecycle_state = 'active' returning id
-          )
-          insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
-          select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
-            jsonb_build_object('tenantId', v_tenant, 'deliveryId', d.id) from d;
-          perform pg_notify('lectern_changes', 'outbox');
-        end if;
+      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active') then
+        perform record_webhook_event(v_key, case when tg_op = 'DELETE' then old.id else new.id end,
+          case when tg_nargs > 1 then tg_argv[1] end, case when tg_op = 'DELETE' then to_jsonb(old) end);
       end if;
       if v_path is not null then perform set_config('search_path', v_path, true); end if;
       return null;
     end $$;
+CREATE FUNCTION __tenant_schema__.capture_webhook_parent_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+    declare
+      v_key text := tg_argv[0];
+      v_path text;
+      v_id integer;
+      v_there boolean;
+    begin
+      if current_schema() is distinct from tg_table_schema then
+        v_path := current_setting('search_path');
+        perform set_config('search_path', quote_ident(tg_table_schema), true);
+      end if;
+      if exists (select 1 from webhooks where type_key = v_key and lifecycle_state = 'active') then
+        v_id := ((case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end)->>tg_argv[3])::integer;
+        if v_id is not null then
+          execute format('select exists (select 1 from %I where id = $1)', tg_argv[2]) into v_there using v_id;
+          if v_there then perform record_webhook_event(v_key, v_id, tg_argv[1], null); end if;
+        end if;
+      end if;
+      if v_path is not null then perform set_config('search_path', v_path, true); end if;
+      return null;
+    end $_$;
 CREATE FUNCTION __tenant_schema__.count_identity_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -56,6 +58,32 @@ CREATE FUNCTION __tenant_schema__.notify_identity_change() RETURNS trigger
     begin
       perform pg_notify('lectern_changes', 'users:' || tg_table_schema);
       return null;
+    end $$;
+CREATE FUNCTION __tenant_schema__.record_webhook_event(p_key text, p_id integer, p_superseded_by text, p_snapshot jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      v_tenant integer;
+      v_event bigint;
+    begin
+      if p_superseded_by is not null and exists (
+        select 1 from webhook_events where txid = txid_current() and type_key = p_superseded_by and record_id = p_id) then
+        return;
+      end if;
+      insert into webhook_events (type_key, record_id, txid, snapshot, context, actor_user_id)
+        values (p_key, p_id, txid_current(), p_snapshot, nullif(current_setting('lectern.context', true), ''),
+          nullif(current_setting('lectern.actor', true), '')::integer)
+        on conflict (txid, type_key, record_id) do nothing returning id into v_event;
+      if v_event is null then return; end if;
+      select id into strict v_tenant from platform.tenants where schema_name = current_schema();
+      with d as (
+        insert into webhook_deliveries (webhook_id, event_id)
+        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' returning id
+      )
+      insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
+      select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
+        jsonb_build_object('tenantId', v_tenant, 'deliveryId', d.id) from d;
+      perform pg_notify('lectern_changes', 'outbox');
     end $$;
 CREATE TABLE __tenant_schema__.background_jobs (
     id integer NOT NULL,
@@ -1215,11 +1243,18 @@ CREATE TRIGGER users_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON __t
 CREATE TRIGGER users_counted BEFORE DELETE OR UPDATE OR TRUNCATE ON __tenant_schema__.users FOR EACH STATEMENT EXECUTE FUNCTION __tenant_schema__.count_identity_change();
 CREATE TRIGGER webhook_course_template_created_insert AFTER INSERT ON __tenant_schema__.course_templates FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_created');
 CREATE TRIGGER webhook_course_template_deleted_delete AFTER DELETE ON __tenant_schema__.course_templates FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_deleted');
+CREATE TRIGGER webhook_course_template_updated_course_template_delivery_locale AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.course_template_delivery_locales FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('course_template_updated', 'course_template_created', 'course_templates', 'course_template_id');
+CREATE TRIGGER webhook_course_template_updated_course_template_field_values AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.course_template_field_values FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('course_template_updated', 'course_template_created', 'course_templates', 'course_template_id');
+CREATE TRIGGER webhook_course_template_updated_course_template_instructors AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.course_template_instructors FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('course_template_updated', 'course_template_created', 'course_templates', 'course_template_id');
+CREATE TRIGGER webhook_course_template_updated_course_template_translations AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.course_template_translations FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('course_template_updated', 'course_template_created', 'course_templates', 'course_template_id');
+CREATE TRIGGER webhook_course_template_updated_prices AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.prices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('course_template_updated', 'course_template_created', 'course_templates', 'course_template_id');
 CREATE TRIGGER webhook_course_template_updated_update AFTER UPDATE ON __tenant_schema__.course_templates FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('course_template_updated', 'course_template_created');
 CREATE TRIGGER webhook_document_updated_update AFTER UPDATE ON __tenant_schema__.documents FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('document_updated');
 CREATE TRIGGER webhook_event_cancelled_update AFTER UPDATE ON __tenant_schema__.events FOR EACH ROW WHEN ((((new.lifecycle_state = 'cancelled'::text) OR new.is_cancelled) AND (NOT ((old.lifecycle_state = 'cancelled'::text) OR old.is_cancelled)))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_cancelled');
 CREATE TRIGGER webhook_event_created_insert AFTER INSERT ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_created');
 CREATE TRIGGER webhook_event_deleted_delete AFTER DELETE ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_deleted');
+CREATE TRIGGER webhook_event_updated_event_field_values AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.event_field_values FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('event_updated', 'event_created', 'events', 'event_id');
+CREATE TRIGGER webhook_event_updated_prices AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.prices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('event_updated', 'event_created', 'events', 'event_id');
 CREATE TRIGGER webhook_event_updated_update AFTER UPDATE ON __tenant_schema__.events FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_updated', 'event_created');
 CREATE TRIGGER webhook_invoice_created_insert AFTER INSERT ON __tenant_schema__.invoices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('invoice_created');
 CREATE TRIGGER webhook_learner_cancelled_delete AFTER DELETE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NOT NULL) AND (old.cancelled_date IS NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_cancelled');
@@ -1228,6 +1263,10 @@ CREATE TRIGGER webhook_learner_created_insert AFTER INSERT ON __tenant_schema__.
 CREATE TRIGGER webhook_learner_created_update AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NULL) AND (new.contact_id IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
 CREATE TRIGGER webhook_learning_path_created_insert AFTER INSERT ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_created');
 CREATE TRIGGER webhook_learning_path_deleted_delete AFTER DELETE ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_deleted');
+CREATE TRIGGER webhook_learning_path_updated_learning_path_field_values AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.learning_path_field_values FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('learning_path_updated', 'learning_path_created', 'learning_paths', 'learning_path_id');
+CREATE TRIGGER webhook_learning_path_updated_learning_path_objectives AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.learning_path_objectives FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('learning_path_updated', 'learning_path_created', 'learning_paths', 'learning_path_id');
+CREATE TRIGGER webhook_learning_path_updated_learning_path_translations AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.learning_path_translations FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('learning_path_updated', 'learning_path_created', 'learning_paths', 'learning_path_id');
+CREATE TRIGGER webhook_learning_path_updated_prices AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.prices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('learning_path_updated', 'learning_path_created', 'learning_paths', 'learning_path_id');
 CREATE TRIGGER webhook_learning_path_updated_update AFTER UPDATE ON __tenant_schema__.learning_paths FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_updated', 'learning_path_created');
 CREATE TRIGGER webhook_order_completed_update AFTER UPDATE ON __tenant_schema__.opportunities FOR EACH ROW WHEN (((new.state = 'completed'::text) AND (old.state <> 'completed'::text))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('order_completed');
 ALTER TABLE ONLY __tenant_schema__.background_jobs

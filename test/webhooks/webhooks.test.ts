@@ -407,6 +407,48 @@ test.serial('when deliveries happen, then /metrics counts them across workers an
   t.regex(metrics, /lectern_webhook_oldest_pending_seconds \d/);
 });
 
+test.serial(
+  "when a record's own rows change (a translation, a price), then it is Updated; when it is deleted with them, only Deleted",
+  async (t) => {
+    const ids = await typeIds();
+    t.deepEqual(
+      (await createWebhook({ name: 'Parts', webhookTypeId: ids.get('Course Template Updated'), url: url('/parts'), query: ECHO_QUERY }))
+        .errors,
+      [],
+    );
+    await createWebhook({
+      name: 'Parts gone',
+      webhookTypeId: ids.get('Course Template Deleted'),
+      url: url('/parts-gone'),
+      query: ECHO_QUERY,
+    });
+    const en = await f.locale(f.tenant, 'en');
+    const made = await f.data(
+      f.admin,
+      `mutation { courseTemplate { create(input: {title: "Parts", code: "PT1", localeId: "${en}"}) { courseTemplate { id legacyId } } } }`,
+    );
+    const { id, legacyId } = made.courseTemplate.create.courseTemplate as { id: string; legacyId: number };
+    const fr = await f.locale(f.tenant, 'fr');
+    const translated = await f.data(
+      f.admin,
+      'mutation ($input: CourseTemplateTranslationUpsertInput!) { courseTemplate { upsertTranslation(input: $input) { errors { message } } } }',
+      { input: { courseTemplateId: id, localeId: fr, title: 'Pièces' } },
+    );
+    t.deepEqual(translated.courseTemplate.upsertTranslation.errors, []);
+    const first = await waitFor(async () => (at('/parts').length ? at('/parts') : undefined), 'the translation to be an update');
+    t.is(unb64(first[0]!.body.payload.echo), `CourseTemplate:${legacyId}`);
+    await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      const level = await db('price_levels').first('id');
+      await db('prices').insert({ course_template_id: legacyId, price_level_id: level.id, currency_code: 'GBP', amount: 10 });
+    });
+    await waitFor(async () => (at('/parts').length >= 2 ? true : undefined), 'the price to be an update');
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('course_templates').where({ id: legacyId }).delete());
+    await waitFor(async () => (at('/parts-gone').length ? true : undefined), 'the deletion');
+    await new Promise((r) => setTimeout(r, 1000));
+    t.is(at('/parts').length, 2, 'its rows deleted with it are not an update');
+  },
+);
+
 test.serial('when a tenant has 100 webhooks, then another is refused with a field error and not stored', async (t) => {
   const ids = await typeIds();
   const have = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('webhooks').count<{ count: string }[]>('* as count'));
