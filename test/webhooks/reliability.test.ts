@@ -346,7 +346,7 @@ test.serial(
     const ids = await insertEvents(f.ctx.rt.knex, tenant, 12, 'Lost');
     // Queued (as a worker's relay would), then lost with everything else the store held: on
     // BullMQ's PostgreSQL backend as on Redis.
-    while ((await f.ctx.rt.dispatcher.sweep(200, 0, 'webhooks')) > 0);
+    while ((await f.ctx.rt.dispatcher.enqueuePending('webhooks')) > 0);
     for (const q of f.ctx.rt.queues.shards('webhooks')) await q.obliterate({ force: true });
     const workers = startWorkers(f.ctx.rt);
     try {

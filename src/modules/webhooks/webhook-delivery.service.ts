@@ -172,7 +172,8 @@ async function payloadOf(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork)
           tombstone: row ? { type: type.entity, legacyId: event.record_id, row } : undefined,
         });
       },
-      { readOnly: true },
+      // Each statement in one round trip, as a request's queries are: no BEGIN and COMMIT.
+      { readOnly: true, autocommit: true },
     );
   } catch (err) {
     if (err instanceof PayloadFailure) throw err;
@@ -309,7 +310,9 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
       });
       if (!fresh) return false;
       if (outcome.ok) {
-        await markFailing(db, webhook.id, false);
+        // Written only when it was failing: every success writing the webhook's row would make a
+        // webhook's concurrent deliveries take turns on it.
+        if (webhook.failing_since) await markFailing(db, webhook.id, false);
         return true;
       }
       const failingSince = await markFailing(db, webhook.id, true);

@@ -354,9 +354,13 @@ export function eventsByIds(
  * Answers since when it has been failing (null: it is not).
  */
 export async function markFailing(db: Db, webhookId: number, failing: boolean): Promise<Date | null> {
+  if (!failing) {
+    await db(WEBHOOKS).where({ id: webhookId }).whereNotNull('failing_since').update({ failing_since: null });
+    return null;
+  }
   const [row] = (await db(WEBHOOKS)
     .where({ id: webhookId })
-    .update({ failing_since: failing ? db.raw('coalesce(failing_since, now())') : null })
+    .update({ failing_since: db.raw('coalesce(failing_since, now())') })
     .returning('failing_since')) as { failing_since: Date | null }[];
   return row?.failing_since ?? null;
 }

@@ -71,16 +71,8 @@ export async function markEnqueued(db: Db, ids: number[]): Promise<void> {
  * The relay's batch: rows of `namespace` still pending after `minAgeMs`, oldest first, locked
  * (SKIP LOCKED, so several workers sweep at once without double work). Run in a transaction.
  */
-export function lockPendingRows(
-  trx: Knex.Transaction,
-  namespace: string,
-  minAgeMs: number,
-  limit: number,
-  queue?: QueueName,
-): Promise<OutboxRecord[]> {
-  const q = trx<OutboxRecord>(TABLE);
-  if (queue) q.where('queue', queue);
-  return q
+export function lockPendingRows(trx: Knex.Transaction, namespace: string, minAgeMs: number, limit: number): Promise<OutboxRecord[]> {
+  return trx<OutboxRecord>(TABLE)
     .where('queue_namespace', namespace)
     .whereNull('enqueued_at')
     .where('created_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [minAgeMs / 1000]))
@@ -88,6 +80,30 @@ export function lockPendingRows(
     .limit(limit)
     .forUpdate()
     .skipLocked();
+}
+
+/**
+ * Claims up to `limit` pending rows of `queue` (oldest first) by marking them enqueued, in one
+ * statement that commits at once, and answers them: the caller enqueues them with no lock held,
+ * so jobs that complete meanwhile settle their rows without waiting. Rows it then fails to
+ * enqueue are given back ({@link unclaimRows}); rows of a process that dies before enqueuing are
+ * the reconciler's (their jobs are missing, their work still pending).
+ */
+export async function claimPendingRows(db: Db, namespace: string, queue: QueueName, limit: number): Promise<OutboxRecord[]> {
+  const { rows } = await db.raw<{ rows: OutboxRecord[] }>(
+    `update ?? set enqueued_at = now() where id in (
+       select id from ?? where queue_namespace = ? and queue = ? and enqueued_at is null order by id limit ? for update skip locked)
+     returning id, tenant_id, queue, job_name, job_id, payload`,
+    [TABLE, TABLE, namespace, queue, limit],
+  );
+  return rows;
+}
+
+/** Gives back claimed rows that could not be enqueued: pending again, the failure counted. */
+export async function unclaimRows(db: Db, ids: number[], message: string): Promise<void> {
+  await db(TABLE)
+    .whereIn('id', ids)
+    .update({ enqueued_at: null, attempts: db.raw('attempts + 1'), last_error: message });
 }
 
 /** The relay could not enqueue a row: counted, with the reason. */

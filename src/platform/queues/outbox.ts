@@ -1,6 +1,7 @@
 import type { Db, Knex } from '../db/knex.js';
 import type { Logger } from '../logger.js';
 import {
+  claimPendingRows,
   insertOutboxRow,
   lockPendingRows,
   markEnqueued,
@@ -8,6 +9,7 @@ import {
   pruneSettled,
   recordEnqueueFailure,
   settleByJobIds,
+  unclaimRows,
 } from './outbox.data.js';
 import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
 
@@ -152,9 +154,9 @@ export class OutboxDispatcher {
    * SKIP LOCKED so several workers can sweep at once without double work. Returns how many
    * rows were enqueued; stops at the first enqueue failure (the queue is down).
    */
-  async sweep(limit = 200, minAgeMs = 1000, queue?: QueueName): Promise<number> {
+  async sweep(limit = 200, minAgeMs = 1000): Promise<number> {
     return this.knex.transaction(async (trx) => {
-      const rows = await lockPendingRows(trx, this.namespace, minAgeMs, limit, queue);
+      const rows = await lockPendingRows(trx, this.namespace, minAgeMs, limit);
       let done = 0;
       for (const row of rows) {
         try {
@@ -170,6 +172,28 @@ export class OutboxDispatcher {
       }
       return done;
     });
+  }
+
+  /**
+   * Enqueues `queue`'s pending rows now, however new, claimed first so that no lock is held
+   * while they are enqueued (side by side); answers how many went. Rows that fail are given back
+   * for the next sweep.
+   */
+  async enqueuePending(queue: QueueName, limit = 500): Promise<number> {
+    const rows = await claimPendingRows(this.knex, this.namespace, queue, limit);
+    const results = await Promise.allSettled(rows.map((row) => this.enqueue(row)));
+    const failed = rows.filter((_, i) => results[i]!.status === 'rejected');
+    if (failed.length) {
+      const reason = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error;
+      const message = String(reason?.message).slice(0, 500);
+      await unclaimRows(
+        this.knex,
+        failed.map((r) => r.id),
+        message,
+      );
+      this.log.warn({ err: { message }, queue, failed: failed.length }, 'could not enqueue outbox rows; the relay will retry');
+    }
+    return rows.length - failed.length;
   }
 
   /** Deletes rows enqueued and settled more than `days` ago (open rows stay for the reconciler). */
@@ -210,7 +234,7 @@ export function sweepOnNotice(
     do {
       again = false;
       try {
-        while ((await dispatcher.sweep(200, 0, queue)) === 200 && !stopped);
+        while ((await dispatcher.enqueuePending(queue, 500)) === 500 && !stopped);
       } catch (err) {
         log.warn({ err: { message: (err as Error).message }, queue }, 'outbox sweep on notice failed; the relay will retry');
       }
