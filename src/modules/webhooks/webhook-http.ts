@@ -47,7 +47,7 @@ export type DeliveryOutcome = {
   /** The receiver's status, or null when none arrived (refused, bad URL, network error, timeout). */
   status: number | null;
   durationMs: number;
-  /** The first `keepBytes` of the answer as UTF-8 text (a character cut in two is dropped). */
+  /** The first `keepBytes` of the answer as UTF-8 text (a character cut in two is dropped, a NUL is U+FFFD). */
   responseExcerpt: string | null;
   /** One line saying why it failed, for the delivery log; null when ok. */
   error: string | null;
@@ -383,8 +383,10 @@ async function readExcerpt(body: Readable, maxBytes: number, keepBytes: number):
   } finally {
     if (!body.destroyed) body.destroy();
   }
-  // StringDecoder holds back a trailing partial character instead of emitting U+FFFD.
-  return new StringDecoder('utf8').write(Buffer.concat(kept));
+  // StringDecoder holds back a trailing partial character instead of emitting U+FFFD. A NUL (a
+  // binary answer) becomes U+FFFD too: PostgreSQL text cannot hold it, and recording the attempt
+  // would fail after the receiver took the delivery, so it would be sent again and again.
+  return new StringDecoder('utf8').write(Buffer.concat(kept)).replaceAll('\u0000', '\ufffd');
 }
 
 function describeStatus(status: number, location: string | string[] | undefined): string {

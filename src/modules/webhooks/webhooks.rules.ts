@@ -1,4 +1,5 @@
 import { lineProblems, problem, type Problem } from '../../platform/problems.js';
+import { hasControlCharacter } from '../../platform/util/text.js';
 import type { WebhookColumns, WebhookState } from './webhooks.data.js';
 import { webhookType, type WebhookType } from './webhook-types.js';
 
@@ -25,6 +26,12 @@ export const NAME_MAX = 255;
 export const URL_MAX = 2048;
 export const CONFIG_MAX = 16_384;
 export const MAX_NOTIFICATION_EMAILS = 20;
+/**
+ * Entries `notificationEmails` and `emailAddress` may give together before they are looked at:
+ * room for repeats, while a request body's worth of addresses (a megabyte is ~90,000 of them) is
+ * refused at once rather than checked one by one.
+ */
+const MAX_GIVEN_EMAILS = 5 * MAX_NOTIFICATION_EMAILS;
 /**
  * Webhooks one tenant may have (active or not): each change is sent to each webhook of its type,
  * so the count bounds the deliveries one change makes.
@@ -54,6 +61,10 @@ function urlProblems(url: string): Problem[] {
     return [problem('url', url, 'url must be an absolute address such as https://example.com/hooks/lectern')];
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return [problem('url', url, 'url must start with https:// or http://')];
+  // The URL parser drops tabs and line breaks and encodes the rest: the address stored and shown
+  // ("127.0.0.1<TAB>.evil.test") would not be the one sent to, and PostgreSQL text holds no NUL.
+  if (/\s/.test(url) || hasControlCharacter(url))
+    return [problem('url', url, 'url must not contain spaces or control characters: percent-encode them (%20)')];
   if (parsed.username || parsed.password)
     return [problem('url', url, 'url must not carry a user name or password: use config for secrets')];
   return [];
@@ -71,7 +82,20 @@ export function parseConfig(text: string): { config: Record<string, unknown> } |
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { problem: problem('config', text, 'config must be a JSON object sent as a string, e.g. "{\\"secret\\": \\"...\\"}"') };
   }
+  if (holdsNul(parsed)) {
+    return { problem: problem('config', text, 'config must not hold the character \\u0000 in a key or a value (it cannot be stored)') };
+  }
   return { config: parsed as Record<string, unknown> };
+}
+
+/** Whether a parsed JSON value has a NUL in a string or a key: jsonb refuses it (a server error, else). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, v]) => key.includes('\u0000') || holdsNul(v));
+  }
+  return false;
 }
 
 /** The notification addresses: `notificationEmails` and `emailAddress` together, without repeats. */
@@ -81,18 +105,23 @@ function addresses(input: WebhookInput, current: readonly string[]): { emails?: 
     ...(input.notificationEmails === undefined ? current : (input.notificationEmails ?? [])),
     ...(input.emailAddress ? [input.emailAddress] : []),
   ];
+  const tooMany = () => problem('notificationEmails', given.length, `at most ${MAX_NOTIFICATION_EMAILS} notification addresses`);
+  // Counted before anything else: one problem for a flood, not one per address.
+  if (given.length > MAX_GIVEN_EMAILS) return { problems: [tooMany()] };
   const problems: Problem[] = [];
   const emails: string[] = [];
+  const seen = new Set<string>();
   given.forEach((raw, i) => {
     const email = (raw ?? '').trim();
-    if (!EMAIL.test(email)) {
+    if (!EMAIL.test(email) || hasControlCharacter(email)) {
       const field = input.emailAddress && i === given.length - 1 ? 'emailAddress' : `notificationEmails[${i}]`;
       problems.push(problem(field, raw, `${field} must be an e-mail address`));
-    } else if (!emails.some((e) => e.toLowerCase() === email.toLowerCase())) emails.push(email);
+    } else if (!seen.has(email.toLowerCase())) {
+      seen.add(email.toLowerCase());
+      emails.push(email);
+    }
   });
-  if (emails.length > MAX_NOTIFICATION_EMAILS) {
-    problems.push(problem('notificationEmails', given, `at most ${MAX_NOTIFICATION_EMAILS} notification addresses`));
-  }
+  if (emails.length > MAX_NOTIFICATION_EMAILS) problems.push(tooMany());
   return { emails, problems };
 }
 
