@@ -151,6 +151,7 @@ export async function up(knex: Knex, schema: string): Promise<void> {
     t.check(`state in ('pending', 'delivered', 'failed')`, [], 'webhook_deliveries_state');
     t.index(['webhook_id', 'id']);
     t.index(['event_id']);
+    t.unique(['webhook_id', 'event_id']);
   });
   await knex.raw(`create index webhook_deliveries_pending_idx on ??.webhook_deliveries (created_at) where state = 'pending'`, [schema]);
   await knex.raw(`create index webhook_deliveries_delivered_idx on ??.webhook_deliveries (delivered_at) where state = 'delivered'`, [
@@ -191,7 +192,10 @@ export async function up(knex: Knex, schema: string): Promise<void> {
       select id into strict v_tenant from platform.tenants where schema_name = current_schema();
       with d as (
         insert into webhook_deliveries (webhook_id, event_id)
-        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' returning id
+        -- KEY SHARE: a webhook being deleted by a transaction not yet committed is waited for and
+        -- skipped once it is gone, instead of failing this (the user's) write on the foreign key.
+        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' for key share
+        returning id
       )
       insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
       select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,

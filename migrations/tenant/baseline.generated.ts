@@ -78,7 +78,10 @@ CREATE FUNCTION __tenant_schema__.record_webhook_event(p_key text, p_id integer,
       select id into strict v_tenant from platform.tenants where schema_name = current_schema();
       with d as (
         insert into webhook_deliveries (webhook_id, event_id)
-        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' returning id
+        -- KEY SHARE: a webhook being deleted by a transaction not yet committed is waited for and
+        -- skipped once it is gone, instead of failing this (the user's) write on the foreign key.
+        select id, v_event from webhooks where type_key = p_key and lifecycle_state = 'active' for key share
+        returning id
       )
       insert into platform.outbox (tenant_id, queue, job_name, job_id, payload)
       select v_tenant, 'webhooks', 'deliver', 'webhooks-' || v_tenant || '-d' || d.id,
@@ -1187,6 +1190,8 @@ ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_event_id_unique UNIQUE (webhook_id, event_id);
 ALTER TABLE ONLY __tenant_schema__.webhook_events
     ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.webhook_events

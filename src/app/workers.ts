@@ -71,7 +71,7 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     log: rt.log,
     runQuery: storedQueryRunner(buildSchema({ webhookSecretOverlapMs: settings.secretOverlapMs })),
     mailer,
-    settings: { ...settings, allow: parseAllowance(settings.allow) },
+    settings: { ...settings, allow: parseAllowance(settings.allow), statementTimeoutMs: rt.config.statementTimeoutMs },
     instanceUrl: (tenant) => tenantBaseUrl(rt.config, tenant.slug),
     count: (outcome) => counts.add(`webhook_deliveries_${outcome}`),
   };

@@ -431,11 +431,9 @@ test.serial(
   },
 );
 
-// DEFECT (src/kit/graphql/cost.ts withPages/pageOf): a request's page size given by a variable
-// that the request leaves to its default counts as DEFAULT_PAGE (20), while the query runs with
-// the default: the same query as above passes the Core endpoint's cost limit. (The stored query
-// check now counts defaults itself: src/kit/graphql/stored-query.ts.)
-test.serial.failing('when a Core request moves its page sizes into variable defaults, then the cost limit still counts them', async (t) => {
+// Found by this attack and fixed (src/kit/graphql/cost.ts withPages): a page size left to a
+// variable's declared default counted as DEFAULT_PAGE (20) while the query ran with the default.
+test.serial('when a Core request moves its page sizes into variable defaults, then the cost limit still counts them', async (t) => {
   const res = await f.gql(f.admin, `query ($n: Int = 100) { ${DOCUMENTS('$n')} }`);
   t.regex(JSON.stringify(res.json?.errors ?? []), /Cost limit/, res.text.slice(0, 300));
 });
@@ -670,10 +668,9 @@ test.serial('when the owner of a webhook is deactivated, then its deliveries fai
   }
 });
 
-// DEFECT (webhooks.service.ts changeWebhook): an update keeps the webhook's owner, so a user with
-// WEBHOOKS_EDIT alone rewrites the query and url of an administrator's webhook and receives,
-// with the administrator's permissions, what they may not read themselves.
-test.serial.failing(
+// Found by this attack and fixed (webhooks.service.ts changeWebhook): an update kept the webhook's
+// owner, so an editor could read through an administrator's webhook what their role may not.
+test.serial(
   "when a user with WEBHOOKS_EDIT only rewrites an admin's webhook (query and url), then it does not read with the admin's permissions",
   async (t) => {
     const editor = await f.tokenFor(f.tenant, 'whwidener', ['WEBHOOKS_VIEW', 'WEBHOOKS_EDIT']);
@@ -709,12 +706,9 @@ test.serial.failing(
 // =============================================================================================
 // Data integrity
 
-// DEFECT (migrations/tenant/017_webhooks.ts, the capture function's `insert into
-// webhook_deliveries ... select id, ... from webhooks where ...`): the select sees a webhook that
-// a transaction not yet committed has deleted; the foreign key check then waits for it and fails
-// when it commits, and the user's own write (a REST or GraphQL change of an event) fails with it.
-// `... from webhooks where ... for key share` waits, then skips the deleted row (checked by hand).
-test.serial.failing(
+// Found by this attack and fixed (migration 017, `for key share` in record_webhook_event): the
+// capture saw a webhook being deleted and failed the user's own write on the foreign key.
+test.serial(
   'when a webhook is deleted while a user changes an event it listens to, then the change still commits (the capture does not fail it)',
   async (t) => {
     const tenant = await f.ctx.freshTenant('whrace');
@@ -807,10 +801,9 @@ test.serial(
   },
 );
 
-// DEFECT (webhooks.data.ts insertManualEvent / webhooks.service.ts fireManualWebhook): a second
-// firing of one record in one transaction is folded into the same event, but each firing adds
-// its own deliveries: the receiver gets the one event twice under two webhook-ids.
-test.serial.failing(
+// Found by this attack and fixed (insertManualEvent, unique (webhook_id, event_id)): a second
+// firing of one record in one transaction sent the one event twice under two webhook-ids.
+test.serial(
   'when a manual type is fired twice for one record in one request, then each webhook gets one delivery of the one event',
   async (t) => {
     const tenant = await f.ctx.freshTenant('whtwice');
@@ -833,10 +826,9 @@ test.serial.failing(
 // =============================================================================================
 // Resource abuse
 
-// DEFECT (webhook-delivery.service.ts payloadOf): the stored query runs in a transaction opened
-// without statement_timeout, where every request has STATEMENT_TIMEOUT_MS: a query cheap by the
-// cost rule but slow on a large tenant (an unindexed filter) holds a worker and a connection.
-test.serial.failing('when a stored query runs at delivery, then its transaction has a statement timeout, as a request has', async (t) => {
+// Found by this attack and fixed (payloadOf): the stored query ran without the statement
+// timeout every request has.
+test.serial('when a stored query runs at delivery, then its transaction has a statement timeout, as a request has', async (t) => {
   const tenant = await f.ctx.freshTenant('whtimeout');
   const token = await f.tokenFor(tenant, 'admin');
   const id = await createWebhook(token, { name: 'Timeout probe', url: url('/timeout-probe') });
@@ -857,7 +849,7 @@ test.serial.failing('when a stored query runs at delivery, then its transaction 
       return { data: { statementTimeout: rows[0]!.statement_timeout }, errors: [] };
     },
     mailer,
-    settings: { ...rt.config.webhooks, allow: parseAllowance('loopback') },
+    settings: { ...rt.config.webhooks, allow: parseAllowance('loopback'), statementTimeoutMs: rt.config.statementTimeoutMs },
     instanceUrl: () => 'http://instance.test',
   };
   try {
@@ -870,11 +862,9 @@ test.serial.failing('when a stored query runs at delivery, then its transaction 
   t.not(hit?.body.payload.statementTimeout, '0', 'no statement timeout');
 });
 
-// DEFECT (webhook-delivery.service.ts attemptDelivery/takeSlot): WEBHOOK_ENDPOINT_CONCURRENCY is
-// counted per webhook (`<tenant>:<webhook>`), not per receiver: a tenant with a few webhooks of
-// one type pointing at one hanging receiver holds every delivery slot of the worker, and other
-// tenants' deliveries wait for the timeout.
-test.serial.failing(
+// Found by this attack and fixed (attemptDelivery): WEBHOOK_ENDPOINT_CONCURRENCY was counted per
+// webhook, so a tenant's several webhooks at one hanging receiver held every slot; now per receiver.
+test.serial(
   "when one tenant points four webhooks at one hanging receiver, then another tenant's deliveries still arrive promptly",
   async (t) => {
     const one = await f.ctx.freshTenant('whhog');

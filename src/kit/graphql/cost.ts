@@ -1,6 +1,7 @@
 import {
   Kind,
   TypeInfo,
+  valueFromASTUntyped,
   visit,
   visitWithTypeInfo,
   type ArgumentNode,
@@ -17,7 +18,8 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * sizes into variables. Here every paged list's `first` is written in: the variable's value
  * when the request gives it (clamped to the largest page a list takes; the cost is then kept per query text
  * and page sizes, see query-cache.ts), the maximum when the value is not a whole number (such a
- * request fails to coerce anyway), and the default when it is left out or null. A list that takes
+ * request fails to coerce anyway), the variable's declared default when the request leaves it out,
+ * and the default page when it is left out or null. A list that takes
  * no `first` (a record's whole list: a path's objectives, a template's prices) counts once, as
  * clients read them whole; what such lists multiply is bounded when the request runs, by its
  * record budget (MAX_RECORDS_PER_REQUEST, spent by every list).
@@ -27,6 +29,13 @@ export function withPages(
   document: DocumentNode,
   variables?: Readonly<Record<string, unknown>> | null,
 ): DocumentNode {
+  // A variable the request leaves out takes its declared default (`$n: Int = 100`): counted so.
+  const defaults: Record<string, unknown> = {};
+  for (const d of document.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const v of d.variableDefinitions ?? []) if (v.defaultValue) defaults[v.variable.name.value] = valueFromASTUntyped(v.defaultValue);
+  }
+  const valueOf = (name: string) => (variables && variables[name] !== undefined ? variables[name] : defaults[name]);
   const typeInfo = new TypeInfo(schema);
   return visit(
     document,
@@ -35,7 +44,7 @@ export function withPages(
         if (!typeInfo.getFieldDef()?.args.some((a) => a.name === 'first')) return undefined;
         const given = node.arguments?.find((a) => a.name.value === 'first');
         if (given?.value.kind === Kind.INT) return undefined;
-        const pages = given?.value.kind === Kind.VARIABLE ? pageOf(variables?.[given.value.name.value]) : DEFAULT_PAGE;
+        const pages = given?.value.kind === Kind.VARIABLE ? pageOf(valueOf(given.value.name.value)) : DEFAULT_PAGE;
         const first: ArgumentNode = {
           kind: Kind.ARGUMENT,
           name: { kind: Kind.NAME, value: 'first' },

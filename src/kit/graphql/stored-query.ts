@@ -1,13 +1,4 @@
-import {
-  getOperationAST,
-  GraphQLError,
-  parse,
-  validate,
-  valueFromASTUntyped,
-  type DocumentNode,
-  type GraphQLSchema,
-  type TypeNode,
-} from 'graphql';
+import { getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type TypeNode } from 'graphql';
 import { COST, VALIDATION_RULES } from './http.js';
 
 /**
@@ -47,13 +38,9 @@ export function storedQueryProblem(schema: GraphQLSchema, text: string, variable
   if (!types.includes(typeText(own.type))) return `$${variable} must be declared as ${types.join(' or ')}, not ${typeText(own.type)}`;
   const others = declared.filter((v) => v !== own && !v.defaultValue && v.type.kind === 'NonNullType');
   if (others.length) return `declares variables nothing binds: ${others.map((v) => `$${v.variable.name.value}`).join(', ')}`;
-  // Run later, the query gets its declared defaults (nothing else binds them): the cost is counted
-  // with them, or `$n: Int = 100` as a page size would count as the default page of 20.
-  const values: Record<string, unknown> = {};
-  for (const v of declared) if (v !== own && v.defaultValue) values[v.variable.name.value] = valueFromASTUntyped(v.defaultValue);
   let errors: readonly { message: string }[];
   try {
-    errors = [...validate(schema, document, VALIDATION_RULES), ...COST.check(schema, document, { ...values, [variable]: 'x' })];
+    errors = [...validate(schema, document, VALIDATION_RULES), ...COST.check(schema, document, { [variable]: 'x' })];
   } catch (err) {
     // graphql-armor's limits throw their first finding rather than report it.
     if (!(err instanceof GraphQLError)) throw err;

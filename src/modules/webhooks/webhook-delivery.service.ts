@@ -37,6 +37,8 @@ export interface DeliverySettings {
   logDays: number;
   allow: AddressAllowance;
   endpointConcurrency: number;
+  /** STATEMENT_TIMEOUT_MS: a stored query's statements are stopped after it, as a request's are. */
+  statementTimeoutMs: number;
 }
 
 /** The owner a stored query runs as. */
@@ -172,8 +174,9 @@ async function payloadOf(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork)
           tombstone: row ? { type: type.entity, legacyId: event.record_id, row } : undefined,
         });
       },
-      // Each statement in one round trip, as a request's queries are: no BEGIN and COMMIT.
-      { readOnly: true, autocommit: true },
+      // Each statement in one round trip, as a request's queries are (no BEGIN and COMMIT), and
+      // stopped after STATEMENT_TIMEOUT_MS as a request's are.
+      { readOnly: true, autocommit: true, statementTimeoutMs: deps.settings.statementTimeoutMs },
     );
   } catch (err) {
     if (err instanceof PayloadFailure) throw err;
@@ -230,7 +233,9 @@ export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, delive
   const now = Date.now();
   const due = work.delivery.next_attempt_at ? new Date(work.delivery.next_attempt_at).getTime() : 0;
   if (due > now + 50) return { next: 'later', at: due };
-  const endpoint = `${tenant.id}:${work.webhook.id}`;
+  // Per receiver (a tenant's webhooks that all point at one host share its bound), not per
+  // webhook: several webhooks at one hanging receiver would each hold their own share.
+  const endpoint = `${tenant.id}:${receiverOf(work.webhook.url)}`;
   // A slow receiver holds a bounded share of a process's delivery slots; its other deliveries
   // come back in a moment without counting an attempt, and others' go ahead.
   const slot = await takeSlot(endpoint, deps.settings.endpointConcurrency);
@@ -248,6 +253,15 @@ export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, delive
     releaseSlot(endpoint);
   }
   return settle(deps, tenant, work, outcome);
+}
+
+/** The receiver a url names: its scheme, host and port. */
+function receiverOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /** A delivery of a disabled webhook is failed without being sent; true when it was. */

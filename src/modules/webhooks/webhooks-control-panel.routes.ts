@@ -269,7 +269,7 @@ ${noticesTable(notices)}`,
       const id = webhookIdOf(ctx);
       await asUser(ctx, WEBHOOKS_EDIT, `${SECTION}/${id}`, async (db, user) => {
         // The stored query is not changed here, so there is nothing for the query check to look at.
-        const { problems } = await changeWebhook(db, id, { lifecycleState }, () => null);
+        const { problems } = await changeWebhook(db, id, { lifecycleState }, { userId: user.id, checkQuery: () => null });
         await afterAction(ctx, db, user, id, problems, notice);
       });
     });

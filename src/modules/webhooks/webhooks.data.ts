@@ -169,9 +169,12 @@ export async function deleteWebhookRow(db: Db, id: number): Promise<boolean> {
   return (await db(WEBHOOKS).where({ id }).delete()) > 0;
 }
 
-/** One webhook, locked for a write. */
+/**
+ * One webhook, locked for a write: FOR NO KEY UPDATE, which the capture of a change (its
+ * deliveries' foreign key takes KEY SHARE) does not wait for.
+ */
 export function lockWebhook(db: Db, id: number): Promise<WebhookRow | undefined> {
-  return db(WEBHOOKS).where({ id }).forUpdate().first<WebhookRow | undefined>();
+  return db(WEBHOOKS).where({ id }).forNoKeyUpdate().first<WebhookRow | undefined>();
 }
 
 /** Webhooks by id (a page's batch). */
@@ -210,8 +213,11 @@ export async function insertManualEvent(
     .merge({ triggered_at: db.raw('excluded.triggered_at') })
     .returning('id')) as { id: number }[];
   if (!webhookIds.length) return [];
+  // Fired again in the same transaction: the same event, and no second delivery of it.
   const rows = (await db(DELIVERIES)
     .insert(webhookIds.map((webhook_id) => ({ webhook_id, event_id: row!.id })))
+    .onConflict(['webhook_id', 'event_id'])
+    .ignore()
     .returning('id')) as { id: string | number }[];
   return rows.map((r) => Number(r.id));
 }
@@ -305,6 +311,11 @@ export async function failDelivery(db: Db, deliveryId: number, error: string): P
 export async function deliveryPending(db: Db, deliveryId: number): Promise<boolean> {
   const row = await db(DELIVERIES).where({ id: deliveryId }).first<{ state: DeliveryState } | undefined>('state');
   return row?.state === 'pending';
+}
+
+/** A delivery as it is (no lock). */
+export function deliveryById(db: Db, id: number): Promise<DeliveryRow | undefined> {
+  return db(DELIVERIES).where({ id }).first<DeliveryRow | undefined>();
 }
 
 /** A delivery, locked for a resend; undefined when there is none of this webhook. */

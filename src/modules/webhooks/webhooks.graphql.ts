@@ -307,7 +307,10 @@ export function webhookMutations(opts: { secretOverlapMs: number }) {
           requirePermission(ctx, EDIT);
           const id = webhookLegacyId(input.webhookId);
           if (id === undefined) return { webhook: null, errors: notFound('webhookId', input.webhookId, 'Webhook') };
-          const { webhook, problems } = await changeWebhook(ctx.db, id, inputOf(input), storedQueryCheck(info.schema));
+          const { webhook, problems } = await changeWebhook(ctx.db, id, inputOf(input), {
+            userId: ctx.user.id,
+            checkQuery: storedQueryCheck(info.schema),
+          });
           ctx.forget('Webhook.byId');
           return {
             webhook,

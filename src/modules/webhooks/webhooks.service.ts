@@ -7,6 +7,7 @@ import {
   activeWebhooksOfType,
   countWebhooksForCreate,
   deleteWebhookRow,
+  deliveryById,
   insertManualEvent,
   insertWebhook,
   lockDelivery,
@@ -88,18 +89,24 @@ export async function createWebhook(
   return { webhook, signingSecret, problems: [] };
 }
 
-/** Changes the fields given of a webhook (never its type), or answers why not, writing nothing. */
+/**
+ * Changes the fields given of a webhook (never its type), or answers why not, writing nothing.
+ * Whoever changes what it reads or where it sends (its query or url) becomes its owner: its query
+ * then runs with their permissions, so an editor cannot read through another user's webhook what
+ * their own role may not.
+ */
 export async function changeWebhook(
   db: Db,
   id: number,
   input: WebhookInput,
-  checkQuery: QueryCheck,
+  writer: Pick<WebhookWriter, 'userId' | 'checkQuery'>,
 ): Promise<{ webhook: WebhookRow | null; problems: Problem[] }> {
   const current = await lockWebhook(db, id);
   if (!current) return { webhook: null, problems: [problem('webhookId', id, 'Webhook not found')] };
   const { columns, problems } = webhookChange(input, false, current);
-  problems.push(...queryProblems(checkQuery, columns.query));
+  problems.push(...queryProblems(writer.checkQuery, columns.query));
   if (problems.length) return { webhook: null, problems };
+  if (columns.query !== undefined || columns.url !== undefined) columns.owner_user_id = writer.userId;
   if (!Object.keys(columns).length) return { webhook: current, problems: [] };
   return { webhook: (await updateWebhook(db, id, columns)) ?? null, problems: [] };
 }
@@ -133,9 +140,11 @@ export async function resendDelivery(
   tenantId: number,
   deliveryId: number,
 ): Promise<{ delivery: DeliveryRow | null; problems: Problem[] }> {
-  const delivery = await lockDelivery(db, deliveryId);
+  // The webhook first, then the delivery: the order a webhook's deletion takes them in.
+  const found = await deliveryById(db, deliveryId);
+  const webhook = found && (await lockWebhook(db, found.webhook_id));
+  const delivery = webhook && (await lockDelivery(db, deliveryId));
   if (!delivery) return { delivery: null, problems: [problem('deliveryId', deliveryId, 'Delivery not found')] };
-  const webhook = await lockWebhook(db, delivery.webhook_id);
   if (webhook?.lifecycle_state !== 'active') {
     return { delivery: null, problems: [problem('deliveryId', deliveryId, 'Its webhook is disabled: enable it before resending')] };
   }
