@@ -147,7 +147,7 @@ test.serial('when loopback is not allowed, then a loopback URL is refused and th
   // The system resolver names localhost too: refused after resolution, again without a connection.
   const named = await deliverJson(`http://localhost:${r.port}/hook`, body, {}, opts({ allow: nothingAllowed }));
   t.like(named, { ok: false, status: null, retryable: false });
-  t.regex(named.error ?? '', /^refused: (127\.0\.0\.1|::1) \(localhost\) is a loopback address$/);
+  t.is(named.error, 'refused: localhost resolves to a loopback address');
   await sleep(100);
   t.is(r.connections, 0);
   t.is(r.requests.length, 0);
@@ -269,7 +269,7 @@ test.serial(
       const before = attempts.length;
       const out = await deliverJson('http://hooks.example.test/in', body, {}, opts({ allow: loopbackAllowed, lookup: stub.lookup }));
       t.deepEqual(stub.asked, ['hooks.example.test'], 'the stub resolver was consulted');
-      t.like(out, { ok: false, status: null, retryable: false, error: `refused: ${address} (hooks.example.test) is ${why}` });
+      t.like(out, { ok: false, status: null, retryable: false, error: `refused: hooks.example.test resolves to ${why}` });
       t.deepEqual(
         attempts.slice(before).filter((a) => a.host !== 'hooks.example.test'),
         [],
@@ -284,7 +284,7 @@ test.serial(
   async (t) => {
     const stub = stubLookup(['8.8.8.8', '10.0.0.7']);
     const out = await deliverJson('https://mixed.example.test/in', body, {}, opts({ lookup: stub.lookup }));
-    t.like(out, { ok: false, status: null, retryable: false, error: 'refused: 10.0.0.7 (mixed.example.test) is a private address' });
+    t.like(out, { ok: false, status: null, retryable: false, error: 'refused: mixed.example.test resolves to a private address' });
   },
 );
 

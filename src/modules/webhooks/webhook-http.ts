@@ -205,7 +205,9 @@ function guardedLookup(resolve: LookupFunction, allow: AddressAllowance): Lookup
       }
       for (const { address } of list) {
         const why = net.isIP(address) === 0 ? 'not an IP address' : reasonFor(ipaddr.parse(address), allow);
-        if (why !== null) return callback(new AddressRefusedError(`refused: ${address} (${hostname}) is ${why}`), '', 0);
+        // The name, not what it resolved to: the address would tell an integrator what the
+        // service's own DNS knows (internal names mapped to internal addresses).
+        if (why !== null) return callback(new AddressRefusedError(`refused: ${hostname} resolves to ${why}`), '', 0);
       }
       const first = list[0]!;
       if (options.all) callback(null, list);
