@@ -1,5 +1,6 @@
-import { execute, GraphQLError, parse, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, type GraphQLSchema } from 'graphql';
 import { requestScope, type GraphQLContext } from '../../kit/graphql/context.js';
+import { createQueryCache } from '../../kit/graphql/query-cache.js';
 import { storedQueryProblem } from '../../kit/graphql/stored-query.js';
 import type { StoredQueryRunner } from './webhook-delivery.service.js';
 import { OBJECT_ID_TYPES, OBJECT_ID_VARIABLE } from './webhooks.rules.js';
@@ -15,16 +16,21 @@ export function storedQueryCheck(schema: GraphQLSchema): (query: string) => stri
   return (query) => storedQueryProblem(schema, query, OBJECT_ID_VARIABLE, OBJECT_ID_TYPES);
 }
 
-/** Runs stored queries on `schema` (the Core schema of the process). */
+/**
+ * Runs stored queries on `schema` (the Core schema of the process). Each query text is parsed,
+ * validated and compiled once, as requests' are (query-cache.ts): a webhook's deliveries all run
+ * the same text. Validated again here because the schema may have changed since it was stored (a
+ * deploy): such a query answers its validation errors, a failed delivery that says why.
+ */
 export function storedQueryRunner(schema: GraphQLSchema): StoredQueryRunner {
+  const cache = createQueryCache();
   return async (db, { tenant, owner, query, objectId, tombstone }) => {
+    const document = cache.parse(query);
+    const invalid = cache.validate(schema, document, specifiedRules);
+    if (invalid.length)
+      return { data: null, errors: invalid.map((e) => ({ message: e.message, code: 'GRAPHQL_VALIDATION_FAILED', serverError: false })) };
     const context: GraphQLContext = { db, tenant, clientId: null, ...requestScope(db), user: owner, ...(tombstone ? { tombstone } : {}) };
-    const result = await execute({
-      schema,
-      document: parse(query),
-      variableValues: { [OBJECT_ID_VARIABLE]: objectId },
-      contextValue: context,
-    });
+    const result = await cache.execute({ schema, document, variableValues: { [OBJECT_ID_VARIABLE]: objectId }, contextValue: context });
     return {
       data: result.data ?? null,
       errors: (result.errors ?? []).map((e) => ({
