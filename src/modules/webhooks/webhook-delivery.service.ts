@@ -89,6 +89,8 @@ export type AttemptResult = { next: 'done' } | { next: 'later'; at: number };
 interface Endpoint {
   sending: number;
   waiting: (() => void)[];
+  /** When a slot last freed (or the endpoint was first used): a receiver that frees none for a while is slow. */
+  freedAt: number;
 }
 const endpoints = new Map<string, Endpoint>();
 
@@ -104,7 +106,7 @@ const endpoints = new Map<string, Endpoint>();
  */
 async function takeSlot(key: string, limit: number): Promise<'took' | 'waited' | 'full'> {
   let endpoint = endpoints.get(key);
-  if (!endpoint) endpoints.set(key, (endpoint = { sending: 0, waiting: [] }));
+  if (!endpoint) endpoints.set(key, (endpoint = { sending: 0, waiting: [], freedAt: Date.now() }));
   if (endpoint.sending < limit) {
     endpoint.sending++;
     return 'took';
@@ -115,10 +117,23 @@ async function takeSlot(key: string, limit: number): Promise<'took' | 'waited' |
   return 'waited';
 }
 
+/**
+ * When a job that found its receiver's slots full comes back: in a moment (0.5-1 s) when the
+ * receiver answers (a slot freed within the last second), else after about a receiver's timeout
+ * (a slot cannot free sooner than its request times out): a hanging receiver's backlog is then read
+ * again a few times a minute, not twice a second per delivery, and costs other tenants nothing.
+ */
+function comeBackAt(key: string, now: number, timeoutMs: number): number {
+  const slow = now - (endpoints.get(key)?.freedAt ?? now) > 1000;
+  const wait = slow ? Math.max(1000, timeoutMs) : 1000;
+  return now + wait / 2 + Math.floor((Math.random() * wait) / 2);
+}
+
 /** Gives a slot back, to the first job waiting for it if any. */
 function releaseSlot(key: string): void {
   const endpoint = endpoints.get(key);
   if (!endpoint) return;
+  endpoint.freedAt = Date.now();
   const next = endpoint.waiting.shift();
   if (next) return next();
   if (--endpoint.sending <= 0) endpoints.delete(key);
@@ -237,9 +252,9 @@ export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, delive
   // webhook: several webhooks at one hanging receiver would each hold their own share.
   const endpoint = `${tenant.id}:${receiverOf(work.webhook.url)}`;
   // A slow receiver holds a bounded share of a process's delivery slots; its other deliveries
-  // come back in a moment without counting an attempt, and others' go ahead.
+  // come back later without counting an attempt (comeBackAt), and others' go ahead.
   const slot = await takeSlot(endpoint, deps.settings.endpointConcurrency);
-  if (slot === 'full') return { next: 'later', at: now + 500 + Math.floor(Math.random() * 500) };
+  if (slot === 'full') return { next: 'later', at: comeBackAt(endpoint, now, deps.settings.timeoutMs) };
   let outcome: DeliveryOutcome;
   try {
     if (slot === 'waited') {
