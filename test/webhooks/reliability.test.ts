@@ -456,6 +456,36 @@ test.serial(
 );
 
 test.serial(
+  'when many deliveries of one webhook fail within the hour, then one notice is mailed and the others are kept for the Control Panel',
+  async (t) => {
+    await noStrayWorker();
+    const { tenant, token } = await tenantWithAdmin('whmany');
+    await createWebhook(token, { name: 'Fails a lot', url: url('/many-fail'), notificationEmails: ['ops-many@example.test'] });
+    behaviours.set('/many-fail', { status: 500 });
+    const workers = workersWith({ retryScheduleMs: [] });
+    try {
+      await insertEvents(f.ctx.rt.knex, tenant, 5, 'Many');
+      const rows = await waitFor(async () => {
+        const r = await withTenant(f.ctx.rt.knex, tenant, (db) => db('webhook_notices').select('mailed'));
+        return r.length === 5 ? r : undefined;
+      }, 'a notice per failed delivery');
+      await new Promise((r) => setTimeout(r, 500));
+      t.is(smtp.mails.filter((m) => m.to.includes('ops-many@example.test')).length, 1, 'one mail an hour');
+      t.is(rows.length, 5);
+      const mailed = await waitFor(async () => {
+        const r = await withTenant(f.ctx.rt.knex, tenant, (db) =>
+          db('webhook_notices').where({ mailed: true }).count<{ count: string }[]>('* as count'),
+        );
+        return Number(r[0]!.count) > 0 ? Number(r[0]!.count) : undefined;
+      }, 'the mailed notice to be marked');
+      t.is(mailed, 1);
+    } finally {
+      await workers.close();
+    }
+  },
+);
+
+test.serial(
   'when every delivery of a webhook fails for WEBHOOK_DISABLE_AFTER, then it is disabled saying why, with a notice',
   async (t) => {
     await noStrayWorker();

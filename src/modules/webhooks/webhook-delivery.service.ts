@@ -13,6 +13,7 @@ import {
   failDelivery,
   insertNotice,
   markFailing,
+  noticedWithin,
   markNoticeMailed,
   pruneDelivered,
   recordAttempt,
@@ -312,7 +313,12 @@ async function send(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork): Pro
 interface Notice {
   subject: string;
   body: string;
+  /** False for a failed delivery's notice when one was mailed within the hour: kept for the Control Panel only. */
+  mail?: boolean;
 }
+
+/** A webhook's failed deliveries are mailed about at most once in this long (each is kept for the Control Panel). */
+const FAILURE_MAIL_EVERY_MS = 3_600_000;
 
 /** Records the attempt's outcome and what follows from it; mails the notices after commit. */
 async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, outcome: DeliveryOutcome): Promise<AttemptResult> {
@@ -353,7 +359,11 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
       } else if (state === 'failed') {
         notices.push({
           subject: `Webhook delivery failed: ${webhook.name}`,
-          body: `A delivery of the webhook ${what} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}. It can be resent from the Control Panel or with webhooks { resend }.`,
+          body: `A delivery of the webhook ${what} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}. It can be resent from the Control Panel or with webhooks { resend }. Further failures within the hour are listed in the Control Panel, not mailed.`,
+          // A receiver that is down fails every delivery: one mail an hour, not one per change.
+          // Failures of one webhook settle one after another (markFailing above holds its row), so
+          // each sees the notices of those before it.
+          mail: !(await noticedWithin(db, webhook.id, FAILURE_MAIL_EVERY_MS)),
         });
       }
       if (failingSince && now - new Date(failingSince).getTime() >= deps.settings.disableAfterMs) {
@@ -365,7 +375,9 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
         }
       }
       for (const n of notices)
-        Object.assign(n, { id: await insertNotice(db, { webhook_id: webhook.id, ...n, recipients: webhook.notification_emails }) });
+        Object.assign(n, {
+          id: await insertNotice(db, { webhook_id: webhook.id, subject: n.subject, body: n.body, recipients: webhook.notification_emails }),
+        });
       return true;
     },
     { via: { context: 'worker' } },
@@ -373,6 +385,7 @@ async function settle(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork, ou
   if (!recorded) return { next: 'done' };
   deps.count?.(outcome.ok ? 'delivered' : next ? 'retried' : 'failed');
   for (const n of notices as (Notice & { id: number })[]) {
+    if (n.mail === false) continue;
     const sent = await deps.mailer.send({ to: webhook.notification_emails, subject: n.subject, text: n.body });
     if (sent.sent) await withTenant(deps.knex, tenant, (db) => markNoticeMailed(db, n.id));
   }

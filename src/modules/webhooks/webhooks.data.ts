@@ -390,6 +390,15 @@ export async function insertNotice(db: Db, notice: Omit<NoticeRow, 'id' | 'creat
   return row!.id;
 }
 
+/** Whether the webhook had a notice within the last `ms` (mailed or not). */
+export async function noticedWithin(db: Db, webhookId: number, ms: number): Promise<boolean> {
+  const row = await db(NOTICES)
+    .where({ webhook_id: webhookId })
+    .where('created_at', '>', db.raw('now() - make_interval(secs => ?)', [ms / 1000]))
+    .first('id');
+  return row !== undefined;
+}
+
 /** Marks a notice mailed. */
 export async function markNoticeMailed(db: Db, id: number): Promise<void> {
   await db(NOTICES).where({ id }).update({ mailed: true });
