@@ -186,7 +186,7 @@ export interface WebhookSettings {
   allow: string;
   /** WEBHOOK_CONCURRENCY: deliveries a worker process sends at once, per shard (25). */
   concurrency: number;
-  /** WEBHOOK_ENDPOINT_CONCURRENCY: deliveries of one webhook a worker process sends at once (4): a slow receiver holds no more. */
+  /** WEBHOOK_ENDPOINT_CONCURRENCY: requests to one receiver of one tenant a worker process has open at once (4): a slow receiver holds no more. */
   endpointConcurrency: number;
   /** WEBHOOK_SECRET_OVERLAP: how long a rotated-out signing secret keeps signing (24h). */
   secretOverlapMs: number;
