@@ -21,6 +21,14 @@ async function main(): Promise<void> {
   const workers = startWorkers(rt);
   const http = await startHttpServer(createApp(rt), config.port, config.host, config);
 
+  // Before the banner: a Ctrl-C or SIGTERM before a handler is installed kills the process at
+  // once (the signal's default), leaving the embedded PostgreSQL running.
+  onShutdownSignal(rt.log, async () => {
+    await http.close(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
+    await workers.close();
+    await rt.close();
+  });
+
   const demoReachable = config.seedDemo && (seeded || (await rt.registry.bySlug(DEMO.slug)));
   const lines = [
     '',
@@ -36,12 +44,6 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-
-  onShutdownSignal(rt.log, async () => {
-    await http.close(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
-    await workers.close();
-    await rt.close();
-  });
 }
 
 main().catch(exitOnBootError);

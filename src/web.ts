@@ -9,11 +9,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const rt = await createRuntime(config, 'web');
   const http = await startHttpServer(createApp(rt), config.port, config.host, config);
-  rt.log.info({ port: http.port, queueBackend: rt.queues.kind }, 'web listening');
+  // Before saying it listens: a SIGTERM that comes before a handler is installed kills the
+  // process at once (the signal's default), without draining anything.
   onShutdownSignal(rt.log, async () => {
     await http.close(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
     await rt.close();
   });
+  rt.log.info({ port: http.port, queueBackend: rt.queues.kind }, 'web listening');
 }
 
 main().catch(exitOnBootError);

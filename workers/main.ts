@@ -8,11 +8,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const rt = await createRuntime(config, 'worker');
   const running = startWorkers(rt);
-  rt.log.info({ queueBackend: rt.queues.kind, concurrency: config.workerConcurrency }, 'workers started');
+  // Before saying it has started: a SIGTERM that comes before a handler is installed kills the
+  // process at once (the signal's default), without closing anything.
   onShutdownSignal(rt.log, async () => {
     await running.close();
     await rt.close();
   });
+  rt.log.info({ queueBackend: rt.queues.kind, concurrency: config.workerConcurrency }, 'workers started');
 }
 
 main().catch(exitOnBootError);

@@ -21,6 +21,7 @@ import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 import { waitFor } from '../helpers/harness.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Webhooks attacked (issue 24, second reading): by an integrator of one tenant who holds
@@ -131,50 +132,20 @@ function drip(socket: net.Socket, chunk: string | Buffer, everyMs: number): void
 }
 
 // ---- the Core API and real workers ----
-interface Hit {
-  path: string;
-  webhookId: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes are asserted field by field
-  body: any;
-  at: number;
-}
 let f: GraphQLFixture;
-let receiver: http.Server;
-let port = 0;
-const hits: Hit[] = [];
-/** How the receiver answers a path: a status and body, or never. */
-const behaviours = new Map<string, { status: number; body?: string | Buffer } | 'hang'>();
-const held = new Set<net.Socket>();
-const url = (path: string) => `http://127.0.0.1:${port}${path}`;
-const at = (path: string) => hits.filter((h) => h.path === path);
+let rx: Receiver;
+const url = (path: string) => rx.url(path);
+const at = (path: string) => rx.at(path);
 
 test.serial.before(async () => {
-  receiver = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      hits.push({ path, webhookId: String(req.headers['webhook-id']), body: JSON.parse(raw), at: Date.now() });
-      const how = behaviours.get(path) ?? { status: 200 };
-      if (how === 'hang') {
-        held.add(req.socket);
-        req.socket.once('close', () => held.delete(req.socket));
-        return;
-      }
-      res.writeHead(how.status, { 'content-type': 'application/json' }).end(how.body ?? '{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  port = (receiver.address() as AddressInfo).port;
+  rx = await startReceiver();
   f = await graphqlFixture('whabuse', {
     env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms', WEBHOOK_TIMEOUT_MS: '2000', RECONCILE_AFTER_MS: '1500' },
   });
 });
 test.after.always(async (t) => {
-  for (const s of held) s.destroy();
   await f?.close();
-  receiver?.closeAllConnections();
-  receiver?.close();
+  await rx?.close();
   await closeWebhookAgents();
   net.Socket.prototype.connect = realConnect;
   t.deepEqual(tripped, [], 'no connect outside loopback was even attempted');
@@ -534,7 +505,7 @@ test.serial(
   async (t) => {
     const tenant = await f.ctx.freshTenant('whnul');
     const token = await f.tokenFor(tenant, 'admin');
-    behaviours.set('/binary', { status: 200, body: Buffer.from([0x6f, 0x6b, 0x00, 0x01, 0x00]) });
+    rx.answers.set('/binary', { status: 200, body: Buffer.from([0x6f, 0x6b, 0x00, 0x01, 0x00]) });
     const id = await createWebhook(token, { name: 'Binary answer', url: url('/binary') });
     const workers = workersWith();
     try {
@@ -886,7 +857,7 @@ test.serial(
     });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/quick`;
-    behaviours.set('/hog', 'hang');
+    rx.answers.set('/hog', 'hang');
     const hogs: string[] = [];
     for (let i = 0; i < 4; i++) hogs.push(await createWebhook(oneToken, { name: `Hog ${i}`, url: url('/hog') }));
     await createWebhook(twoToken, { name: 'Quick', url: otherUrl });
@@ -894,17 +865,17 @@ test.serial(
     try {
       await withTenant(f.ctx.rt.knex, one, (db) => db('events').insert(Array.from({ length: 10 }, (_, i) => ({ title: `Hog ${i}` }))));
       // Not a count a fix would change: with a bound per receiver, fewer hang.
-      await waitFor(async () => held.size >= 2, 'the hanging receiver to hold requests', 10000, 10);
+      await waitFor(async () => rx.held.size >= 2, 'the hanging receiver to hold requests', 10000, 10);
       await sleep(300);
       const start = Date.now();
       await withTenant(f.ctx.rt.knex, two, (db) => db('events').insert(Array.from({ length: 3 }, (_, i) => ({ title: `Quick ${i}` }))));
       await waitFor(async () => quick.length >= 3, "the other tenant's deliveries", 20000, 10);
       const took = Math.max(...quick) - start;
-      t.log(`the other tenant's 3 deliveries took ${took} ms while ${held.size} requests hang`);
+      t.log(`the other tenant's 3 deliveries took ${took} ms while ${rx.held.size} requests hang`);
       t.true(took < 2500, `the other tenant waited ${took} ms`);
     } finally {
       await disable(oneToken, hogs);
-      for (const s of held) s.destroy();
+      for (const s of rx.held) s.destroy();
       await workers.close();
       other.closeAllConnections();
       other.close();

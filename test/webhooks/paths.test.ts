@@ -1,6 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
@@ -9,6 +7,7 @@ import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 import { request, runTs, waitFor } from '../helpers/harness.js';
 import { orderFor, orderSetup } from '../helpers/orders.js';
 import { basic, PASSWORD } from '../helpers/rest.js';
+import { startReceiver, type Hit, type Receiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Every path that changes a record tells the webhooks of it (issue 24, "Captured with the
@@ -18,21 +17,12 @@ import { basic, PASSWORD } from '../helpers/rest.js';
  * its own, real workers and a receiver on 127.0.0.1; deliveries are read as a receiver reads them.
  */
 
-interface Hit {
-  path: string;
-  webhookId: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes are asserted field by field
-  body: any;
-}
-
 let f: GraphQLFixture;
 let workers: RunningWorkers;
-let receiver: http.Server;
-let port = 0;
-const hits: Hit[] = [];
+let rx: Receiver;
 
-const url = (path: string) => `http://127.0.0.1:${port}${path}`;
-const at = (path: string) => hits.filter((h) => h.path === path);
+const url = (path: string) => rx.url(path);
+const at = (path: string) => rx.at(path);
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,23 +30,14 @@ const typeId = (key: string) => b64(`WebhookType:${key}`);
 const gid = (type: string, id: number) => b64(`${type}:${id}`);
 
 test.serial.before(async () => {
-  receiver = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      hits.push({ path: req.url ?? '', webhookId: String(req.headers['webhook-id']), body: JSON.parse(raw) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  port = (receiver.address() as AddressInfo).port;
+  rx = await startReceiver();
   f = await graphqlFixture('whpath', { env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms', APPLY_BATCH_SIZE: '10' } });
   workers = startWorkers(f.ctx.rt);
 });
 test.after.always(async () => {
   await workers?.close();
   await f?.close();
-  receiver?.close();
+  await rx?.close();
 });
 
 const CREATE = `mutation ($input: WebhookCreateInput!) { webhooks { create(input: $input) { webhook { id } errors { label message } } } }`;
@@ -89,6 +70,17 @@ const ORDER_QUERY = 'query ($objectid: ID!) { node(id: $objectid) { id ... on Op
 const INVOICE_QUERY = 'query ($objectid: ID!) { node(id: $objectid) { id ... on Invoice { total opportunity { id } } } }';
 const ECHO_QUERY = 'query ($objectid: String!) { echo(value: $objectid) }';
 
+/** An order placed through REST v2 on the tenant's host, as an integration places one. */
+function placeOrder(tenant: Tenant, s: Awaited<ReturnType<typeof orderSetup>>) {
+  return request(f.port, {
+    method: 'POST',
+    path: '/api/v2/orders',
+    host: `${tenant.slug}.localhost`,
+    headers: { authorization: basic(s.email, PASSWORD) },
+    body: orderFor(s, 0),
+  });
+}
+
 test.serial(
   'when a delegate is added through REST v2, then Learner Created is delivered with the learner as node(id) reads it',
   async (t) => {
@@ -116,13 +108,7 @@ test.serial(
     await createWebhook(token, 'learner_created', '/order/learner', LEARNER_QUERY);
     await createWebhook(token, 'order_completed', '/order/done', ORDER_QUERY);
     await createWebhook(token, 'invoice_created', '/order/invoice', INVOICE_QUERY);
-    const placed = await request(f.port, {
-      method: 'POST',
-      path: '/api/v2/orders',
-      host: `${tenant.slug}.localhost`,
-      headers: { authorization: basic(s.email, PASSWORD) },
-      body: orderFor(s, 0),
-    });
+    const placed = await placeOrder(tenant, s);
     t.is(placed.status, 200, placed.text);
     const orderId = placed.json.order_id as number;
     const [done] = await exactly(t, '/order/done', 1);
@@ -212,13 +198,7 @@ test.serial(
     await withTenant(f.ctx.rt.knex, tenant, (db) => configureOrders(db, { orderWorkflow: 'manual' }));
     await createWebhook(token, 'learner_created', '/cli/learner', LEARNER_QUERY);
     await createWebhook(token, 'order_completed', '/cli/done', ORDER_QUERY);
-    const placed = await request(f.port, {
-      method: 'POST',
-      path: '/api/v2/orders',
-      host: `${tenant.slug}.localhost`,
-      headers: { authorization: basic(s.email, PASSWORD) },
-      body: orderFor(s, 0),
-    });
+    const placed = await placeOrder(tenant, s);
     const orderId = placed.json.order_id as number;
     await waitFor(
       async () =>

@@ -1,12 +1,11 @@
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startWorkers, type RunningWorkers } from '../../src/app/workers.js';
 import { tenantBaseUrl } from '../../src/platform/config.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 import { request, waitFor } from '../helpers/harness.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Webhooks as the real clients use them (real-clients.md section 5.A): the sync service's and
@@ -14,41 +13,18 @@ import { request, waitFor } from '../helpers/harness.js';
  * receiver on 127.0.0.1 that checks the envelope as theirs do. Real workers, real HTTP.
  */
 
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes are asserted field by field
-  body: any;
-}
-
 let f: GraphQLFixture;
 let workers: RunningWorkers;
-let receiver: http.Server;
-let port = 0;
-const received: Received[] = [];
-/** How the receiver answers a path (default 200 `[]`, as the WordPress receiver does). */
-const answers = new Map<string, (r: Received) => { status: number; body?: string }>();
+let rx: Receiver;
 
 const METRICS_TOKEN = 'webhooks-metrics-token-0123456789';
-const url = (path: string) => `http://127.0.0.1:${port}${path}`;
-const at = (path: string) => received.filter((r) => r.path === path);
+const url = (path: string) => rx.url(path);
+const at = (path: string) => rx.at(path);
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
 test.serial.before(async () => {
-  receiver = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const r: Received = { path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw) };
-      received.push(r);
-      const answer = answers.get(r.path)?.(r) ?? { status: 200, body: '[]' };
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  port = (receiver.address() as AddressInfo).port;
+  rx = await startReceiver();
   f = await graphqlFixture('wh', {
     env: { WEBHOOK_ALLOW: 'loopback', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms', WEBHOOK_TIMEOUT_MS: '2000', METRICS_TOKEN },
   });
@@ -57,7 +33,7 @@ test.serial.before(async () => {
 test.after.always(async () => {
   await workers?.close();
   await f?.close();
-  receiver?.close();
+  await rx?.close();
 });
 
 const TYPES = 'query { webhookTypes(first: 200) { edges { node { id name } } } }';
@@ -282,7 +258,7 @@ test.serial(
       config: '{"secret":"abc"}',
     });
     let calls = 0;
-    answers.set('/flaky', () => (++calls === 1 ? { status: 500 } : { status: 202, body: '{"status":"queued"}' }));
+    rx.answers.set('/flaky', () => (++calls === 1 ? { status: 500 } : { status: 202, body: '{"status":"queued"}' }));
     await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').insert({ title: 'Retried' }));
     const hits = await waitFor(async () => (at('/flaky').length >= 2 ? at('/flaky') : undefined), 'a retry');
     t.false(hits[0]!.body.metadata.is_retry);
@@ -313,7 +289,7 @@ test.serial('when a receiver answers 410, then the webhook is disabled and says 
     url: url('/gone'),
     query: TEMPLATE_QUERY,
   });
-  answers.set('/gone', () => ({ status: 410 }));
+  rx.answers.set('/gone', () => ({ status: 410 }));
   await f.data(f.admin, 'mutation { courseTemplate { create(input: {title: "Gone Course", code: "GC1"}) { courseTemplate { id } } } }');
   const state = await waitFor(async () => {
     const d = await f.data(f.admin, `query { node(id: "${made.webhook!.id}") { ... on Webhook { lifecycleState disabledReason } } }`);
