@@ -1,5 +1,7 @@
 import test from 'ava';
 import { WEBHOOK_TYPES } from '../../src/modules/webhooks/webhook-types.js';
+import { pruneDelivered } from '../../src/modules/webhooks/webhooks.data.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { setupTestRuntime, type TestContext } from '../helpers/harness.js';
 
 /**
@@ -41,4 +43,37 @@ test('when a tenant is provisioned, then each change type of the catalogue has a
     'manual types are fired by hand only',
   );
   t.true(rows.length >= 17);
+});
+
+test('when deliveries were delivered longer ago than WEBHOOK_LOG_DAYS, then pruning deletes them and their events, and keeps the rest', async (t) => {
+  const tenant = await ctx.freshTenant('whprune');
+  const kept = await withTenant(ctx.rt.knex, tenant, async (db) => {
+    const [hook] = await db('webhooks')
+      .insert({
+        name: 'Old',
+        type_key: 'event_updated',
+        url: 'http://127.0.0.1:9/x',
+        query: 'q',
+        signing_secret: 'whsec_x',
+        lifecycle_state: 'disabled',
+      })
+      .returning('id');
+    const events = (await db('webhook_events')
+      .insert([1, 2, 3].map((record_id) => ({ type_key: 'event_updated', record_id, txid: db.raw('txid_current()') })))
+      .returning('id')) as { id: string }[];
+    const at = (days: number) => db.raw(`now() - make_interval(days => ${days})`);
+    await db('webhook_deliveries').insert([
+      { webhook_id: hook.id, event_id: events[0]!.id, state: 'delivered', delivered_at: at(40) },
+      { webhook_id: hook.id, event_id: events[1]!.id, state: 'delivered', delivered_at: at(2) },
+      { webhook_id: hook.id, event_id: events[2]!.id, state: 'failed' },
+    ]);
+    return events.slice(1).map((e) => Number(e.id));
+  });
+  const gone = await withTenant(ctx.rt.knex, tenant, (db) => pruneDelivered(db, 30));
+  t.is(gone, 1);
+  const left = await withTenant(ctx.rt.knex, tenant, async (db) => ({
+    deliveries: (await db('webhook_deliveries').select('state')).map((r: { state: string }) => r.state).sort(),
+    events: (await db('webhook_events').select('id')).map((r: { id: string }) => Number(r.id)).sort(),
+  }));
+  t.deepEqual(left, { deliveries: ['delivered', 'failed'], events: kept.sort() });
 });

@@ -438,14 +438,6 @@ export async function pruneDelivered(db: Db, days: number, limit = 5000): Promis
   return gone.length;
 }
 
-/** Since when the oldest pending delivery has waited (null: none), in milliseconds. */
-export async function oldestPendingAgeMs(db: Db): Promise<number | null> {
-  const row = await db(DELIVERIES)
-    .where({ state: 'pending' })
-    .first<{ age: string | null } | undefined>(db.raw('extract(epoch from now() - min(created_at)) * 1000 as age'));
-  return row?.age == null ? null : Number(row.age);
-}
-
 /** The table a webhook entity's rows live in (for a deleted record's last state). */
 const ENTITY_TABLES: Readonly<Record<string, string>> = {
   Event: 'events',
