@@ -6,7 +6,7 @@ import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { activeUserWithPermissions } from '../users/index.js';
 import { deliverJson, type AddressAllowance, type DeliveryOutcome } from './webhook-http.js';
 import { signatureHeaders } from './webhook-signature.js';
-import { objectIdOf, webhookType } from './webhook-types.js';
+import { objectIdOf, webhookGlobalId, webhookType } from './webhook-types.js';
 import {
   deliveryWork,
   disableWebhook,
@@ -228,7 +228,7 @@ export function envelopeOf(tenant: Tenant, work: DeliveryWork, payload: unknown,
       triggered_at: work.triggeredAt,
       sent_at: isoMicros(now),
       context: work.event.context ?? 'system',
-      webhook_id: Buffer.from(`OutboundHook:${work.webhook.id}`, 'utf8').toString('base64'),
+      webhook_id: webhookGlobalId(work.webhook.id),
       is_retry: work.delivery.attempts > 0 || work.delivery.resends > 0,
     },
     payload,

@@ -63,3 +63,18 @@ export function webhookType(key: string): WebhookType | undefined {
 export function objectIdOf(entity: WebhookEntity, recordId: number): string {
   return Buffer.from(`${OBJECT_ID_PREFIX[entity]}:${recordId}`, 'utf8').toString('base64');
 }
+
+/**
+ * A webhook's global id, as the Core API answers it and as its deliveries' `metadata.webhook_id`
+ * carries it (one spelling for both: a client maps deliveries to webhooks by it): `OutboundHook:<n>`,
+ * as the production service spells them.
+ */
+export function webhookGlobalId(webhookId: number): string {
+  return Buffer.from(`OutboundHook:${webhookId}`, 'utf8').toString('base64');
+}
+
+/** The text a client's global id (standard base64) spells; undefined for anything that is not one. */
+export function decodedId(id: string): string | undefined {
+  if (id.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(id)) return undefined;
+  return Buffer.from(id, 'base64').toString('utf8');
+}

@@ -20,7 +20,7 @@ import { byId } from '../../kit/graphql/loaders.js';
 import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
 import { badInput } from '../../kit/graphql/errors.js';
-import { objectIdOf, WEBHOOK_TYPES, webhookType, type WebhookType } from './webhook-types.js';
+import { objectIdOf, WEBHOOK_TYPES, webhookGlobalId, webhookType, type WebhookType } from './webhook-types.js';
 import {
   deliveriesOfWebhook,
   eventsByIds,
@@ -53,7 +53,6 @@ const EDIT = 'WEBHOOKS_EDIT';
 /** The production service documents 200 as the page size of these lists, and clients ask for it. */
 const MAX_PAGE = 200;
 
-const webhookIdOf = (id: number) => toGlobalId('OutboundHook', id);
 /** The webhook an id names (`OutboundHook:<n>`, or `Webhook:<n>`). */
 const webhookLegacyId = (id: string) => legacyIdOf('Webhook', id);
 
@@ -145,7 +144,7 @@ export const WebhookObject = new GraphQLObjectType<WebhookRow, GraphQLContext>({
   interfaces: [NodeInterface],
   description: 'A callback told of changes of one type: the stored `query` runs with `$objectid` and its answer is POSTed to `url`.',
   fields: () => ({
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (w) => webhookIdOf(w.id), description: 'Base64 of `OutboundHook:<n>`.' },
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (w) => webhookGlobalId(w.id), description: 'Base64 of `OutboundHook:<n>`.' },
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (w) => w.id },
     name: { type: new GraphQLNonNull(GraphQLString) },
     url: { type: new GraphQLNonNull(GraphQLString) },

@@ -1,7 +1,7 @@
 import { lineProblems, problem, type Problem } from '../../platform/problems.js';
 import { hasControlCharacter } from '../../platform/util/text.js';
 import type { WebhookColumns, WebhookState } from './webhooks.data.js';
-import { webhookType, type WebhookType } from './webhook-types.js';
+import { decodedId, webhookType, type WebhookType } from './webhook-types.js';
 
 /**
  * What a webhook may be: the checks of `webhooks { create update }` (real-clients.md section
@@ -46,8 +46,7 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 /** The key of a webhook type id (`WebhookType:<key>` in base64); undefined when it names none. */
 export function webhookTypeOfId(id: string): WebhookType | undefined {
-  if (id.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(id)) return undefined;
-  const m = /^WebhookType:([a-z][a-z0-9_]{0,63})$/.exec(Buffer.from(id, 'base64').toString('utf8'));
+  const m = /^WebhookType:([a-z][a-z0-9_]{0,63})$/.exec(decodedId(id) ?? '');
   return m ? webhookType(m[1]!) : undefined;
 }
 

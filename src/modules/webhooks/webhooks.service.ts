@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
 import { addToOutbox } from '../../platform/queues/outbox.js';
 import { newSigningSecret } from './webhook-signature.js';
-import { OBJECT_ID_PREFIX, webhookType, type WebhookType } from './webhook-types.js';
+import { decodedId, OBJECT_ID_PREFIX, webhookType, type WebhookType } from './webhook-types.js';
 import {
   activeWebhooksOfType,
   countWebhooksForCreate,
@@ -156,8 +156,7 @@ export async function resendDelivery(
 
 /** The record an object id names when it is of `type`'s entity; undefined when it names another. */
 export function recordOfType(type: WebhookType, objectId: string): number | undefined {
-  if (objectId.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(objectId)) return undefined;
-  const m = /^([A-Za-z]+):(\d{1,10})$/.exec(Buffer.from(objectId, 'base64').toString('utf8'));
+  const m = /^([A-Za-z]+):(\d{1,10})$/.exec(decodedId(objectId) ?? '');
   if (!m) return undefined;
   const spelled = m[1] === OBJECT_ID_PREFIX[type.entity] || m[1] === type.entity;
   const id = Number(m[2]);
