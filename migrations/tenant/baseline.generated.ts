@@ -2,7 +2,7 @@
 // after the migrations below, as pg_dump writes it; applyTenantMigrations makes new tenants
 // from it. test/tenancy/baseline.test.ts fails when it no longer matches the migrations.
 
-export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation","017_webhooks"];
+export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation","017_webhooks","018_people_schedule"];
 
 export const sql = String.raw`CREATE FUNCTION __tenant_schema__.capture_webhook_event() RETURNS trigger
     LANGUAGE plpgsql
@@ -185,7 +185,11 @@ CREATE TABLE __tenant_schema__.companies (
     address_postcode text,
     address_country_id text,
     external_id text,
-    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    is_partner boolean DEFAULT false NOT NULL,
+    address_region text,
+    address_province_code text,
+    address_contact_person text
 );
 CREATE SEQUENCE __tenant_schema__.companies_id_seq
     AS integer
@@ -195,6 +199,18 @@ CREATE SEQUENCE __tenant_schema__.companies_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.companies_id_seq OWNED BY __tenant_schema__.companies.id;
+CREATE TABLE __tenant_schema__.company_addresses (
+    company_id integer NOT NULL,
+    usage text NOT NULL,
+    lines text[] DEFAULT '{}'::text[] NOT NULL,
+    town text,
+    region text,
+    postcode text,
+    country_id text,
+    province_code text,
+    contact_person text,
+    CONSTRAINT company_addresses_usage CHECK ((usage = ANY (ARRAY['billing'::text, 'shipping'::text])))
+);
 CREATE TABLE __tenant_schema__.contacts (
     id integer NOT NULL,
     first_name text,
@@ -309,7 +325,9 @@ CREATE TABLE __tenant_schema__.course_templates (
     image_document_id integer,
     short_code text,
     event_learning_mode text DEFAULT 'classroom'::text NOT NULL,
-    CONSTRAINT course_templates_event_learning_mode CHECK ((event_learning_mode = ANY (ARRAY['classroom'::text, 'lms'::text, 'blended'::text])))
+    session_layout text DEFAULT 'per_day'::text NOT NULL,
+    CONSTRAINT course_templates_event_learning_mode CHECK ((event_learning_mode = ANY (ARRAY['classroom'::text, 'lms'::text, 'blended'::text]))),
+    CONSTRAINT course_templates_session_layout CHECK ((session_layout = ANY (ARRAY['per_day'::text, 'single'::text])))
 );
 CREATE SEQUENCE __tenant_schema__.course_templates_id_seq
     AS integer
@@ -319,6 +337,11 @@ CREATE SEQUENCE __tenant_schema__.course_templates_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.course_templates_id_seq OWNED BY __tenant_schema__.course_templates.id;
+CREATE TABLE __tenant_schema__.currencies (
+    code text NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    CONSTRAINT currencies_code CHECK ((code ~ '^[A-Z]{3}$'::text))
+);
 CREATE TABLE __tenant_schema__.custom_field_definitions (
     id integer NOT NULL,
     key text NOT NULL,
@@ -332,7 +355,7 @@ CREATE TABLE __tenant_schema__.custom_field_definitions (
     created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
     updated_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
     description text,
-    CONSTRAINT custom_field_definitions_applies_to CHECK ((applies_to = ANY (ARRAY['course_template'::text, 'learning_path'::text, 'event'::text]))),
+    CONSTRAINT custom_field_definitions_applies_to CHECK ((applies_to = ANY (ARRAY['course_template'::text, 'learning_path'::text, 'event'::text, 'session'::text]))),
     CONSTRAINT custom_field_definitions_type CHECK ((type = ANY (ARRAY['text'::text, 'textarea'::text, 'rich_text'::text, 'number'::text, 'date'::text, 'boolean'::text])))
 );
 CREATE SEQUENCE __tenant_schema__.custom_field_definitions_id_seq
@@ -361,6 +384,8 @@ CREATE TABLE __tenant_schema__.delegates (
     passed boolean,
     num_places integer,
     created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    expires_at timestamp without time zone,
+    updated_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
     CONSTRAINT delegates_named_or_places CHECK ((((contact_id IS NOT NULL) AND (num_places IS NULL)) OR ((contact_id IS NULL) AND (num_places > 0))))
 );
 CREATE SEQUENCE __tenant_schema__.delegates_id_seq
@@ -403,6 +428,25 @@ CREATE SEQUENCE __tenant_schema__.event_field_values_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.event_field_values_id_seq OWNED BY __tenant_schema__.event_field_values.id;
+CREATE TABLE __tenant_schema__.event_staff (
+    id integer NOT NULL,
+    event_id integer NOT NULL,
+    contact_id integer NOT NULL,
+    staff_type text NOT NULL,
+    is_primary boolean DEFAULT false NOT NULL,
+    notes text,
+    required_sessions_only boolean DEFAULT false NOT NULL,
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    CONSTRAINT event_staff_type CHECK ((staff_type = ANY (ARRAY['instructor'::text, 'administrator'::text])))
+);
+CREATE SEQUENCE __tenant_schema__.event_staff_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.event_staff_id_seq OWNED BY __tenant_schema__.event_staff.id;
 CREATE TABLE __tenant_schema__.events (
     id integer NOT NULL,
     course_template_id integer,
@@ -509,6 +553,12 @@ CREATE SEQUENCE __tenant_schema__.invoices_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.invoices_id_seq OWNED BY __tenant_schema__.invoices.id;
+CREATE TABLE __tenant_schema__.learner_attendances (
+    delegate_id integer NOT NULL,
+    session_id integer NOT NULL,
+    attended boolean NOT NULL,
+    recorded_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL
+);
 CREATE TABLE __tenant_schema__.learning_path_field_values (
     id integer NOT NULL,
     learning_path_id integer NOT NULL,
@@ -736,7 +786,8 @@ ALTER SEQUENCE __tenant_schema__.payments_id_seq OWNED BY __tenant_schema__.paym
 CREATE TABLE __tenant_schema__.price_levels (
     id integer NOT NULL,
     name text NOT NULL,
-    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    description text
 );
 CREATE SEQUENCE __tenant_schema__.price_levels_id_seq
     AS integer
@@ -828,6 +879,41 @@ CREATE SEQUENCE __tenant_schema__.score_mappings_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.score_mappings_id_seq OWNED BY __tenant_schema__.score_mappings.id;
+CREATE TABLE __tenant_schema__.session_field_values (
+    session_id integer NOT NULL,
+    definition_id integer NOT NULL,
+    value text NOT NULL
+);
+CREATE TABLE __tenant_schema__.session_staff (
+    session_id integer NOT NULL,
+    contact_id integer NOT NULL,
+    staff_type text NOT NULL,
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    CONSTRAINT session_staff_type CHECK ((staff_type = ANY (ARRAY['instructor'::text, 'administrator'::text])))
+);
+CREATE TABLE __tenant_schema__.sessions (
+    id integer NOT NULL,
+    event_id integer NOT NULL,
+    title text NOT NULL,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone NOT NULL,
+    time_zone_name text NOT NULL,
+    lifecycle_state text DEFAULT 'draft'::text NOT NULL,
+    venue_id integer,
+    location_id integer,
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    updated_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    CONSTRAINT sessions_lifecycle_state CHECK ((lifecycle_state = ANY (ARRAY['draft'::text, 'published'::text, 'cancelled'::text]))),
+    CONSTRAINT sessions_period CHECK ((ends_at >= starts_at))
+);
+CREATE SEQUENCE __tenant_schema__.sessions_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.sessions_id_seq OWNED BY __tenant_schema__.sessions.id;
 CREATE TABLE __tenant_schema__.settings (
     id integer DEFAULT 1 NOT NULL,
     name text NOT NULL,
@@ -885,6 +971,22 @@ CREATE SEQUENCE __tenant_schema__.users_id_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE __tenant_schema__.users_id_seq OWNED BY __tenant_schema__.users.id;
+CREATE TABLE __tenant_schema__.venues (
+    id integer NOT NULL,
+    name text NOT NULL,
+    description text,
+    location_id integer,
+    created_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL,
+    updated_on timestamp without time zone DEFAULT (now() AT TIME ZONE 'utc'::text) NOT NULL
+);
+CREATE SEQUENCE __tenant_schema__.venues_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE __tenant_schema__.venues_id_seq OWNED BY __tenant_schema__.venues.id;
 CREATE TABLE __tenant_schema__.webhook_deliveries (
     id bigint NOT NULL,
     webhook_id integer NOT NULL,
@@ -983,6 +1085,7 @@ ALTER TABLE ONLY __tenant_schema__.custom_field_definitions ALTER COLUMN id SET 
 ALTER TABLE ONLY __tenant_schema__.delegates ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.delegates_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.documents ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.documents_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.event_field_values ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.event_field_values_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.event_staff ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.event_staff_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.events ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.events_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.invoice_lines ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.invoice_lines_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.invoices ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.invoices_id_seq'::regclass);
@@ -1002,9 +1105,11 @@ ALTER TABLE ONLY __tenant_schema__.regions ALTER COLUMN id SET DEFAULT nextval('
 ALTER TABLE ONLY __tenant_schema__.registrations ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.registrations_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.roles ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.roles_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.score_mappings ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.score_mappings_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.sessions ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.sessions_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.stock_items ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.stock_items_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.tax_types ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.tax_types_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.users ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.users_id_seq'::regclass);
+ALTER TABLE ONLY __tenant_schema__.venues ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.venues_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_deliveries_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.webhook_events ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_events_id_seq'::regclass);
 ALTER TABLE ONLY __tenant_schema__.webhook_notices ALTER COLUMN id SET DEFAULT nextval('__tenant_schema__.webhook_notices_id_seq'::regclass);
@@ -1044,7 +1149,7 @@ INSERT INTO __tenant_schema__.locales (id, code, name, full_name, supported, is_
 INSERT INTO __tenant_schema__.locales (id, code, name, full_name, supported, is_default) VALUES (29, 'uk', 'Ukrainian', 'Ukrainian', false, false);
 INSERT INTO __tenant_schema__.locales (id, code, name, full_name, supported, is_default) VALUES (30, 'cy', 'Welsh', 'Welsh', false, false);
 INSERT INTO __tenant_schema__.locales (id, code, name, full_name, supported, is_default) VALUES (31, 'ga', 'Irish', 'Irish', false, false);
-INSERT INTO __tenant_schema__.price_levels (id, name, created_on) VALUES (1, 'Normal', (now() AT TIME ZONE 'utc'));
+INSERT INTO __tenant_schema__.price_levels (id, name, created_on, description) VALUES (1, 'Normal', (now() AT TIME ZONE 'utc'), NULL);
 INSERT INTO __tenant_schema__.roles (id, name, permissions, created_at) VALUES (1, 'admin', '{*}', now());
 INSERT INTO __tenant_schema__.roles (id, name, permissions, created_at) VALUES (2, 'viewer', '{*_VIEW}', now());
 SELECT pg_catalog.setval('__tenant_schema__.background_jobs_id_seq', 1, false);
@@ -1060,6 +1165,7 @@ SELECT pg_catalog.setval('__tenant_schema__.custom_field_definitions_id_seq', 4,
 SELECT pg_catalog.setval('__tenant_schema__.delegates_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.documents_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.event_field_values_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.event_staff_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.events_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.invoice_lines_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.invoices_id_seq', 1, false);
@@ -1079,9 +1185,11 @@ SELECT pg_catalog.setval('__tenant_schema__.regions_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.registrations_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.roles_id_seq', 2, true);
 SELECT pg_catalog.setval('__tenant_schema__.score_mappings_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.sessions_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.stock_items_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.tax_types_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.users_id_seq', 1, false);
+SELECT pg_catalog.setval('__tenant_schema__.venues_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.webhook_deliveries_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.webhook_events_id_seq', 1, false);
 SELECT pg_catalog.setval('__tenant_schema__.webhook_notices_id_seq', 1, false);
@@ -1098,6 +1206,8 @@ ALTER TABLE ONLY __tenant_schema__.category_translations
     ADD CONSTRAINT category_translations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.companies
     ADD CONSTRAINT companies_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.company_addresses
+    ADD CONSTRAINT company_addresses_pkey PRIMARY KEY (company_id, usage);
 ALTER TABLE ONLY __tenant_schema__.contacts
     ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.course_template_delivery_locales
@@ -1112,6 +1222,8 @@ ALTER TABLE ONLY __tenant_schema__.course_template_translations
     ADD CONSTRAINT course_template_translations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.course_templates
     ADD CONSTRAINT course_templates_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.currencies
+    ADD CONSTRAINT currencies_pkey PRIMARY KEY (code);
 ALTER TABLE ONLY __tenant_schema__.custom_field_definitions
     ADD CONSTRAINT custom_field_definitions_key_unique UNIQUE (key);
 ALTER TABLE ONLY __tenant_schema__.custom_field_definitions
@@ -1124,6 +1236,10 @@ ALTER TABLE ONLY __tenant_schema__.documents
     ADD CONSTRAINT documents_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.event_field_values
     ADD CONSTRAINT event_field_values_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.event_staff
+    ADD CONSTRAINT event_staff_event_id_contact_id_staff_type_unique UNIQUE (event_id, contact_id, staff_type);
+ALTER TABLE ONLY __tenant_schema__.event_staff
+    ADD CONSTRAINT event_staff_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.invoice_lines
@@ -1132,6 +1248,8 @@ ALTER TABLE ONLY __tenant_schema__.invoices
     ADD CONSTRAINT invoices_opportunity_id_unique UNIQUE (opportunity_id);
 ALTER TABLE ONLY __tenant_schema__.invoices
     ADD CONSTRAINT invoices_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.learner_attendances
+    ADD CONSTRAINT learner_attendances_pkey PRIMARY KEY (delegate_id, session_id);
 ALTER TABLE ONLY __tenant_schema__.learning_path_field_values
     ADD CONSTRAINT learning_path_field_values_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.learning_path_objectives
@@ -1180,6 +1298,12 @@ ALTER TABLE ONLY __tenant_schema__.roles
     ADD CONSTRAINT roles_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.score_mappings
     ADD CONSTRAINT score_mappings_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.session_field_values
+    ADD CONSTRAINT session_field_values_pkey PRIMARY KEY (session_id, definition_id);
+ALTER TABLE ONLY __tenant_schema__.session_staff
+    ADD CONSTRAINT session_staff_pkey PRIMARY KEY (session_id, contact_id, staff_type);
+ALTER TABLE ONLY __tenant_schema__.sessions
+    ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.settings
     ADD CONSTRAINT settings_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.stock_items
@@ -1188,6 +1312,8 @@ ALTER TABLE ONLY __tenant_schema__.tax_types
     ADD CONSTRAINT tax_types_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY __tenant_schema__.venues
+    ADD CONSTRAINT venues_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
@@ -1211,11 +1337,14 @@ CREATE INDEX delegates_event_id_index ON __tenant_schema__.delegates USING btree
 CREATE INDEX delegates_registration_id_index ON __tenant_schema__.delegates USING btree (registration_id);
 CREATE INDEX event_field_values_event_id_index ON __tenant_schema__.event_field_values USING btree (event_id);
 CREATE UNIQUE INDEX event_field_values_one ON __tenant_schema__.event_field_values USING btree (event_id, definition_id, COALESCE(locale_id, 0));
+CREATE INDEX event_staff_contact_id_index ON __tenant_schema__.event_staff USING btree (contact_id);
 CREATE INDEX events_course_template_id_index ON __tenant_schema__.events USING btree (course_template_id);
 CREATE INDEX events_location_id_index ON __tenant_schema__.events USING btree (location_id);
 CREATE INDEX events_start_date_index ON __tenant_schema__.events USING btree (start_date);
 CREATE INDEX events_tax_type_id_index ON __tenant_schema__.events USING btree (tax_type_id);
+CREATE INDEX events_venue_id_index ON __tenant_schema__.events USING btree (venue_id);
 CREATE INDEX invoice_lines_invoice_id_index ON __tenant_schema__.invoice_lines USING btree (invoice_id);
+CREATE INDEX learner_attendances_session_id_index ON __tenant_schema__.learner_attendances USING btree (session_id);
 CREATE INDEX learning_path_field_values_learning_path_id_index ON __tenant_schema__.learning_path_field_values USING btree (learning_path_id);
 CREATE UNIQUE INDEX learning_path_field_values_one ON __tenant_schema__.learning_path_field_values USING btree (learning_path_id, definition_id, COALESCE(locale_id, 0));
 CREATE INDEX learning_path_objectives_course_template_id_index ON __tenant_schema__.learning_path_objectives USING btree (course_template_id);
@@ -1235,7 +1364,10 @@ CREATE INDEX prices_event_id_index ON __tenant_schema__.prices USING btree (even
 CREATE INDEX prices_learning_path_id_index ON __tenant_schema__.prices USING btree (learning_path_id);
 CREATE UNIQUE INDEX prices_one ON __tenant_schema__.prices USING btree (COALESCE(course_template_id, 0), COALESCE(event_id, 0), COALESCE(learning_path_id, 0), price_level_id, currency_code, COALESCE(region_id, 0));
 CREATE INDEX score_mappings_course_template_id_index ON __tenant_schema__.score_mappings USING btree (course_template_id);
+CREATE INDEX session_staff_contact_id_index ON __tenant_schema__.session_staff USING btree (contact_id);
+CREATE INDEX sessions_event_id_starts_at_index ON __tenant_schema__.sessions USING btree (event_id, starts_at);
 CREATE UNIQUE INDEX users_email_lower_idx ON __tenant_schema__.users USING btree (lower(email));
+CREATE INDEX venues_location_id_index ON __tenant_schema__.venues USING btree (location_id);
 CREATE INDEX webhook_deliveries_delivered_idx ON __tenant_schema__.webhook_deliveries USING btree (delivered_at) WHERE (state = 'delivered'::text);
 CREATE INDEX webhook_deliveries_event_id_index ON __tenant_schema__.webhook_deliveries USING btree (event_id);
 CREATE INDEX webhook_deliveries_pending_idx ON __tenant_schema__.webhook_deliveries USING btree (created_at) WHERE (state = 'pending'::text);
@@ -1274,6 +1406,11 @@ CREATE TRIGGER webhook_learning_path_updated_learning_path_translations AFTER IN
 CREATE TRIGGER webhook_learning_path_updated_prices AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.prices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('learning_path_updated', 'learning_path_created', 'learning_paths', 'learning_path_id');
 CREATE TRIGGER webhook_learning_path_updated_update AFTER UPDATE ON __tenant_schema__.learning_paths FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_updated', 'learning_path_created');
 CREATE TRIGGER webhook_order_completed_update AFTER UPDATE ON __tenant_schema__.opportunities FOR EACH ROW WHEN (((new.state = 'completed'::text) AND (old.state <> 'completed'::text))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('order_completed');
+CREATE TRIGGER webhook_session_created_insert AFTER INSERT ON __tenant_schema__.sessions FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('session_created');
+CREATE TRIGGER webhook_session_deleted_delete AFTER DELETE ON __tenant_schema__.sessions FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('session_deleted');
+CREATE TRIGGER webhook_session_updated_session_field_values AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.session_field_values FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('session_updated', 'session_created', 'sessions', 'session_id');
+CREATE TRIGGER webhook_session_updated_session_staff AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.session_staff FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('session_updated', 'session_created', 'sessions', 'session_id');
+CREATE TRIGGER webhook_session_updated_update AFTER UPDATE ON __tenant_schema__.sessions FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('session_updated', 'session_created');
 ALTER TABLE ONLY __tenant_schema__.background_jobs
     ADD CONSTRAINT background_jobs_course_template_id_foreign FOREIGN KEY (course_template_id) REFERENCES __tenant_schema__.course_templates(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.background_jobs
@@ -1286,6 +1423,8 @@ ALTER TABLE ONLY __tenant_schema__.category_translations
     ADD CONSTRAINT category_translations_category_id_foreign FOREIGN KEY (category_id) REFERENCES __tenant_schema__.categories(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.category_translations
     ADD CONSTRAINT category_translations_locale_id_foreign FOREIGN KEY (locale_id) REFERENCES __tenant_schema__.locales(id);
+ALTER TABLE ONLY __tenant_schema__.company_addresses
+    ADD CONSTRAINT company_addresses_company_id_foreign FOREIGN KEY (company_id) REFERENCES __tenant_schema__.companies(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.contacts
     ADD CONSTRAINT contacts_company_id_foreign FOREIGN KEY (company_id) REFERENCES __tenant_schema__.companies(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.course_template_delivery_locales
@@ -1334,6 +1473,10 @@ ALTER TABLE ONLY __tenant_schema__.event_field_values
     ADD CONSTRAINT event_field_values_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.events(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.event_field_values
     ADD CONSTRAINT event_field_values_locale_id_foreign FOREIGN KEY (locale_id) REFERENCES __tenant_schema__.locales(id);
+ALTER TABLE ONLY __tenant_schema__.event_staff
+    ADD CONSTRAINT event_staff_contact_id_foreign FOREIGN KEY (contact_id) REFERENCES __tenant_schema__.contacts(id) ON DELETE RESTRICT;
+ALTER TABLE ONLY __tenant_schema__.event_staff
+    ADD CONSTRAINT event_staff_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.events(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.events
     ADD CONSTRAINT events_company_id_foreign FOREIGN KEY (company_id) REFERENCES __tenant_schema__.companies(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.events
@@ -1348,6 +1491,8 @@ ALTER TABLE ONLY __tenant_schema__.events
     ADD CONSTRAINT events_personnel_tutor_id_foreign FOREIGN KEY (personnel_tutor_id) REFERENCES __tenant_schema__.contacts(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.events
     ADD CONSTRAINT events_tax_type_id_foreign FOREIGN KEY (tax_type_id) REFERENCES __tenant_schema__.tax_types(id) ON DELETE RESTRICT;
+ALTER TABLE ONLY __tenant_schema__.events
+    ADD CONSTRAINT events_venue_id_foreign FOREIGN KEY (venue_id) REFERENCES __tenant_schema__.venues(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.invoice_lines
     ADD CONSTRAINT invoice_lines_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.events(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.invoice_lines
@@ -1362,6 +1507,10 @@ ALTER TABLE ONLY __tenant_schema__.invoices
     ADD CONSTRAINT invoices_opportunity_id_foreign FOREIGN KEY (opportunity_id) REFERENCES __tenant_schema__.opportunities(id) ON DELETE RESTRICT;
 ALTER TABLE ONLY __tenant_schema__.invoices
     ADD CONSTRAINT invoices_registration_id_foreign FOREIGN KEY (registration_id) REFERENCES __tenant_schema__.registrations(id) ON DELETE SET NULL;
+ALTER TABLE ONLY __tenant_schema__.learner_attendances
+    ADD CONSTRAINT learner_attendances_delegate_id_foreign FOREIGN KEY (delegate_id) REFERENCES __tenant_schema__.delegates(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.learner_attendances
+    ADD CONSTRAINT learner_attendances_session_id_foreign FOREIGN KEY (session_id) REFERENCES __tenant_schema__.sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.learning_path_field_values
     ADD CONSTRAINT learning_path_field_values_definition_id_foreign FOREIGN KEY (definition_id) REFERENCES __tenant_schema__.custom_field_definitions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.learning_path_field_values
@@ -1434,12 +1583,28 @@ ALTER TABLE ONLY __tenant_schema__.registrations
     ADD CONSTRAINT registrations_opportunity_id_foreign FOREIGN KEY (opportunity_id) REFERENCES __tenant_schema__.opportunities(id) ON DELETE RESTRICT;
 ALTER TABLE ONLY __tenant_schema__.score_mappings
     ADD CONSTRAINT score_mappings_course_template_id_foreign FOREIGN KEY (course_template_id) REFERENCES __tenant_schema__.course_templates(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.session_field_values
+    ADD CONSTRAINT session_field_values_definition_id_foreign FOREIGN KEY (definition_id) REFERENCES __tenant_schema__.custom_field_definitions(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.session_field_values
+    ADD CONSTRAINT session_field_values_session_id_foreign FOREIGN KEY (session_id) REFERENCES __tenant_schema__.sessions(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.session_staff
+    ADD CONSTRAINT session_staff_contact_id_foreign FOREIGN KEY (contact_id) REFERENCES __tenant_schema__.contacts(id) ON DELETE RESTRICT;
+ALTER TABLE ONLY __tenant_schema__.session_staff
+    ADD CONSTRAINT session_staff_session_id_foreign FOREIGN KEY (session_id) REFERENCES __tenant_schema__.sessions(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.sessions
+    ADD CONSTRAINT sessions_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.events(id) ON DELETE CASCADE;
+ALTER TABLE ONLY __tenant_schema__.sessions
+    ADD CONSTRAINT sessions_location_id_foreign FOREIGN KEY (location_id) REFERENCES __tenant_schema__.locations(id) ON DELETE SET NULL;
+ALTER TABLE ONLY __tenant_schema__.sessions
+    ADD CONSTRAINT sessions_venue_id_foreign FOREIGN KEY (venue_id) REFERENCES __tenant_schema__.venues(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_company_id_foreign FOREIGN KEY (company_id) REFERENCES __tenant_schema__.companies(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_contact_id_foreign FOREIGN KEY (contact_id) REFERENCES __tenant_schema__.contacts(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.users
     ADD CONSTRAINT users_role_id_foreign FOREIGN KEY (role_id) REFERENCES __tenant_schema__.roles(id);
+ALTER TABLE ONLY __tenant_schema__.venues
+    ADD CONSTRAINT venues_location_id_foreign FOREIGN KEY (location_id) REFERENCES __tenant_schema__.locations(id) ON DELETE SET NULL;
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_event_id_foreign FOREIGN KEY (event_id) REFERENCES __tenant_schema__.webhook_events(id) ON DELETE CASCADE;
 ALTER TABLE ONLY __tenant_schema__.webhook_deliveries

@@ -16,6 +16,7 @@ import * as m014 from './014_category_translations.js';
 import * as m015 from './015_identity_changes.js';
 import * as m016 from './016_identity_generation.js';
 import * as m017 from './017_webhooks.js';
+import * as m018 from './018_people_schedule.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
 export const tenantMigrations: readonly SchemaMigration[] = [
@@ -36,4 +37,5 @@ export const tenantMigrations: readonly SchemaMigration[] = [
   m015,
   m016,
   m017,
+  m018,
 ];

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { extensionFields } from '../../kit/graphql/extensions.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { contactsByIds, type ContactCard } from './crm.data.js';
@@ -34,6 +35,7 @@ export const ContactObject = new GraphQLObjectType<ContactCard, GraphQLContext>(
     email: { type: GraphQLString },
     organisation: { type: GraphQLString },
     companyLegacyId: { type: GraphQLInt, resolve: (c) => c.company_id, description: "The REST API id of the contact's company." },
+    ...extensionFields('Contact'),
   }),
 });
 

@@ -1,6 +1,7 @@
 import type { GraphQLInputObjectType } from 'graphql';
 import { GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { extensionFields } from '../../kit/graphql/extensions.js';
 import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import type { Problem } from '../../platform/problems.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
@@ -240,5 +241,6 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
         return event ? { event, errors: [] } : { event: null, errors: [fieldError('eventId', eventId, 'Event not found')] };
       },
     },
+    ...extensionFields('EventMutations'),
   }),
 });

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { LifecycleStateEnum } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
+import { extensionFields } from '../../kit/graphql/extensions.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
@@ -252,6 +253,7 @@ export const EventObject: GraphQLObjectType<EventRow, GraphQLContext> = new Grap
       description: 'null when the event has no meeting address.',
       resolve: (e) => (e.remote_meeting_url ? { url: e.remote_meeting_url } : null),
     },
+    ...extensionFields('Event'),
   }),
 });
 

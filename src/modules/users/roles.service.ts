@@ -26,7 +26,9 @@ export const PERMISSION_ENTITIES = [
   'LOCATION',
   'MARKETING_ACTIVITY',
   'OPPORTUNITY',
+  'PORTAL',
   'TAX_TYPE',
+  'USER',
   'WEBHOOKS',
 ] as const;
 

@@ -1,6 +1,6 @@
 /**
  * The webhook types: what a webhook can be told of. Each is a row here; a type fired by a change
- * also has a trigger in the tenant migrations (017_webhooks.ts `captureTriggers`), and a manual
+ * also has a trigger in the tenant migrations (017_webhooks.ts `captureTriggers`, 018's `sessionCaptureTriggers`), and a manual
  * type is fired by `webhooks { trigger }` or the Control Panel. A test checks that every
  * change type has its trigger. Names are the ones real clients look types up by
  * (real-clients.md section 5.A); ids are `WebhookType:<key>` in base64.
@@ -15,7 +15,7 @@ export interface WebhookType {
   manual?: boolean;
 }
 
-export type WebhookEntity = 'Event' | 'CourseTemplate' | 'LearningPath' | 'Document' | 'Learner' | 'Opportunity' | 'Invoice';
+export type WebhookEntity = 'Event' | 'CourseTemplate' | 'LearningPath' | 'Document' | 'Learner' | 'Opportunity' | 'Invoice' | 'Session';
 
 /**
  * How `$objectid` spells a record of each entity: the global id, except events, which the
@@ -30,6 +30,7 @@ export const OBJECT_ID_PREFIX: Readonly<Record<WebhookEntity, string>> = {
   Learner: 'Learner',
   Opportunity: 'Opportunity',
   Invoice: 'Invoice',
+  Session: 'Session',
 };
 
 export const WEBHOOK_TYPES: readonly WebhookType[] = [
@@ -46,6 +47,9 @@ export const WEBHOOK_TYPES: readonly WebhookType[] = [
   { key: 'document_updated', name: 'Document Updated', entity: 'Document' },
   { key: 'learner_created', name: 'Learner Created', entity: 'Learner' },
   { key: 'learner_cancelled', name: 'Learner Cancelled', entity: 'Learner' },
+  { key: 'session_created', name: 'Session Created', entity: 'Session' },
+  { key: 'session_updated', name: 'Session Updated', entity: 'Session' },
+  { key: 'session_deleted', name: 'Session Deleted', entity: 'Session' },
   { key: 'order_completed', name: 'Order Completed', entity: 'Opportunity' },
   { key: 'invoice_created', name: 'Invoice Created', entity: 'Invoice' },
   { key: 'manual_event', name: 'Manual Event', entity: 'Event', manual: true },

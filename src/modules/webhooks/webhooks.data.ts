@@ -447,6 +447,7 @@ const ENTITY_TABLES: Readonly<Record<string, string>> = {
   Learner: 'delegates',
   Opportunity: 'opportunities',
   Invoice: 'invoices',
+  Session: 'sessions',
 };
 
 /**
