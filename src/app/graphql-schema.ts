@@ -16,6 +16,8 @@ import { LearningPathMutations, learningPathsQuery } from '../modules/learning-p
 import { OBJECTIVE_TYPES } from '../modules/learning-paths/learning-objectives.graphql.js';
 import { EventMutations } from '../modules/events/event-mutations.graphql.js';
 import { eventsQuery } from '../modules/events/events-list.graphql.js';
+import { SessionMutations } from '../modules/events/session-mutations.graphql.js';
+import { VenueMutations, venuesQuery } from '../modules/venues/venues.graphql.js';
 import { documentsQuery, downloadDocumentQuery } from '../modules/documents/documents.graphql.js';
 import { LearnerObject } from '../modules/delegates/index.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
@@ -86,6 +88,7 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       documents: documentsQuery({ courseTemplates: courseTemplatesQuery, learningPaths: learningPathsQuery }),
       events: eventsQuery,
       locations: locationsQuery,
+      venues: venuesQuery,
       taxTypes: taxTypesQuery,
       backgroundJob: backgroundJobQuery,
       opportunities: opportunitiesQuery,
@@ -107,6 +110,8 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       customFieldDefinition: group(CustomFieldDefinitionMutations, 'Custom field definitions (CUSTOM_FIELD_EDIT).'),
       event: group(EventMutations, 'Create and duplicate events (EVENT_EDIT).'),
       location: group(LocationMutations, 'Locations of events (LOCATION_EDIT).'),
+      venue: group(VenueMutations, 'Venues: where in a location events and sessions meet (LOCATION_EDIT).'),
+      session: group(SessionMutations, "Change and delete events' sessions (EVENT_EDIT)."),
       taxType: group(TaxTypeMutations, 'Tax types of events (TAX_TYPE_EDIT).'),
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
       webhooks: group(

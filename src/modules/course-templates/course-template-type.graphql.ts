@@ -36,7 +36,7 @@ import {
   whereWithoutEvents,
   type CourseTemplateRow,
 } from './course-templates.data.js';
-import { EVENT_LEARNING_MODES } from './course-templates.rules.js';
+import { EVENT_LEARNING_MODES, SESSION_LAYOUTS } from './course-templates.rules.js';
 import { COURSE_TEMPLATE_TRANSLATED } from './course-templates.service.js';
 
 /**
@@ -66,6 +66,14 @@ export const LearningModeEnum = new GraphQLEnumType({
   name: 'LearningMode',
   description: 'How events are delivered: CLASSROOM, LMS (online) or BLENDED (both).',
   values: Object.fromEntries(EVENT_LEARNING_MODES.map((v) => [v.toUpperCase(), { value: v }])),
+});
+
+/** How a template's events get their sessions (`per_day`, `single`), the values of its session layout. */
+export const SessionLayoutEnum = new GraphQLEnumType({
+  name: 'SessionLayout',
+  description:
+    "How a template's new events get their sessions: per_day, one a day of the event's (classroom) period; single, one over the whole period.",
+  values: Object.fromEntries(SESSION_LAYOUTS.map((v) => [v, { value: v }])),
 });
 
 export const deliveryOf = (ctx: GraphQLContext) =>
@@ -108,6 +116,12 @@ export const CourseTemplateObject: GraphQLObjectType<CourseTemplateRow, GraphQLC
       type: new GraphQLNonNull(LearningModeEnum),
       resolve: (t) => t.event_learning_mode,
       description: 'How its events are delivered.',
+    },
+    sessionLayout: {
+      type: new GraphQLNonNull(SessionLayoutEnum),
+      resolve: (t) => t.session_layout,
+      description:
+        "How its new events get their sessions (event.createClassroom, createBlended, createLMS): per_day, one a day of the event's classroom period (the default); single, one over the whole period. An online (LMS) event gets one over its online period either way.",
     },
     image: imageField((t: CourseTemplateRow) => t.image_document_id),
     imageGallery: imageGalleryField((t: CourseTemplateRow) => t.image_document_id),

@@ -36,6 +36,8 @@ export class CourseTemplate extends BaseModel {
   declare short_code: string | null;
   /** How its events are delivered: one of EVENT_LEARNING_MODES (classroom, lms, blended). */
   declare event_learning_mode: string;
+  /** How its events get their sessions: one of SESSION_LAYOUTS (per_day, single). */
+  declare session_layout: string;
   declare created_on: string;
   declare updated_on: string;
 
@@ -114,6 +116,7 @@ export type CourseTemplateRow = Pick<
   | 'image_document_id'
   | 'short_code'
   | 'event_learning_mode'
+  | 'session_layout'
   | 'created_on'
   | 'updated_on'
 >;
@@ -132,8 +135,8 @@ export async function courseTemplateTitle(db: Db, id: number): Promise<Pick<Cour
 export async function inheritedTemplate(
   db: Db,
   id: number,
-): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id'> | undefined> {
-  return CourseTemplate.query(db).findById(id).select('id', 'title', 'locale_id', 'default_delivery_locale_id');
+): Promise<Pick<CourseTemplate, 'id' | 'title' | 'locale_id' | 'default_delivery_locale_id' | 'session_layout'> | undefined> {
+  return CourseTemplate.query(db).findById(id).select('id', 'title', 'locale_id', 'default_delivery_locale_id', 'session_layout');
 }
 
 /** Course templates by id, every column (a page's batch). */

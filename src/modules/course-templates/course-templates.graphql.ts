@@ -27,6 +27,7 @@ import {
   deliveryOf,
   EDIT,
   LearningModeEnum,
+  SessionLayoutEnum,
   translations,
 } from './course-template-type.graphql.js';
 
@@ -52,6 +53,10 @@ const inputFields = (create: boolean) => ({
   lifecycleState: { type: LifecycleStateEnum },
   shortCode: { type: GraphQLString, description: 'A short code, beside the code: one line, at most 64 characters.' },
   eventLearningMode: { type: LearningModeEnum, description: 'How its events are delivered (default CLASSROOM); null leaves it.' },
+  sessionLayout: {
+    type: SessionLayoutEnum,
+    description: 'How its new events get their sessions (default per_day: one a day; single: one over the period); null leaves it.',
+  },
   localeId: { type: GraphQLID, description: 'The primary locale (a supported Locale id).' },
   deliveryLocaleIds: { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) },
   defaultDeliveryLocaleId: { type: GraphQLID, description: 'Must be one of deliveryLocaleIds.' },

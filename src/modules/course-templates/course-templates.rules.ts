@@ -14,6 +14,9 @@ export const CODE_MAX_LENGTH = 64;
 /** How a template's events are delivered (Core `eventLearningMode`): the values of an event's delivery method. */
 export const EVENT_LEARNING_MODES = ['classroom', 'lms', 'blended'] as const;
 
+/** How a template's events get their sessions: one a day of the event's period (the default), or one over the whole period. */
+export const SESSION_LAYOUTS = ['per_day', 'single'] as const;
+
 /** The translatable texts of a course template, by their name in the domain (the GraphQL input). */
 export const COURSE_TEMPLATE_TEXTS = {
   title: { column: 'title', richText: false, singleLine: true, maxLength: 255 },
@@ -40,13 +43,15 @@ export interface CourseTemplateFields {
   shortCode?: string | null;
   /** One of EVENT_LEARNING_MODES; it cannot be cleared (null leaves it). */
   eventLearningMode?: string | null;
+  /** One of SESSION_LAYOUTS; it cannot be cleared (null leaves it). */
+  sessionLayout?: string | null;
 }
 
 /**
  * The problems of a course template's fields as written: a code of one line of at most 64
  * characters; a title that is one line and not blank (and, on create, given); texts within their
  * lengths; a lifecycle state among LIFECYCLE_STATES; a short code like a code; a learning mode
- * among EVENT_LEARNING_MODES.
+ * among EVENT_LEARNING_MODES; a session layout among SESSION_LAYOUTS.
  */
 export function courseTemplateProblems(input: CourseTemplateFields, mode: 'create' | 'update'): Problem[] {
   const problems: Problem[] = [...lineProblems('code', input.code, CODE_MAX_LENGTH)];
@@ -64,6 +69,7 @@ export function courseTemplateProblems(input: CourseTemplateFields, mode: 'creat
   problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
   problems.push(...lineProblems('shortCode', input.shortCode, CODE_MAX_LENGTH));
   problems.push(...oneOfProblems('eventLearningMode', input.eventLearningMode, EVENT_LEARNING_MODES));
+  problems.push(...oneOfProblems('sessionLayout', input.sessionLayout, SESSION_LAYOUTS));
   return problems;
 }
 

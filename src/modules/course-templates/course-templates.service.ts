@@ -67,6 +67,7 @@ function textColumns(input: CourseTemplateInput): CourseTemplateColumns {
   if (input.lifecycleState != null) columns.lifecycle_state = input.lifecycleState;
   if (input.shortCode !== undefined) columns.short_code = input.shortCode;
   if (input.eventLearningMode != null) columns.event_learning_mode = input.eventLearningMode;
+  if (input.sessionLayout != null) columns.session_layout = input.sessionLayout;
   return columns as CourseTemplateColumns;
 }
 

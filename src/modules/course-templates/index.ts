@@ -13,5 +13,5 @@ export {
   inheritedTemplate,
   type CourseTemplateRow,
 } from './course-templates.data.js';
-export { CODE_MAX_LENGTH } from './course-templates.rules.js';
+export { CODE_MAX_LENGTH, SESSION_LAYOUTS } from './course-templates.rules.js';
 export { MAPPING_TYPES, mappingRecord, mappingsOf, type MappingRow } from './score-mappings.js';

@@ -18,6 +18,8 @@ export interface ClassroomFields {
   /** `false`: an id that named no location (or tax type). */
   location?: { id: number } | null | false;
   taxType?: { id: number } | null | false;
+  /** The venue it meets in; `false`: an id that named no venue of this instance. */
+  venue?: { id: number } | null | false;
   /** Required: null (or left out by a face whose key is optional) is refused. */
   timeZoneName: string | null;
   classroomStartDateTime?: string | null;
@@ -78,6 +80,7 @@ export function classroomProblems(
   if (input.maxPlaces != null && input.minPlaces != null && input.minPlaces > input.maxPlaces)
     problems.push(problem('minPlaces', String(input.minPlaces), 'minPlaces must not exceed maxPlaces'));
   problems.push(...oneOfProblems('lifecycleState', input.lifecycleState, LIFECYCLE_STATES));
+  if (input.venue === false) problems.push(problem('venueId', null, 'Venue not found'));
   return { problems, zone, start, end };
 }
 
@@ -97,7 +100,7 @@ export interface LocalPeriod {
  * The fields of an online (lms) or blended event as the caller gave them. Beside a classroom
  * event's fields: the online period, as local date-times (lmsStartDateTime) or as ISO 8601
  * date-times of the older clients (timeZonedLmsStart), the older name of the time zone
- * (timeZone), and the venue the REST API also records.
+ * (timeZone).
  */
 export interface DeliveredFields extends Omit<ClassroomFields, 'timeZoneName'> {
   deliveryMethod: 'lms' | 'blended';
@@ -109,8 +112,6 @@ export interface DeliveredFields extends Omit<ClassroomFields, 'timeZoneName'> {
   /** ISO 8601: with an offset (`Z`), an instant, shown on the event's clock; without one, already on it. */
   timeZonedLmsStart?: string | null;
   timeZonedLmsEnd?: string | null;
-  /** `false`: an id that named no venue. */
-  venue?: { id: number } | null | false;
 }
 
 const A_KIND = { lms: 'an LMS event', blended: 'a blended event' } as const;
@@ -159,8 +160,7 @@ function onlineEnd(
  *   the same zone;
  * - it has an online period: a start and an end after it (required);
  * - a blended event also has a classroom part, a start and an end after it (required); an LMS
- *   event has none (classroom times are refused);
- * - a venue id must name a venue (the face checks what it can of it).
+ *   event has none (classroom times are refused).
  * Problems are labelled with the keys the caller used. `zones`: as for {@link classroomProblems}.
  */
 export function deliveredProblems(
@@ -182,7 +182,6 @@ export function deliveredProblems(
       problem('timeZone', input.timeZone, 'timeZone is the older name of timeZoneName: give one of them, or the same zone in both'),
     );
   }
-  if (input.venue === false) problems.push(problem('venueId', null, 'Venue not found'));
   const kind = A_KIND[input.deliveryMethod];
   if (input.deliveryMethod === 'lms') {
     for (const [key, value] of [

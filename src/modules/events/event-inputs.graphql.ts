@@ -29,6 +29,7 @@ export const ClassroomEventCreateInput = new GraphQLInputObjectType({
     },
     eventType: { type: new GraphQLNonNull(EventTypeEnum) },
     locationId: { type: GraphQLID },
+    venueId: { type: GraphQLID, description: 'A Venue id of this instance (venues): where it meets.' },
     taxTypeId: { type: GraphQLID },
     timeZoneName: { type: new GraphQLNonNull(GraphQLString), description: 'IANA zone name, e.g. Europe/London.' },
     classroomStartDateTime: { type: GraphQLString, description: 'Local date-time without a zone, e.g. 2027-03-10T09:00.' },
@@ -53,10 +54,7 @@ export const deliveredFields = () => ({
   title: { type: GraphQLString, description: "Left out: inherited from the template in the event's locale." },
   code: { type: GraphQLString },
   locationId: { type: GraphQLID },
-  venueId: {
-    type: GraphQLID,
-    description: 'A Venue id: the venue recorded on the event (Lectern keeps no venues of its own: see Event.venue).',
-  },
+  venueId: { type: GraphQLID, description: 'A Venue id of this instance (venues): where it meets; null: none.' },
   taxType: { type: GraphQLID, description: 'A TaxType id.' },
   timeZoneName: {
     type: GraphQLString,

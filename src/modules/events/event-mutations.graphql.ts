@@ -11,6 +11,7 @@ import { allDefinitions } from '../custom-fields/index.graphql.js';
 import { type ValueInput } from '../custom-fields/index.js';
 import { supportedLocale } from '../locales/index.graphql.js';
 import { locationById } from '../locations/index.graphql.js';
+import { venueById } from '../venues/index.graphql.js';
 import { taxTypeById } from '../tax-types/index.graphql.js';
 import { addPriceFor, type PriceArgs, type PricesPayload } from '../pricing/index.graphql.js';
 import {
@@ -63,30 +64,32 @@ async function resolveUpdate(ctx: GraphQLContext, input: RawUpdate): Promise<Upd
   return out;
 }
 
-type RawClassroom = Omit<ClassroomInput, 'courseTemplateId' | 'locale' | 'location' | 'taxType'> & {
+type RawClassroom = Omit<ClassroomInput, 'courseTemplateId' | 'locale' | 'location' | 'taxType' | 'venue'> & {
   courseTemplateId?: string | null;
   localeId?: string | null;
   locationId?: string | null;
   taxTypeId?: string | null;
+  venueId?: string | null;
 };
 type Payload = { event: EventRow | null; errors: FieldError[] };
 
-/** The template, location and tax type a new event names: left out when not given, false when naming nothing usable. */
+/** The template, location, tax type and venue a new event names: left out when not given, false when naming nothing usable (of this instance). */
 async function referencesOf(
   ctx: GraphQLContext,
-  ids: { courseTemplateId?: string | null; locationId?: string | null; taxTypeId?: string | null },
-): Promise<Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType'>> {
-  const out: Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType'> = {};
+  ids: { courseTemplateId?: string | null; locationId?: string | null; taxTypeId?: string | null; venueId?: string | null },
+): Promise<Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType' | 'venue'>> {
+  const out: Pick<ClassroomInput, 'courseTemplateId' | 'location' | 'taxType' | 'venue'> = {};
   if (ids.courseTemplateId != null) out.courseTemplateId = legacyIdOf('CourseTemplate', ids.courseTemplateId) ?? false;
   if (ids.locationId != null) out.location = (await locationById(ctx, legacyIdOf('Location', ids.locationId) ?? null)) ?? false;
   if (ids.taxTypeId != null) out.taxType = (await taxTypeById(ctx, legacyIdOf('TaxType', ids.taxTypeId) ?? null)) ?? false;
+  if (ids.venueId != null) out.venue = (await venueById(ctx, legacyIdOf('Venue', ids.venueId) ?? null)) ?? false;
   return out;
 }
 
 /** Ids to rows: undefined when not given, null when given as null, false when naming nothing usable. */
 async function resolveClassroom(ctx: GraphQLContext, input: RawClassroom): Promise<ClassroomInput> {
-  const { courseTemplateId, localeId, locationId, taxTypeId, ...rest } = input;
-  const out: ClassroomInput = { ...rest, ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId })) };
+  const { courseTemplateId, localeId, locationId, taxTypeId, venueId, ...rest } = input;
+  const out: ClassroomInput = { ...rest, ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId, venueId })) };
   if ('localeId' in input) out.locale = localeId === null ? null : ((await supportedLocale(ctx, localeId)) ?? false);
   return out;
 }
@@ -108,19 +111,15 @@ type RawDelivered = Omit<DeliveredInput, 'deliveryMethod' | 'courseTemplateId' |
   venueId?: string | null;
 };
 
-/** createLMS and createBlended: ids to rows as for a classroom event, and the venue (any Venue id: Lectern keeps no venues to look it up in). */
+/** createLMS and createBlended: ids to rows as for a classroom event (the tax type's key is `taxType`). */
 async function resolveDelivered(ctx: GraphQLContext, input: RawDelivered, deliveryMethod: 'lms' | 'blended'): Promise<DeliveredInput> {
   const { courseTemplateId, localeId, locationId, taxType, venueId, ...rest } = input;
   const out: DeliveredInput = {
     ...rest,
     deliveryMethod,
-    ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId: taxType })),
+    ...(await referencesOf(ctx, { courseTemplateId, locationId, taxTypeId: taxType, venueId })),
   };
   if ('localeId' in input) out.locale = localeId === null ? null : ((await supportedLocale(ctx, localeId)) ?? false);
-  if (venueId != null) {
-    const venue = legacyIdOf('Venue', venueId);
-    out.venue = venue === undefined ? false : { id: venue };
-  }
   return out;
 }
 
@@ -134,7 +133,7 @@ function createDelivered(deliveryMethod: 'lms' | 'blended', input: GraphQLInputO
       requirePermission(ctx, EDIT);
       // What the input names is read (and its title copied onto the event): its VIEW permission too.
       if (raw.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
-      if (raw.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
+      if (raw.locationId != null || raw.venueId != null) requirePermission(ctx, 'LOCATION_VIEW');
       if (raw.taxType != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
       const { event, problems } = await createDeliveredEvent(
         ctx.db,
@@ -154,13 +153,13 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     createClassroom: {
       type: EventPayload,
       description:
-        "A classroom event, in a delivery locale (contract rule 6), with its title and custom field values taken from the template's translation in that locale, per field falling back to the template's own (rule 7).",
+        "A classroom event, in a delivery locale (contract rule 6), with its title and custom field values taken from the template's translation in that locale, per field falling back to the template's own (rule 7), and its sessions (one a day of its period unless its template's sessionLayout is single; draft).",
       args: { input: { type: new GraphQLNonNull(ClassroomEventCreateInput) } },
       async resolve(_root, { input }: { input: RawClassroom }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);
         // What the input names is read (and its title copied onto the event): its VIEW permission too.
         if (input.courseTemplateId != null) requirePermission(ctx, 'COURSE_TEMPLATE_VIEW');
-        if (input.locationId != null) requirePermission(ctx, 'LOCATION_VIEW');
+        if (input.locationId != null || input.venueId != null) requirePermission(ctx, 'LOCATION_VIEW');
         if (input.taxTypeId != null) requirePermission(ctx, 'TAX_TYPE_VIEW');
         const { event, problems } = await createClassroomEvent(ctx.db, await resolveClassroom(ctx, input));
         return { event, errors: withGivenIds(problems, input) };
@@ -232,7 +231,8 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     },
     duplicate: {
       type: EventPayload,
-      description: 'A copy of the event (not its delegates), in the same locale, which it keeps when the template is re-applied.',
+      description:
+        'A copy of the event (not its delegates) with copies of its sessions, in the same locale, which it keeps when the template is re-applied.',
       args: { eventId: { type: new GraphQLNonNull(GraphQLID) } },
       async resolve(_root, { eventId }: { eventId: string }, ctx): Promise<Payload> {
         requirePermission(ctx, EDIT);

@@ -1,10 +1,9 @@
 import DataLoader from 'dataloader';
-import { GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLBoolean, GraphQLEnumType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import { LifecycleStateEnum } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { extensionFields } from '../../kit/graphql/extensions.js';
+import { extendObject, extensionFields } from '../../kit/graphql/extensions.js';
 import { refField } from '../../kit/graphql/permissions.js';
-import { toGlobalId } from '../../kit/graphql/ids.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
 import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { CourseTemplateObject, courseTemplateById, LearningModeEnum } from '../course-templates/index.graphql.js';
@@ -12,6 +11,7 @@ import { customFieldValuesField, customFieldValuesOf } from '../custom-fields/in
 import { valuesOf as fieldValuesOf, type EventFieldValue, type FieldValueRow } from '../custom-fields/index.js';
 import { LocaleObject, localeById } from '../locales/index.graphql.js';
 import { LocationObject, locationById } from '../locations/index.graphql.js';
+import { VenueObject, venueById } from '../venues/index.graphql.js';
 import { TaxTypeObject, taxTypeById } from '../tax-types/index.graphql.js';
 import { Decimal, pricesField } from '../pricing/index.graphql.js';
 import { type EventRow } from './events.service.js';
@@ -28,6 +28,8 @@ import {
   placesLeft,
 } from './events.rules.js';
 import { utcInstant, utcStamp } from '../../platform/util/local-time.js';
+import { eventSessionsField } from './session-type.graphql.js';
+import type { SessionRow } from './sessions.data.js';
 
 /**
  * Event in GraphQL (the REST API's public event): its locale and what it inherited from its
@@ -74,18 +76,6 @@ const instant = (pick: (e: EventRow) => string | null, description: string) => (
 const soldOut = async (e: EventRow, ctx: GraphQLContext) => eventSoldOut(e, await bookedOf(ctx).load(e.id));
 /** Places left (placesLeft); null when the event has no maximum. */
 const left = async (e: EventRow, ctx: GraphQLContext) => (e.delegates_max === null ? null : placesLeft(e, await bookedOf(ctx).load(e.id)));
-
-/** Lectern keeps no venue records: an event shows the venue the REST API recorded on it. */
-const VenueObject = new GraphQLObjectType<{ id: number; name: string | null }, GraphQLContext>({
-  name: 'Venue',
-  description:
-    'Lectern keeps no venues of its own: this is the venue the REST API recorded on an event (its venue_id and venue name). Its id cannot be looked up with node(id:).',
-  fields: {
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => toGlobalId('Venue', v.id) },
-    legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (v) => v.id },
-    name: { type: GraphQLString },
-  },
-});
 
 const RemoteMeetingObject = new GraphQLObjectType<{ url: string }, GraphQLContext>({
   name: 'RemoteMeeting',
@@ -243,11 +233,14 @@ export const EventObject: GraphQLObjectType<EventRow, GraphQLContext> = new Grap
       description: 'updatedOn as an instant (ISO 8601 in UTC).',
       resolve: (e) => utcStamp(e.updated_on),
     },
-    venue: {
-      type: VenueObject,
-      description: 'The venue the REST API recorded (venue_id); null otherwise: Lectern keeps no venues.',
-      resolve: (e) => (e.venue_id === null ? null : { id: e.venue_id, name: e.venue }),
-    },
+    venue: refField<EventRow>(
+      VenueObject,
+      'LOCATION_VIEW',
+      (e) => e.venue_id,
+      venueById,
+      'The venue it meets in (LOCATION_VIEW); null: none.',
+    ),
+    sessions: eventSessionsField,
     remoteMeeting: {
       type: RemoteMeetingObject,
       description: 'null when the event has no meeting address.',
@@ -258,3 +251,12 @@ export const EventObject: GraphQLObjectType<EventRow, GraphQLContext> = new Grap
 });
 
 registerNode('Event', { permission: VIEW, load: (ctx, id) => eventById(ctx, id) });
+
+// A session's event: Event spreads its sessions (session-type.graphql.ts), so that file cannot name Event back.
+extendObject('Session', {
+  event: {
+    type: EventObject,
+    description: 'The event it is a meeting of (null only for a deleted session whose event is gone too).',
+    resolve: async (s: SessionRow, _a: unknown, ctx: GraphQLContext) => (await eventById(ctx, s.event_id)) ?? null,
+  },
+});

@@ -25,7 +25,14 @@ export const LOCAL_DATE_TIME = 'a local date-time without a zone, such as 2027-0
 
 /** What a template passes on to its events, read once for any number of them. */
 export interface Inheritance {
-  template: { id: number; title: string; locale_id: number | null; default_delivery_locale_id: number | null };
+  template: {
+    id: number;
+    title: string;
+    locale_id: number | null;
+    default_delivery_locale_id: number | null;
+    /** How its new events get their sessions (per_day when not read). */
+    session_layout?: string;
+  };
   /** Translated titles by locale (only where the translation has one). */
   titles: Map<number, string>;
   /** The template's custom field values: base values, and translations by locale. */

@@ -28,6 +28,7 @@ import {
   type EventRow,
   type NewEvent,
 } from './events.data.js';
+import { copyEventSessions, createEventSessions, layoutOf } from './sessions.service.js';
 import { classroomProblems, deliveredProblems, timeColumns, type ClassroomFields, type DeliveredFields } from './event-creation.rules.js';
 import {
   cascadedLocale,
@@ -108,7 +109,8 @@ async function originOf(db: Db, input: { courseTemplateId?: number | false | nul
 /**
  * Writes a checked event: the columns every kind of event shares, its delivery and times
  * (`columns`), the title and custom field values it inherits from its template in its locale
- * (rule 7), and its own custom field values.
+ * (rule 7), its own custom field values, and its sessions (one a day of its period, or one over
+ * it, as its template's session layout says: sessions.rules.ts planSessions).
  */
 async function insertChecked(
   db: Db,
@@ -128,6 +130,7 @@ async function insertChecked(
     locale_id: origin.localeId,
     locale_cascades: input.locale === undefined,
     location_id: input.location ? input.location.id : null,
+    venue_id: input.venue ? input.venue.id : null,
     tax_type_id: input.taxType ? input.taxType.id : null,
     delegates_max: input.maxPlaces ?? null,
     min_places: input.minPlaces ?? null,
@@ -144,6 +147,7 @@ async function insertChecked(
     event.id,
     own.filter((v) => v.value !== null),
   );
+  await createEventSessions(db, event, layoutOf(origin.from?.template));
   return event;
 }
 
@@ -181,21 +185,22 @@ export async function createDeliveredEvent(
     delivery_method: input.deliveryMethod,
     // The REST API's flag: the event has an online (LMS) part.
     is_lms: true,
-    venue_id: input.venue ? input.venue.id : null,
     ...timeColumns(fields.zone!, fields.classroom, fields.lms),
   };
   return { event: await insertChecked(db, { ...input, timeZoneName: fields.zone! }, origin, columns, values.values), problems: [] };
 }
 
 /**
- * `event.duplicate`: a copy of the event with its title, settings and custom field values, and
- * its locale kept as it is (rule 8): re-applying the template later does not move it.
+ * `event.duplicate`: a copy of the event with its title, settings, custom field values and
+ * sessions (as they are, with theirs), and its locale kept as it is (rule 8): re-applying the
+ * template later does not move it.
  */
 export async function duplicateEvent(db: Db, id: number): Promise<EventRow | undefined> {
   const source = await findEvent(db, id);
   if (!source) return undefined;
   const event = await insertCopy(db, source);
   await copyEventValues(db, id, event.id);
+  await copyEventSessions(db, id, event.id);
   return event;
 }
 

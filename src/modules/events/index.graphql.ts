@@ -5,3 +5,4 @@
  * module from outside it.
  */
 export { bookedOf, EventObject, eventById } from './event-type.graphql.js';
+export { SessionLifecycleStateEnum, SessionObject, sessionById } from './session-type.graphql.js';
