@@ -93,6 +93,8 @@ test.serial.before(async () => {
   );
   if (tr.courseTemplate.upsertTranslation.errors.length) throw new Error(JSON.stringify(tr));
   await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+    // The venue the sync service names (a venue of this instance: venues module).
+    await db('venues').insert({ id: 25, name: 'Hall 3' });
     normal = toGlobalId('PriceLevel', (await db('price_levels').where({ name: 'Normal' }).first('id')).id);
     member = toGlobalId('PriceLevel', (await insertPriceLevel(db, 'Member')).id);
     ids.image = (
