@@ -301,7 +301,14 @@ test.serial(
     await noStrayWorker();
     const { tenant, token } = await tenantWithAdmin('whlost');
     await createWebhook(token, { name: 'Lost jobs', url: url('/lost') });
-    const ids = await insertEvents(f.ctx.rt.knex, tenant, 12, 'Lost');
+    // More than the worker's database pool (DB_POOL_MAX, 10): the jobs the reconciler queues again
+    // run and complete while its sweep is still going through the rest. When its sweep held its
+    // rows locked and asked the pool for a connection per row, the jobs' outbox updates waited
+    // for those locks holding the pool's other connections: nothing moved until the pool's
+    // acquire timeout (10 s) failed the sweep (its record of the jobs it queued rolled back) and
+    // the deliveries waiting for a connection (one sent, its outcome never recorded: left pending
+    // at the stop below, or sent again by the job's retry).
+    const ids = await insertEvents(f.ctx.rt.knex, tenant, 20, 'Lost');
     // Queued (as a worker's relay would), then lost with everything else the store held: on
     // BullMQ's PostgreSQL backend as on Redis.
     while ((await f.ctx.rt.dispatcher.enqueuePending('webhooks')) > 0);
@@ -310,12 +317,29 @@ test.serial(
     try {
       await waitFor(async () => new Set(at('/lost').map(eventOf)).size >= ids.length, 'the deliveries whose jobs were lost', 30000);
     } finally {
+      // Lets the jobs in hand finish: a delivery sent is recorded before its worker stops.
       await workers.close();
     }
-    // At least once, a repeat only under its webhook-id (the contract). One run in three here saw
-    // one repeat, not yet explained: the figure is logged, not asserted.
+    // At least once, a repeat only under its webhook-id (the contract): a job whose lock lapsed
+    // under load may send once more. The figure is logged.
     t.log(`${assertAtLeastOnce(t, at('/lost'), ids)} repeated deliveries`);
     await assertAllDelivered(t, f.ctx.rt.knex, tenant, ids.length);
+    const attempts = await withTenant(f.ctx.rt.knex, tenant, (db) =>
+      db('webhook_deliveries').whereNot({ attempts: 1 }).select('id', 'attempts', 'error'),
+    );
+    t.deepEqual(attempts, [], 'a delivery needed more than one attempt (its receiver answered 200 each time)');
+    // The reconciler's record of what it did: each lost job queued again once, under its new id.
+    const rows = await f.ctx.rt
+      .knex('platform.outbox')
+      .where({ tenant_id: tenant.id, queue: 'webhooks' })
+      .orderBy('id')
+      .select('job_id', 'requeues');
+    t.deepEqual(
+      rows.filter((r: { job_id: string; requeues: number }) => r.requeues !== 1 || !r.job_id.endsWith('-q1')),
+      [],
+      'outbox rows whose jobs were lost and not recorded as queued again once',
+    );
+    t.is(rows.length, ids.length);
   },
 );
 

@@ -19,7 +19,17 @@ import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
  *   marked the record, it is marked failed (ops retry it); else the job is queued again under a
  *   new id (`<job id>-q<n>`), so a completed job kept under the old id cannot swallow it.
  * Steps are idempotent (each checks its record's state under a row lock), so a job queued again
- * never does a step twice. Rows are locked with SKIP LOCKED: several workers may sweep at once.
+ * never does a step twice.
+ *
+ * A sweep claims its rows first, in a transaction of its own that commits at once (locked with
+ * SKIP LOCKED and marked looked at: several workers may sweep at once, each row is looked at by
+ * one), then looks at them holding no lock. A sweep that held its batch locked while it asked the
+ * pool for a connection per row (the record's check) deadlocked with the jobs it had queued: they
+ * completed at once and their `settleJob` waited for those locks holding connections, so a batch
+ * larger than the pool (a queue store lost with its jobs) stopped every worker's database work
+ * until the pool's acquire timeout failed the sweep (its record of the jobs it queued rolled back)
+ * and the jobs waiting for a connection (a webhook sent, its outcome never recorded). A job queued
+ * again is named by its row before it is queued, so it completes under an id its row has.
  */
 
 /** What the reconciler needs to know of the records behind one queue's jobs. */
@@ -54,34 +64,40 @@ export class Reconciler {
     private readonly checks: ReconcileChecks,
   ) {}
 
-  /** One sweep over at most `limit` rows due for a look. Stops early when the queue store does not answer. */
+  /**
+   * One sweep over at most `limit` rows due for a look. Stops early when the queue store does not
+   * answer: the rows it claimed and did not get to are looked at again after `afterMs`.
+   */
   async sweep(limit = 100): Promise<SweepResult> {
     const result: SweepResult = { alive: 0, settled: 0, requeued: 0, markedFailed: 0 };
-    await this.knex.transaction(async (trx) => {
-      const rows = await lockOpenRowsDue(trx, this.namespace, this.afterMs, limit);
+    const rows = await this.knex.transaction(async (trx) => {
+      const due = await lockOpenRowsDue(trx, this.namespace, this.afterMs, limit);
+      for (const row of due) await markRowChecked(trx, row.id);
+      return due;
+    });
+    try {
       for (const row of rows) {
-        const outcome = await this.reconcile(trx, row);
+        const outcome = await this.reconcile(row);
         result[outcome]++;
       }
-    });
-    if (result.requeued || result.markedFailed) this.log.warn({ ...result }, 'reconciler found work the queue store had lost');
+    } finally {
+      if (result.requeued || result.markedFailed) this.log.warn({ ...result }, 'reconciler found work the queue store had lost');
+    }
     return result;
   }
 
-  private async reconcile(trx: Knex.Transaction, row: OpenOutboxRow): Promise<keyof SweepResult> {
+  /** Looks at one claimed row (marked looked at already), with no lock held. */
+  private async reconcile(row: OpenOutboxRow): Promise<keyof SweepResult> {
     const settle = async () => {
-      await settleRow(trx, row.id);
+      await settleRow(this.knex, row.id);
       return 'settled' as const;
     };
     const check = this.checks[row.queue] as ReconcileCheck | undefined;
     if (!check) return settle();
-    // A queue store that does not answer decides nothing: the error ends the sweep, rows untouched.
+    // A queue store that does not answer decides nothing: the error ends the sweep.
     const job = (await this.queues.findJob(row.queue, row.tenant_id, row.job_id)) as Job<JobPayloads[QueueName]> | undefined;
     const state = job ? await job.getState() : 'missing';
-    if (ALIVE.has(state)) {
-      await markRowChecked(trx, row.id);
-      return 'alive';
-    }
+    if (ALIVE.has(state)) return 'alive';
     if (!(await check.pending(row.payload))) return settle();
     if (state === 'failed' && job) {
       await check.markFailed(job);
@@ -89,11 +105,13 @@ export class Reconciler {
       return 'markedFailed';
     }
     // Missing (the store lost it), or completed without its work done (a store restored from an
-    // older copy): queued again under an id of its own.
+    // older copy): queued again under an id of its own, which the row names first. A job queued
+    // again is thus settled by its own id when it completes; a row whose job could not be queued
+    // names a job the store does not have, and is queued again (`-q<n+1>`) at its next look.
     const requeues = row.requeues + 1;
     const jobId = `${row.job_id.replace(/-q\d+$/, '')}-q${requeues}`;
+    await markRowRequeued(this.knex, row.id, jobId, requeues);
     await this.queues.add(row.queue, row.tenant_id, row.job_name, row.payload, jobId);
-    await markRowRequeued(trx, row.id, jobId, requeues);
     this.log.warn(
       { queue: row.queue, shard: this.queues.shardOf(row.queue, row.tenant_id), outboxId: row.id, lostJobId: row.job_id, jobId, state },
       'job queued again: the queue store no longer had it',
