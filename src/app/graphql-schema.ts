@@ -24,6 +24,8 @@ import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphq
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
 import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
 import { TaxTypeMutations, taxTypesQuery } from '../modules/tax-types/tax-types.graphql.js';
+import { currenciesQuery, priceLevelsQuery, regionsQuery } from '../modules/pricing/pricing.graphql.js';
+import { portalsQuery } from '../modules/portals/portals.graphql.js';
 import type { GraphQLContext } from '../kit/graphql/context.js';
 import { nodeQuery } from '../kit/graphql/node.js';
 import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/webhooks/webhooks.graphql.js';
@@ -95,6 +97,10 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       invoices: invoicesQuery,
       webhookTypes: webhookTypesQuery,
       webhooks: webhooksQuery,
+      priceLevels: priceLevelsQuery,
+      currencies: currenciesQuery,
+      regions: regionsQuery,
+      portals: portalsQuery,
     },
   });
   const mutation = new GraphQLObjectType<unknown, GraphQLContext>({

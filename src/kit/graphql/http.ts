@@ -26,6 +26,7 @@ import type { GraphQLContext } from './context.js';
 import { pageVariables, withPages } from './cost.js';
 import { rollbackCause, rolledBackError, type RollbackCause } from './mutation-answer.js';
 import { createQueryCache, type QueryCache } from './query-cache.js';
+import { intStringsAsInts } from './int-variables.js';
 
 /**
  * GraphQL over HTTP for Lectern's GraphQL endpoints (the Core API at `/graphql`, the WebLink
@@ -261,14 +262,32 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
     return getOperationAST(document, params.operationName ?? undefined)?.operation !== 'mutation';
   }
 
+  /**
+   * The parameters with numeric strings of `Int` variables read as numbers (int-variables.ts),
+   * before the cost limit reads page sizes from them and the request runs; on both APIs, which
+   * read requests one way. A document that does not parse is left for helix to refuse.
+   */
+  function withIntVariables(params: GraphQLParameters): GraphQLParameters {
+    if (!params.variables || typeof params.query !== 'string') return params;
+    let document: DocumentNode;
+    try {
+      document = cache.parse(params.query);
+    } catch {
+      return params;
+    }
+    const variables = intStringsAsInts(document, params.operationName, params.variables);
+    return variables === params.variables ? params : { ...params, variables };
+  }
+
   async function run(
     ctx: AppContext,
     media: Media,
     tenant: Tenant,
     makeContext: (db: Knex) => Promise<RequestContext>,
-    params: GraphQLParameters,
+    given: GraphQLParameters,
     opts: AnswerOptions,
   ) {
+    const params = withIntVariables(given);
     const readOnly = opts.readOnly ?? readsOnly(params);
     await withRequestDb(
       rt,

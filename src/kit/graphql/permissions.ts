@@ -15,6 +15,19 @@ export function requirePermission(ctx: GraphQLContext, permission: string): void
 }
 
 /**
+ * Refuses a caller whose role holds none of `permissions` (data that several entities show: the
+ * price levels and currencies of course templates', events' and learning paths' prices), naming
+ * them all; checked before anything is read.
+ */
+export function requireAnyPermission(ctx: GraphQLContext, permissions: readonly string[]): void {
+  if (permissions.some((p) => hasPermission(ctx.user.permissions, p))) return;
+  const names = permissions.length > 1 ? `${permissions.slice(0, -1).join(', ')} or ${permissions.at(-1)}` : permissions[0];
+  throw new GraphQLError(`You do not have permission to do this: your role lacks ${names}`, {
+    extensions: { code: 'FORBIDDEN', permission: permissions[0], permissions: [...permissions] },
+  });
+}
+
+/**
  * A field answering a record of another entity (an order line's event, an event's course
  * template), refused without that entity's VIEW permission as reaching it directly would be;
  * null when the parent refers to none.

@@ -51,3 +51,10 @@ export async function deletePortal(db: Db, domain: string, filter: { tenantId?: 
   const [deleted] = await q.delete().returning<PortalRow[]>('*');
   return deleted;
 }
+
+/** One instance's portals with these ids (a page's batch); another instance's are not among them. */
+export function tenantPortalsByIds(db: Db, tenantId: number, ids: readonly number[]): Promise<PortalRow[]> {
+  return db<PortalRow>(PORTALS)
+    .where({ tenant_id: tenantId })
+    .whereIn('id', ids as number[]);
+}

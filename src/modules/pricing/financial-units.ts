@@ -30,3 +30,13 @@ export function financialUnitOf(code: string): FinancialUnit {
   }
   return unit;
 }
+
+let known: readonly FinancialUnit[] | undefined;
+
+/** Every ISO 4217 currency the runtime knows, by code, with its English name and symbol. */
+export function knownCurrencies(): readonly FinancialUnit[] {
+  return (known ??= Intl.supportedValuesOf('currency')
+    .filter((code) => /^[A-Z]{3}$/.test(code))
+    .sort()
+    .map(financialUnitOf));
+}

@@ -3,10 +3,12 @@ import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
- * Public prices, their price levels and regions: the only file that names the `prices`,
- * `price_levels` and `regions` tables. A price is an amount in a currency at a price level
- * (every instance has "Normal", the one websites show), optionally for a region, on exactly one
- * course template, event or learning path.
+ * Public prices, their price levels, regions and the instance's currencies: the only file that
+ * names the `prices`, `price_levels`, `regions` and `currencies` tables. A price is an amount in a
+ * currency at a price level (every instance has "Normal", the one websites show), optionally for
+ * a region, on exactly one course template, event or learning path. A currency is the instance's
+ * once it has a `currencies` row (the first price in it adds one, active); the row says whether
+ * it is in use (`is_active`).
  *
  * @uses companies: a region is read with the name of the company that trades there, in one statement
  */
@@ -16,7 +18,20 @@ export class PriceLevel extends BaseModel {
 
   declare id: number;
   declare name: string;
+  /** What the level is for ("Charities and schools"); null: nothing said. */
+  declare description: string | null;
   declare created_on: string;
+}
+
+/** One of the instance's currencies (ISO 4217, upper case) and whether it is in use. */
+export class Currency extends BaseModel {
+  static override tableName = 'currencies';
+  static override get idColumn() {
+    return 'code';
+  }
+
+  declare code: string;
+  declare is_active: boolean;
 }
 
 export class Region extends BaseModel {
@@ -61,6 +76,7 @@ export class Price extends BaseModel {
 }
 
 export type PriceRow = ModelObject<Price>;
+export type CurrencyRow = ModelObject<Currency>;
 export type PriceLevelRow = ModelObject<PriceLevel>;
 export type RegionRow = ModelObject<Region>;
 
@@ -96,7 +112,11 @@ export async function insertRegion(
   return Region.query(db).insert(row).returning('*') as unknown as Promise<RegionRow>;
 }
 
-/** Sets one price of a record (one amount per level, currency and region): the amount replaces any there was. */
+/**
+ * Sets one price of a record (one amount per level, currency and region): the amount replaces any
+ * there was. A price in a currency the instance does not have yet makes it one of its currencies,
+ * active (in the same statement); one it has keeps its state (one made inactive stays so).
+ */
 export async function setPrice(
   db: Db,
   owner: PriceOwner,
@@ -104,11 +124,12 @@ export async function setPrice(
   price: Pick<PriceRow, 'price_level_id' | 'currency_code' | 'amount'> & { region_id?: number | null },
 ): Promise<PriceRow> {
   const { rows } = await db.raw<{ rows: PriceRow[] }>(
-    `insert into prices (${PRICE_OWNERS[owner]}, price_level_id, currency_code, region_id, amount) values (?, ?, ?, ?, ?)
+    `with currency as (insert into ${Currency.tableName} (code, is_active) values (?, true) on conflict (code) do nothing)
+     insert into prices (${PRICE_OWNERS[owner]}, price_level_id, currency_code, region_id, amount) values (?, ?, ?, ?, ?)
      on conflict (coalesce(course_template_id, 0), coalesce(event_id, 0), coalesce(learning_path_id, 0), price_level_id, currency_code, coalesce(region_id, 0))
      do update set amount = excluded.amount
      returning *`,
-    [ownerId, price.price_level_id, price.currency_code, price.region_id ?? null, price.amount],
+    [price.currency_code, ownerId, price.price_level_id, price.currency_code, price.region_id ?? null, price.amount],
   );
   return rows[0]!;
 }
@@ -135,8 +156,55 @@ export function namedPricesOf(db: Db, owner: PriceOwner, ownerIds: readonly numb
 }
 
 /** Adds a price level (an instance has `Normal` from the start). */
-export async function insertPriceLevel(db: Db, name: string): Promise<PriceLevelRow> {
-  return PriceLevel.query(db).insert({ name }).returning('*') as unknown as Promise<PriceLevelRow>;
+export async function insertPriceLevel(db: Db, name: string, description: string | null = null): Promise<PriceLevelRow> {
+  return PriceLevel.query(db).insert({ name, description }).returning('*') as unknown as Promise<PriceLevelRow>;
+}
+
+/** Sets whether one of the instance's currencies is in use, adding it when it is not one yet. */
+export async function setCurrencyActive(db: Db, code: string, isActive: boolean): Promise<void> {
+  await db(Currency.tableName).insert({ code, is_active: isActive }).onConflict('code').merge(['is_active']);
+}
+
+/** The instance's currencies (a small table: read whole). */
+export function currencyRows(db: Db): Promise<CurrencyRow[]> {
+  return db(Currency.tableName).orderBy('code').select<CurrencyRow[]>('code', 'is_active');
+}
+
+/** A currency as the currencies list shows it: `id` is its place in the list (the list's tie-breaker only). */
+export interface CurrencyListRow {
+  id: number;
+  code: string;
+  name: string;
+  is_active: boolean;
+}
+
+/**
+ * Every currency there is: `known` (ISO 4217 with English names), and any other the instance
+ * has a row for (its name its code); each active when the instance has it as active. One
+ * statement, for a list query to filter, order and page (it aliases it).
+ */
+export function currencyList(db: Db, known: readonly { code: string; name: string }[]): Knex.QueryBuilder {
+  const codes = known.map((k) => k.code);
+  return db
+    .from(
+      db.raw(
+        `(select u.code, u.name from unnest(?::text[], ?::text[]) as u(code, name)
+          union all select c.code, c.code from ${Currency.tableName} c where c.code <> all(?::text[])) as k`,
+        [codes, known.map((k) => k.name), codes],
+      ),
+    )
+    .leftJoin(`${Currency.tableName} as ic`, 'ic.code', 'k.code')
+    .select(
+      db.raw('(row_number() over (order by k.code))::int as id'),
+      'k.code',
+      'k.name',
+      db.raw('coalesce(ic.is_active, false) as is_active'),
+    );
+}
+
+/** Regions, each with the name of the company that trades there: for a list query to filter, order and page (it aliases it). */
+export function regionCards(db: Db): Knex.QueryBuilder {
+  return db(`${Region.tableName} as r`).leftJoin('companies as c', 'c.id', 'r.company_id').select('r.*', 'c.name as company_name');
 }
 
 /** The currency most of the instance's prices are in (ties: the first code alphabetically), if it has prices. */

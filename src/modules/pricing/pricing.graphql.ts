@@ -1,4 +1,5 @@
 import {
+  GraphQLBoolean,
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
@@ -15,17 +16,25 @@ import { badInput } from '../../kit/graphql/errors.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { addPrice } from './pricing.service.js';
-import { wholeConnection } from '../../kit/graphql/lists.js';
+import { listQuery, wholeConnection, type ListSpec } from '../../kit/graphql/lists.js';
 import { byId, byOwner } from '../../kit/graphql/loaders.js';
-import { refField, requirePermission } from '../../kit/graphql/permissions.js';
-import { financialUnitOf, type FinancialUnit as Unit } from './financial-units.js';
+import { NodeInterface, registerNode } from '../../kit/graphql/node.js';
+import { refField, requireAnyPermission, requirePermission } from '../../kit/graphql/permissions.js';
+import { financialUnitOf, knownCurrencies, type FinancialUnit as Unit } from './financial-units.js';
 import { taxTypeById } from '../tax-types/index.graphql.js';
 import type { TaxTypeRow } from '../tax-types/index.js';
 import {
+  Currency as CurrencyModel,
+  currencyList,
+  currencyRows,
+  PriceLevel as PriceLevelModel,
+  Region as RegionModel,
   priceLevelsByIds,
   priceOwnerId,
   pricesOf,
+  regionCards,
   regionsByIds,
+  type CurrencyListRow,
   type PriceLevelRow,
   type PriceOwner,
   type PriceRow,
@@ -39,7 +48,15 @@ import {
  * { id name } defaultTax { effectiveRate } } }`. Amounts are `Decimal`: exact, written as strings
  * (`"495.00"`). A record's prices are read with it (its view permission); a region's company and
  * tax are the CRM's and the tax types' records, read with COMPANY_VIEW and TAX_TYPE_VIEW.
+ *
+ * The reference data behind prices (real-clients.md section 5.D): `priceLevels`, `currencies`
+ * (every ISO 4217 currency, `isActive` when it is one of the instance's in use) and `regions`,
+ * so a client finds the ids `event.addPrices` and `courseTemplate.addPublicPrices` take. They are
+ * read by whoever reads prices: a role with COURSE_TEMPLATE_VIEW, EVENT_VIEW or LEARNING_PATH_VIEW.
  */
+
+/** Who may read price levels, currencies and regions: whoever reads some record's prices. */
+export const PRICE_READERS = ['COURSE_TEMPLATE_VIEW', 'EVENT_VIEW', 'LEARNING_PATH_VIEW'] as const;
 
 const DECIMAL = /^-?\d{1,15}(\.\d{1,10})?$/;
 
@@ -74,15 +91,35 @@ export const FinancialUnitInterface = new GraphQLInterfaceType({
   resolveType: () => 'Currency',
 });
 
+/** This request's instance currencies, code to whether each is in use (a small table: read once, whole). */
+const currencyStates = (ctx: GraphQLContext): Promise<Map<string, boolean>> =>
+  ctx.loader('Currency.states', (db) => {
+    let all: Promise<Map<string, boolean>> | undefined;
+    return () => (all ??= currencyRows(db).then((rows) => new Map(rows.map((r) => [r.code, r.is_active]))));
+  })();
+
+/** A currency as a price names it, or as the currencies list reads it (with whether it is active). */
+type CurrencySource = Pick<Unit, 'code' | 'name'> & { is_active?: boolean };
+
 /** A currency: id `Currency:<ISO code>` in base64 (`Q3VycmVuY3k6R0JQ` is GBP). */
-export const CurrencyObject = new GraphQLObjectType<Unit>({
+export const CurrencyObject = new GraphQLObjectType<CurrencySource, GraphQLContext>({
   name: 'Currency',
   interfaces: [FinancialUnitInterface],
   fields: {
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (u) => Buffer.from(`Currency:${u.code}`, 'utf8').toString('base64') },
+    id: {
+      type: new GraphQLNonNull(GraphQLID),
+      description: 'The `financialUnitId` that event.addPrices and courseTemplate.addPublicPrices take.',
+      resolve: (u) => Buffer.from(`Currency:${u.code}`, 'utf8').toString('base64'),
+    },
     name: { type: new GraphQLNonNull(GraphQLString), description: 'Its English name: "British Pound".' },
     code: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 4217: GBP.' },
-    symbol: { type: new GraphQLNonNull(GraphQLString), description: '£' },
+    symbol: { type: new GraphQLNonNull(GraphQLString), description: '£', resolve: (u) => financialUnitOf(u.code).symbol },
+    isActive: {
+      type: new GraphQLNonNull(GraphQLBoolean),
+      description:
+        "Whether it is one of the instance's currencies in use. The first price in a currency makes it one, active; a currency the instance has none of is not active.",
+      resolve: async (u, _a, ctx) => u.is_active ?? (await currencyStates(ctx)).get(u.code) ?? false,
+    },
   },
 });
 
@@ -96,10 +133,12 @@ export function currencyCodeOf(value: string): string | undefined {
 /** A price level (every instance has "Normal", the one websites show): id `PriceLevel:<n>`. */
 export const PriceLevelObject = new GraphQLObjectType<PriceLevelRow>({
   name: 'PriceLevel',
+  interfaces: [NodeInterface],
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (l) => toGlobalId('PriceLevel', l.id) },
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (l) => l.id },
     name: { type: new GraphQLNonNull(GraphQLString) },
+    description: { type: GraphQLString, description: 'What the level is for; null: nothing said.' },
   },
 });
 
@@ -126,6 +165,7 @@ const TaxObject = new GraphQLObjectType<TaxTypeRow>({
 /** Where a price applies: id `Region:<n>`. */
 export const RegionObject = new GraphQLObjectType<RegionCard, GraphQLContext>({
   name: 'Region',
+  interfaces: [NodeInterface],
   fields: {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (r) => toGlobalId('Region', r.id) },
     legacyId: { type: new GraphQLNonNull(GraphQLInt), resolve: (r) => r.id },
@@ -160,6 +200,96 @@ export const regionById = (ctx: GraphQLContext, id: number | null): Promise<Regi
         .loader('Region.byId', (db) => byId((ids) => regionsByIds(db, ids)))
         .load(id)
         .then((r) => r ?? null);
+
+registerNode('PriceLevel', { permission: PRICE_READERS, load: (ctx, id) => priceLevelById(ctx, id) });
+registerNode('Region', { permission: PRICE_READERS, load: async (ctx, id) => (await regionById(ctx, id)) ?? undefined });
+
+/** A list of reference data, read by {@link PRICE_READERS}: the check comes before the list reads anything. */
+function readByPriceReaders<Row extends { id: number }>(spec: Omit<ListSpec<Row>, 'permission'>) {
+  const list = listQuery<Row>({ ...spec, permission: null });
+  const resolve = list.resolve!;
+  return {
+    ...list,
+    resolve: (root: unknown, args: Record<string, unknown>, ctx: GraphQLContext, info: Parameters<typeof resolve>[3]) => {
+      requireAnyPermission(ctx, PRICE_READERS);
+      return resolve(root, args, ctx, info);
+    },
+  } satisfies typeof list;
+}
+
+/**
+ * `priceLevels`: the instance's price levels (Normal first), `{ edges { node { id name
+ * description } } }`; their ids are the `priceLevelId` prices take.
+ */
+export const priceLevelsQuery = readByPriceReaders<PriceLevelRow>({
+  typeName: 'PriceLevel',
+  table: PriceLevelModel.tableName,
+  node: () => PriceLevelObject,
+  defaultOrder: { field: 'id', direction: 'asc' },
+  description:
+    "The instance's price levels, in the order they were added (Normal first). Needs COURSE_TEMPLATE_VIEW, EVENT_VIEW or LEARNING_PATH_VIEW.",
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'PriceLevel', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+    description: { column: 'description', kind: 'text' },
+  },
+});
+
+/** Which of `values` (Currency ids or ISO codes) name a currency, as ISO codes. */
+const currencyCodesOf = (values: readonly unknown[]): string[] =>
+  values.flatMap((v) => {
+    const code = typeof v === 'string' ? currencyCodeOf(v) : undefined;
+    return code ? [code] : [];
+  });
+
+/**
+ * `currencies`: every currency there is (ISO 4217), each `isActive` when it is one of the
+ * instance's in use; `filters: [{field: isActive, operation: eq, value: "true"}]` lists the
+ * instance's. Their ids are the `financialUnitId` prices take.
+ */
+export const currenciesQuery = readByPriceReaders<CurrencyListRow>({
+  typeName: 'Currency',
+  table: CurrencyModel.tableName,
+  from: (db) => currencyList(db, knownCurrencies()),
+  node: () => CurrencyObject,
+  defaultOrder: { field: 'code', direction: 'asc' },
+  description:
+    "Currencies (ISO 4217), by code; isActive: the instance's in use. Needs COURSE_TEMPLATE_VIEW, EVENT_VIEW or LEARNING_PATH_VIEW.",
+  fields: {
+    id: {
+      column: 'code',
+      kind: 'text',
+      description: 'A Currency id (`Currency:GBP` in base64) or an ISO code.',
+      operations: ['eq', 'ne', 'in', 'notin'],
+      apply(q, _db, operation, value) {
+        const codes = currencyCodesOf(Array.isArray(value) ? value : [value]);
+        if (operation === 'eq' || operation === 'in') q.whereIn('t.code', codes);
+        else q.whereNotIn('t.code', codes);
+      },
+    },
+    code: { column: 'code', kind: 'text', orderable: true, normalize: (v) => v.toUpperCase() },
+    name: { column: 'name', kind: 'text', orderable: true },
+    isActive: { column: 'is_active', kind: 'bool', orderable: true, description: "'true': the instance's currencies in use." },
+  },
+});
+
+/**
+ * `regions`: where prices apply, by name; a region's id is the `regionId` that
+ * `courseTemplate.addPublicPrices` requires.
+ */
+export const regionsQuery = readByPriceReaders<RegionCard>({
+  typeName: 'Region',
+  table: RegionModel.tableName,
+  from: (db) => regionCards(db),
+  node: () => RegionObject,
+  defaultOrder: { field: 'name', direction: 'asc' },
+  description: 'Regions prices apply in, by name. Needs COURSE_TEMPLATE_VIEW, EVENT_VIEW or LEARNING_PATH_VIEW.',
+  fields: {
+    id: { column: 'id', kind: 'id', refType: 'Region', orderable: true },
+    code: { column: 'code', kind: 'text', orderable: true },
+    name: { column: 'name', kind: 'text', orderable: true },
+  },
+});
 
 /** One price: an amount in a currency at a price level, maybe for a region. Id `Price:<n>`. */
 export const PriceObject = new GraphQLObjectType<PriceRow, GraphQLContext>({

@@ -17,6 +17,8 @@ import { amountProblems, isCurrencyCode } from './pricing.rules.js';
  * level, currency and region: adding one that exists sets its amount), and a price's new amount.
  * Problems name the input fields `priceLevelId`, `financialUnitId`, `regionId`, `amount` and
  * `priceId`; a write with problems writes nothing. The caller checks that the record exists.
+ * A price in a currency the instance does not have yet makes it one of its currencies, active
+ * (`currencies` then lists it as such); one the instance has made inactive stays inactive.
  */
 
 export interface NewPrice {
