@@ -1,11 +1,12 @@
 import type { ModelObject } from 'objection';
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
- * CRM: a tenant's companies, contacts, campaigns and marketing activities. The only file that
- * names the `companies`, `contacts`, `campaigns` and `marketing_activities` tables (their REST
- * resources take the table from these models; the REST engine writes their rows). Every
+ * CRM: a tenant's companies, contacts, campaigns and marketing activities. The models of the
+ * `companies`, `contacts`, `campaigns` and `marketing_activities` tables (their REST resources
+ * take the table from these models; the REST engine writes their rows); accounts.data.ts reads
+ * and writes companies as GraphQL's accounts, with their addresses and merges. Every
  * function takes the transaction first. Dates are `YYYY-MM-DD` and timestamps without a time
  * zone `YYYY-MM-DDTHH:MM:SS` text (see platform/db/knex.ts); NUMERIC arrives as text.
  */
@@ -23,6 +24,12 @@ export class Company extends BaseModel {
   declare address_town: string | null;
   declare address_postcode: string | null;
   declare address_country_id: string | null;
+  /** The default postal address's region (a county, a state), province code and contact person (migration 018). */
+  declare address_region: string | null;
+  declare address_province_code: string | null;
+  declare address_contact_person: string | null;
+  /** A partner organisation (GraphQL `Account.isPartner`). */
+  declare is_partner: boolean;
   declare external_id: string | null;
   declare created_on: string;
 }
@@ -157,8 +164,41 @@ export class MarketingActivity extends BaseModel {
 /** The rows a foreign key of another table points at, for the REST engine's existence check (`marketing activity 7 does not exist`): all the access to the table it gives. */
 export const MARKETING_ACTIVITY_ROWS = { table: MarketingActivity.tableName, label: 'marketing activity' } as const;
 
-/** A contact as GraphQL shows it (who placed an order, who an invoice is for). */
-export type ContactCard = Pick<Contact, 'id' | 'first_name' | 'last_name' | 'email' | 'organisation' | 'company_id'>;
+/** A contact as GraphQL shows it (who placed an order, who an invoice is for, an instructor, a list's row). */
+export type ContactCard = Pick<
+  Contact,
+  | 'id'
+  | 'first_name'
+  | 'middle_name'
+  | 'last_name'
+  | 'email'
+  | 'organisation'
+  | 'company_id'
+  | 'is_admin'
+  | 'is_tutor'
+  | 'is_staff'
+  | 'created_on'
+>;
+
+/**
+ * SQL over a contact row `t` (in a list's statement): the name of its account (company), for the
+ * GraphQL contacts list's `accountName` filter.
+ */
+export const CONTACT_ACCOUNT_NAME_SQL = `(select c.name from ${Company.tableName} c where c.id = t.company_id)`;
+
+/**
+ * The staff roles a contact can hold, by name (compared without regard to case), as the flags of
+ * its row hold them: an Instructor teaches (`is_tutor`), an Administrator administers events
+ * (`is_admin` > 0). Any other name is a role no contact holds.
+ */
+const STAFF_ROLES: Readonly<Record<string, string>> = { instructor: 't.is_tutor', administrator: '(t.is_admin > 0)' };
+
+/** Keeps the contacts `t` of a list's statement that hold one of these staff roles (`holding`), or none of them. */
+export function whereStaffRoles(q: Knex.QueryBuilder, names: readonly string[], holding: boolean): void {
+  const held = names.map((n) => STAFF_ROLES[n.toLowerCase()]).filter((c) => c !== undefined);
+  const any = held.length ? `(${held.join(' or ')})` : 'false';
+  q.whereRaw(holding ? any : `not ${any}`);
+}
 
 /** The contacts with these ids, whole rows (contacts gone since are missing). */
 export function contactsByIds(db: Db, ids: readonly number[]): Promise<Contact[]> {

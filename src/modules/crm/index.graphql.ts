@@ -4,4 +4,5 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
+export { AccountObject, accountField, CountryObject } from './accounts.graphql.js';
 export { ContactObject, contactField } from './contacts.graphql.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 import { assertTenantSchema } from '../../platform/tenancy/slug.js';
 
@@ -132,6 +132,25 @@ export async function insertRole(db: Db, row: Pick<Role, 'name' | 'permissions'>
 
 export function listRoles(db: Db): Promise<Pick<Role, 'id' | 'name' | 'permissions'>[]> {
   return db(Role.tableName).orderBy('id').select('id', 'name', 'permissions');
+}
+
+/** A user as GraphQL's `users` shows it: who they are, never their password. */
+export type UserCard = Pick<User, 'id' | 'email' | 'contact_id' | 'is_active'>;
+
+const CARD = ['id', 'email', 'contact_id', 'is_active'] as const;
+
+/** Users by id (a page's batch; those gone are missing). */
+export function userCardsByIds(db: Db, ids: readonly number[]): Promise<UserCard[]> {
+  return db(User.tableName)
+    .whereIn('id', ids as number[])
+    .select(...CARD);
+}
+
+/** The active users, as the rows of a list's statement (its filters and page apply to them): no password hash is read. */
+export function activeUserCards(db: Db): Knex.QueryBuilder {
+  return db(User.tableName)
+    .where({ is_active: true })
+    .select(...CARD);
 }
 
 /** The id of the user of this contact, or null when the contact has none (a named delegate's answer carries it). */
