@@ -20,6 +20,9 @@ import { SessionMutations } from '../modules/events/session-mutations.graphql.js
 import { VenueMutations, venuesQuery } from '../modules/venues/venues.graphql.js';
 import { documentsQuery, downloadDocumentQuery } from '../modules/documents/documents.graphql.js';
 import { LearnerObject } from '../modules/delegates/index.graphql.js';
+import { AccountMutations, accountsQuery, countriesQuery } from '../modules/crm/accounts.graphql.js';
+import { contactsQuery } from '../modules/crm/contacts-list.graphql.js';
+import { usersQuery } from '../modules/users/users.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
 import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
@@ -97,6 +100,10 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       invoices: invoicesQuery,
       webhookTypes: webhookTypesQuery,
       webhooks: webhooksQuery,
+      contacts: contactsQuery,
+      accounts: accountsQuery,
+      countries: countriesQuery,
+      users: usersQuery,
       priceLevels: priceLevelsQuery,
       currencies: currenciesQuery,
       regions: regionsQuery,
@@ -120,6 +127,7 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       session: group(SessionMutations, "Change and delete events' sessions (EVENT_EDIT)."),
       taxType: group(TaxTypeMutations, 'Tax types of events (TAX_TYPE_EDIT).'),
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
+      account: group(AccountMutations, 'Accounts (companies): create, update, merge (COMPANY_EDIT).'),
       webhooks: group(
         webhookMutations({ secretOverlapMs: opts.webhookSecretOverlapMs }),
         'Webhooks: callbacks told of changes (WEBHOOKS_EDIT).',
