@@ -25,7 +25,12 @@ const ids: Record<string, string> = {};
 let other: Tenant;
 let otherAdmin: string;
 
-const legacy = (id: string) => Number(Buffer.from(id, 'base64').toString().split(':')[1]);
+const legacy = (id: string | undefined) =>
+  Number(
+    Buffer.from(id ?? '', 'base64')
+      .toString()
+      .split(':')[1],
+  );
 
 test.serial.before(async () => {
   f = await graphqlFixture('sess');
@@ -106,9 +111,10 @@ const SESSION_TREE = `id legacyId title start end lifecycleState timeZonedStart 
     resourceBookings { edges { node { id start end resource { id name } } } }`;
 const READ_SESSIONS = `query ($id: ID!) { node(id: $id) { ... on Event { sessions { edges { node { ${SESSION_TREE} } }
   pageInfo { totalRecords hasPreviousPage hasNextPage startCursor endCursor } } } } }`;
-const sessionsOf = async (eventId: string, token = f.admin) => (await f.data(token, READ_SESSIONS, { id: eventId })).node.sessions;
+const sessionsOf = async (eventId: string | undefined, token = f.admin) =>
+  (await f.data(token, READ_SESSIONS, { id: eventId })).node.sessions;
 const READ_SESSION = `query ($id: ID!) { node(id: $id) { __typename ... on Session { ${SESSION_TREE} } } }`;
-const readSession = async (id: string) => (await f.data(f.admin, READ_SESSION, { id })).node;
+const readSession = async (id: string | undefined) => (await f.data(f.admin, READ_SESSION, { id })).node;
 
 async function blended(over: Record<string, unknown> = {}) {
   const res = (await f.data(f.admin, CREATE_BLENDED, blendedVars(over))).event.createBlended;
@@ -437,6 +443,37 @@ test.serial('when sessions are deleted, then all named go or none does', async (
     [b],
   );
   t.is((await f.data(f.admin, READ_SESSION, { id: a })).node, null);
+});
+
+test.serial('when a page of events reads its sessions and what they name, then the statements do not grow with the page', async (t) => {
+  await f.ctx.rt.changes.ensureStarted();
+  const statementsFor = async (first: number) => {
+    const sql: string[] = [];
+    const listen = (q: { sql: string }) => sql.push(q.sql);
+    f.ctx.rt.knex.on('query', listen);
+    try {
+      const d = await f.data(
+        f.admin,
+        `query ($first: Int) { events(first: $first, filters: [{field: title, operation: ne, value: "Long course"}]) { edges { node { id
+          sessions { edges { node { id title start timeZonedStart event { id title } venue { id name } location { id name } customFieldValues { definitionKey value } } } pageInfo { totalRecords } } } } } }`,
+        { first },
+      );
+      return {
+        count: sql.length,
+        edges: d.events.edges.length,
+        sessions: d.events.edges.flatMap((e: { node: { sessions: { edges: unknown[] } } }) => e.node.sessions.edges).length,
+        sql,
+      };
+    } finally {
+      f.ctx.rt.knex.off('query', listen);
+    }
+  };
+  await statementsFor(2);
+  const small = await statementsFor(2);
+  const large = await statementsFor(6);
+  t.is(large.edges, 6);
+  t.true(large.sessions > small.sessions);
+  t.is(large.count, small.count, `${small.sql.join('\n')}\n--\n${large.sql.join('\n')}`);
 });
 
 test.serial("when another instance's session or venue ids are sent, then they name nothing here", async (t) => {
