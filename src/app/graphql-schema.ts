@@ -23,6 +23,8 @@ import { LearnerObject } from '../modules/delegates/index.graphql.js';
 import { AccountMutations, accountsQuery, countriesQuery } from '../modules/crm/accounts.graphql.js';
 import { contactsQuery } from '../modules/crm/contacts-list.graphql.js';
 import { usersQuery } from '../modules/users/users.graphql.js';
+import { contactLearnersField, eventLearnersField, learnersQuery } from '../modules/delegates/learners.graphql.js';
+import { LearnerMutations, registerContactsField } from '../modules/delegates/learner-mutations.graphql.js';
 import { LocaleMutations, localesQuery } from '../modules/locales/locales.graphql.js';
 import { LocationMutations, locationsQuery } from '../modules/locations/locations.graphql.js';
 import { invoicesQuery, OpportunityMutations, opportunitiesQuery } from '../modules/orders/orders.graphql.js';
@@ -31,6 +33,7 @@ import { currenciesQuery, priceLevelsQuery, regionsQuery } from '../modules/pric
 import { portalsQuery } from '../modules/portals/portals.graphql.js';
 import type { GraphQLContext } from '../kit/graphql/context.js';
 import { nodeQuery } from '../kit/graphql/node.js';
+import { extendObject } from '../kit/graphql/extensions.js';
 import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/webhooks/webhooks.graphql.js';
 
 /**
@@ -39,6 +42,11 @@ import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/w
  * under an entity field answering the object and FieldErrors. `schema.graphql` at the
  * project root is this schema's SDL (`npm run schema` writes it; a test fails when it is stale).
  */
+
+// Learners on contacts and events, and registering contacts: the delegates module's fields on others' types.
+extendObject('Contact', { learners: contactLearnersField });
+extendObject('Event', { learners: eventLearnersField });
+extendObject('EventMutations', { registerContacts: registerContactsField });
 
 const inTurn = new WeakSet<GraphQLObjectType>();
 
@@ -104,6 +112,7 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       accounts: accountsQuery,
       countries: countriesQuery,
       users: usersQuery,
+      learners: learnersQuery,
       priceLevels: priceLevelsQuery,
       currencies: currenciesQuery,
       regions: regionsQuery,
@@ -128,6 +137,7 @@ export function buildSchema(opts: SchemaOptions = { webhookSecretOverlapMs: 86_4
       taxType: group(TaxTypeMutations, 'Tax types of events (TAX_TYPE_EDIT).'),
       opportunity: group(OpportunityMutations, 'Orders and other opportunities (OPPORTUNITY_EDIT).'),
       account: group(AccountMutations, 'Accounts (companies): create, update, merge (COMPANY_EDIT).'),
+      learner: group(LearnerMutations, 'Learners: reactivate one, record attendance (DELEGATE_EDIT).'),
       webhooks: group(
         webhookMutations({ secretOverlapMs: opts.webhookSecretOverlapMs }),
         'Webhooks: callbacks told of changes (WEBHOOKS_EDIT).',

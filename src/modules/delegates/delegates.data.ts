@@ -28,7 +28,10 @@ export class Delegate extends BaseModel {
   declare passed: boolean | null;
   /** Places held by an unnamed row (contact_id null); null on a named row. */
   declare num_places: number | null;
+  /** When the learner's access ends (LMS events); null: it does not. UTC, no zone. */
+  declare expires_at: string | null;
   declare created_on: string;
+  declare updated_on: string;
 
   declare scores?: DelegateScore[];
   declare event?: Event;

@@ -1,16 +1,15 @@
 import DataLoader from 'dataloader';
-import { GraphQLEnumType, GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import { GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { byId } from '../../kit/graphql/loaders.js';
-import { NodeInterface, nodeFields, registerNode } from '../../kit/graphql/node.js';
 import { refField } from '../../kit/graphql/permissions.js';
 import { contactField } from '../crm/index.graphql.js';
 import { EventObject, eventById } from '../events/index.graphql.js';
-import { delegatesOfRegistrations, learnersByIds, type DelegateRow } from './delegates.data.js';
+import { delegatesOfRegistrations, type DelegateRow } from './delegates.data.js';
 
 /**
  * Delegates in GraphQL: for now the delegates a registration made (`Registration.delegates`,
- * see orders.graphql.ts). A named row has a contact; an unnamed one holds `numPlaces`.
+ * see orders.graphql.ts). A named row has a contact; an unnamed one holds `numPlaces`. A named
+ * row is also a Learner (learners.graphql.ts).
  */
 export const DelegateObject = new GraphQLObjectType<DelegateRow, GraphQLContext>({
   name: 'Delegate',
@@ -39,40 +38,3 @@ export const delegatesOfRegistration = (ctx: GraphQLContext, registrationId: num
         }),
     )
     .load(registrationId);
-
-/** Reading a learner: the delegates' view permission (REST `event/delegates` reads need it too). */
-const VIEW = 'DELEGATE_VIEW';
-
-/** This request's learner with this id (a named delegate row), or undefined; a page's learners in one statement. */
-export const learnerById = (ctx: GraphQLContext, id: number): Promise<DelegateRow | undefined> =>
-  ctx.loader('Learner.byId', (db) => byId((ids) => learnersByIds(db, ids))).load(id);
-
-/** Where a learner stands: `cancelled` once the place is cancelled (`cancelled_date` set), else `active`. */
-export const LearnerLifecycleStateEnum = new GraphQLEnumType({
-  name: 'LearnerLifecycleState',
-  description: 'active, or cancelled once the place is cancelled.',
-  values: { active: { value: 'active' }, cancelled: { value: 'cancelled' } },
-});
-
-/**
- * A learner: a contact's place on an event (a named delegate row; the rows of places bought
- * without names are not learners), id `Learner:<delegate id>`. What webhooks' stored queries
- * read of one (Learner Created / Cancelled: `node(id) { ... on Learner { lifecycleState contact
- * event } }`); the rest of it (attendance) comes with the `learners` list.
- */
-export const LearnerObject = new GraphQLObjectType<DelegateRow, GraphQLContext>({
-  name: 'Learner',
-  description: "A contact's place on an event (a named delegate).",
-  interfaces: [NodeInterface],
-  fields: () => ({
-    ...nodeFields('Learner'),
-    lifecycleState: {
-      type: new GraphQLNonNull(LearnerLifecycleStateEnum),
-      resolve: (d) => (d.cancelled_date === null ? 'active' : 'cancelled'),
-    },
-    contact: contactField<DelegateRow>((d) => d.contact_id, 'The person who holds the place (CONTACT_VIEW).'),
-    event: refField<DelegateRow>(EventObject, 'EVENT_VIEW', (d) => d.event_id, eventById, 'The event the place is on (EVENT_VIEW).'),
-  }),
-});
-
-registerNode('Learner', { permission: VIEW, load: (ctx, id) => learnerById(ctx, id) });

@@ -4,4 +4,5 @@
  * here: the app wires those (`src/app/`). `npm run lint` refuses an import of any other file of a
  * module from outside it.
  */
-export { DelegateObject, delegatesOfRegistration, LearnerObject, learnerById, LearnerLifecycleStateEnum } from './delegates.graphql.js';
+export { DelegateObject, delegatesOfRegistration } from './delegates.graphql.js';
+export { LearnerObject, learnerById, LearnerLifecycleStateEnum } from './learners.graphql.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { AppError, NotFoundError } from '../../platform/errors.js';
-import { placesBooked, lockEventsForCapacity } from '../events/index.js';
+import { holdPlaces } from '../delegates/index.js';
 import { centsToDecimal } from './money.js';
 import {
   insertInvoice,
@@ -11,7 +11,7 @@ import {
   opportunityState,
   setOrderState,
 } from './order-steps.data.js';
-import { delegatesOf, draftInvoice, overbooked, placesWanted, type EventLine } from './orders.rules.js';
+import { delegatesOf, draftInvoice, placesWanted, type EventLine } from './orders.rules.js';
 
 /**
  * The worker's two steps for an order, each one transaction that starts by locking the
@@ -53,13 +53,9 @@ export async function registerOrder(db: Db, orderId: number): Promise<StepOutcom
   return { done: invoiceDue ? 'registered' : 'completed' };
 }
 
-/** Locks the order's events (in id order, so concurrent orders cannot deadlock) and counts places. */
+/** Holds the order's places (the delegates module's holdPlaces: the capacity decision every path that holds places makes). */
 async function checkCapacity(db: Db, lines: EventLine[]): Promise<void> {
-  const wanted = placesWanted(lines);
-  const ids = [...wanted.keys()].sort((a, b) => a - b);
-  const events = await lockEventsForCapacity(db, ids);
-  const booked = await placesBooked(db, ids);
-  const full = overbooked(events, booked, wanted);
+  const full = await holdPlaces(db, placesWanted(lines));
   if (full)
     throw new AppError(409, 'event_full', `Event ${full.id} (${full.title}) has ${full.left} place(s) left; the order needs ${full.need}`);
 }
