@@ -17,6 +17,7 @@ import * as m015 from './015_identity_changes.js';
 import * as m016 from './016_identity_generation.js';
 import * as m017 from './017_webhooks.js';
 import * as m018 from './018_people_schedule.js';
+import * as m020 from './020_staff.js';
 import * as m022 from './022_learners.js';
 
 /** Tenant migrations, in order; each runs once per tenant schema. A test checks this list is complete. */
@@ -39,5 +40,6 @@ export const tenantMigrations: readonly SchemaMigration[] = [
   m016,
   m017,
   m018,
+  m020,
   m022,
 ];

@@ -35,6 +35,14 @@ import type { GraphQLContext } from '../kit/graphql/context.js';
 import { nodeQuery } from '../kit/graphql/node.js';
 import { extendObject } from '../kit/graphql/extensions.js';
 import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/webhooks/webhooks.graphql.js';
+import { EventObject, eventById, SessionObject, sessionById } from '../modules/events/index.graphql.js';
+import {
+  eventStaffField,
+  eventStaffMutations,
+  sessionStaffField,
+  sessionStaffMutations,
+  staffEventField,
+} from '../modules/staff/staff.graphql.js';
 
 /**
  * The Core GraphQL schema, assembled from the modules. Conventions (api-conventions.md): Node
@@ -47,6 +55,12 @@ import { webhookMutations, webhooksQuery, webhookTypesQuery } from '../modules/w
 extendObject('Contact', { learners: contactLearnersField });
 extendObject('Event', { learners: eventLearnersField });
 extendObject('EventMutations', { registerContacts: registerContactsField });
+// Event staff: the staff module's fields on events (it is handed the events module's Event, which it does not import).
+extendObject('Event', { staff: eventStaffField });
+extendObject('EventMutations', eventStaffMutations({ EventObject, eventById }));
+extendObject('Staff', { event: staffEventField({ EventObject, eventById }) });
+extendObject('Session', { staff: sessionStaffField });
+extendObject('SessionMutations', sessionStaffMutations({ SessionObject, sessionById }));
 
 const inTurn = new WeakSet<GraphQLObjectType>();
 
