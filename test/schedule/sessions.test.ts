@@ -59,18 +59,37 @@ test.serial.before(async () => {
   );
   hall = venues.a.create.venue.id;
   annex = venues.b.create.venue.id;
-  await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
-    // The custom-fields API does not define fields of sessions yet (its kinds are templates, paths and events): one made as the table allows.
-    const [row] = await db('custom_field_definitions')
-      .insert({ key: 'exam_room', label: 'Exam room', type: 'text', applies_to: 'session' })
-      .returning('id');
-    roomDef = toGlobalId('CustomFieldDefinition', (row as { id: number }).id);
-    await db('custom_field_definitions').insert({ key: 'sitting', label: 'Sitting', type: 'text', applies_to: 'event' });
-  });
+  // A custom field of sessions, made as an integrator makes one (customFieldTemplate(type: Session) lists it).
+  const defs = await f.data(
+    f.admin,
+    `mutation {
+      r: customFieldDefinition { create(input: {key: "exam_room", label: "Exam room", type: TEXT, appliesTo: SESSION}) { customFieldDefinition { id appliesTo } errors { label message } } }
+      s: customFieldDefinition { create(input: {key: "sitting", label: "Sitting", type: TEXT, appliesTo: EVENT}) { customFieldDefinition { id } errors { label message } } }
+    }`,
+  );
+  if (defs.r.create.errors.length || defs.s.create.errors.length) throw new Error(JSON.stringify(defs));
+  roomDef = defs.r.create.customFieldDefinition.id;
   other = await f.ctx.freshTenant('sessb');
   otherAdmin = await f.tokenFor(other, 'admin');
 });
 test.after.always(async () => f?.close());
+
+test.serial(
+  'when custom fields are defined for sessions, then customFieldTemplate(type: Session) lists them, and a translatable one is refused',
+  async (t) => {
+    const d = await f.data(
+      f.admin,
+      `mutation { customFieldDefinition { create(input: {key: "room_fr", label: "Salle", type: TEXT, appliesTo: SESSION, isTranslatable: true}) {
+      customFieldDefinition { id } errors { label message } } } }`,
+    );
+    t.is(d.customFieldDefinition.create.customFieldDefinition, null);
+    t.deepEqual(d.customFieldDefinition.create.errors, [
+      { label: 'isTranslatable', message: 'Session custom fields cannot be translatable' },
+    ]);
+    const template = await f.data(f.admin, `{ customFieldTemplate(type: Session) { customFieldDefinitions { key label } } }`);
+    t.deepEqual(template.customFieldTemplate.customFieldDefinitions, [{ key: 'exam_room', label: 'Exam room' }]);
+  },
+);
 
 /** acted's createBlended, with the sessions it reads back. */
 const CREATE_BLENDED = `mutation makeBlended($title: String!, $locationId: ID!, $venueId: ID, $eventType: EventType!, $taxType: ID!, $courseTemplateId: ID!,

@@ -2,7 +2,7 @@ import type { ModelObject } from 'objection';
 import type { Db } from '../../platform/db/knex.js';
 import { utcNow } from '../../platform/db/sql.js';
 import { BaseModel } from '../../platform/db/model.js';
-import type { AppliesTo, CustomFieldType, DefinitionValues, ValueOwner } from './custom-fields.rules.js';
+import type { AppliesTo, CustomFieldType, DefinitionValues, ValueKind, ValueOwner } from './custom-fields.rules.js';
 
 /**
  * Custom fields: definitions, and their values on course templates, learning paths and events,
@@ -79,18 +79,22 @@ export class EventFieldValue extends FieldValueRecord {
   }
 }
 
-const VALUE_TABLES: Record<AppliesTo, { table: string; owner: string }> = {
+const VALUE_TABLES: Record<ValueKind, { table: string; owner: string }> = {
   course_template: { table: CourseTemplateFieldValue.tableName, owner: 'course_template_id' },
   learning_path: { table: LearningPathFieldValue.tableName, owner: 'learning_path_id' },
   event: { table: EventFieldValue.tableName, owner: 'event_id' },
 };
 
 /** The table of one kind of record's values and its owner column (for a face's per-request loader). */
-export function valueTableOf(kind: AppliesTo): { table: string; owner: string } {
+export function valueTableOf(kind: ValueKind): { table: string; owner: string } {
   return VALUE_TABLES[kind];
 }
 
-const kindOf = (owner: AppliesTo | ValueOwner): AppliesTo => (typeof owner === 'string' ? owner : owner.appliesTo);
+const kindOf = (owner: ValueKind | ValueOwner): ValueKind => {
+  const kind = typeof owner === 'string' ? owner : owner.appliesTo;
+  if (kind === 'session') throw new Error("a session's custom field values are the events module's (session_field_values)");
+  return kind;
+};
 
 // --- Definitions ----------------------------------------------------------------------------
 
@@ -136,13 +140,14 @@ export async function updateDefinition(db: Db, id: number, d: DefinitionValues):
 
 /** Whether any record has a translated value of the definition. */
 export async function hasTranslatedValues(db: Db, kind: AppliesTo, definitionId: number): Promise<boolean> {
+  if (kind === 'session') return false;
   return (await db(VALUE_TABLES[kind].table).where({ definition_id: definitionId }).whereNotNull('locale_id').first('id')) !== undefined;
 }
 
 // --- Values ---------------------------------------------------------------------------------
 
 /** The values of some records of one kind, every locale (each row with its owner column). */
-export function valuesOf(db: Db, kind: AppliesTo, ownerIds: number[]): Promise<FieldValueRow[]> {
+export function valuesOf(db: Db, kind: ValueKind, ownerIds: number[]): Promise<FieldValueRow[]> {
   const vt = VALUE_TABLES[kind];
   return db(vt.table).whereIn(vt.owner, ownerIds).orderBy('id');
 }
@@ -153,7 +158,7 @@ export function valuesOf(db: Db, kind: AppliesTo, ownerIds: number[]): Promise<F
  */
 export async function writeBaseValues(
   db: Db,
-  owner: AppliesTo | ValueOwner,
+  owner: ValueKind | ValueOwner,
   ownerId: number,
   values: { def: { id: number }; value: string | null }[],
 ): Promise<void> {
@@ -176,7 +181,7 @@ export async function writeBaseValues(
 /** Replaces one locale's translated values with `values` (translations replace, not patch). */
 export async function replaceTranslatedValues(
   db: Db,
-  owner: AppliesTo | ValueOwner,
+  owner: ValueKind | ValueOwner,
   ownerId: number,
   localeId: number,
   values: { def: { id: number }; value: string | null }[],
@@ -191,7 +196,7 @@ export async function replaceTranslatedValues(
   if (rows.length) await db(vt.table).insert(rows);
 }
 
-export async function deleteTranslatedValues(db: Db, owner: AppliesTo | ValueOwner, ownerId: number, localeId: number): Promise<void> {
+export async function deleteTranslatedValues(db: Db, owner: ValueKind | ValueOwner, ownerId: number, localeId: number): Promise<void> {
   const vt = VALUE_TABLES[kindOf(owner)];
   await db(vt.table)
     .where({ [vt.owner]: ownerId, locale_id: localeId })

@@ -241,7 +241,7 @@ const SUPPORTS_CUSTOM_FIELD: Record<string, AppliesTo | null> = {
   OpportunityEventInterestLearner: null,
   OpportunityPassInterestLearner: null,
   OpportunityPathInterestLearner: null,
-  Session: null,
+  Session: 'session',
   StockItem: null,
   TokenIssue: null,
 };
@@ -249,7 +249,7 @@ const SUPPORTS_CUSTOM_FIELD: Record<string, AppliesTo | null> = {
 export const SupportsCustomFieldEnum = new GraphQLEnumType({
   name: 'SupportsCustomField',
   description:
-    'A kind of record that may have custom fields. Lectern has them on CourseTemplate, Event and LearningPath; the others have none.',
+    'A kind of record that may have custom fields. Lectern has them on CourseTemplate, Event, LearningPath and Session; the others have none.',
   values: Object.fromEntries(
     Object.entries(SUPPORTS_CUSTOM_FIELD).map(([name, kind]) => [
       name,
@@ -283,7 +283,8 @@ const CustomFieldTemplateObject = new GraphQLObjectType<CustomFieldTemplateView,
 /** `customFieldTemplate(type:)`: the custom field definitions of one kind of record (CUSTOM_FIELD_VIEW). */
 export const customFieldTemplateQuery: GraphQLFieldConfig<unknown, GraphQLContext, { type: string }> = {
   type: new GraphQLNonNull(CustomFieldTemplateObject),
-  description: 'The custom fields of a kind of record (CourseTemplate, Event, LearningPath); an empty list for kinds Lectern has none on.',
+  description:
+    'The custom fields of a kind of record (CourseTemplate, Event, LearningPath, Session); an empty list for kinds Lectern has none on.',
   args: { type: { type: new GraphQLNonNull(SupportsCustomFieldEnum) } },
   async resolve(_root, { type }, ctx): Promise<CustomFieldTemplateView> {
     requirePermission(ctx, 'CUSTOM_FIELD_VIEW');

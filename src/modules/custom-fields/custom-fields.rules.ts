@@ -14,8 +14,13 @@ import { sanitizeRichText } from '../../platform/util/rich-text.js';
 export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'rich_text', 'number', 'date', 'boolean'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 export const TEXT_SHAPED: readonly CustomFieldType[] = ['text', 'textarea', 'rich_text'];
-export const APPLIES_TO = ['course_template', 'learning_path', 'event'] as const;
+export const APPLIES_TO = ['course_template', 'learning_path', 'event', 'session'] as const;
 export type AppliesTo = (typeof APPLIES_TO)[number];
+/**
+ * The kinds whose values live in this module's value tables (with translations). A session's values
+ * are the events module's (`session_field_values`: base values only, never translated).
+ */
+export type ValueKind = Exclude<AppliesTo, 'session'>;
 
 /** What the rules read of a definition. */
 export interface FieldDefinition {
@@ -54,6 +59,8 @@ export interface ValueOwner {
 export const COURSE_TEMPLATE_VALUES = { appliesTo: 'course_template', entityName: 'Course Template' } as const satisfies ValueOwner;
 export const LEARNING_PATH_VALUES = { appliesTo: 'learning_path', entityName: 'Learning Path' } as const satisfies ValueOwner;
 export const EVENT_VALUES = { appliesTo: 'event', entityName: 'Event' } as const satisfies ValueOwner;
+/** A session's values are checked here and stored by the events module (`session_field_values`). */
+export const SESSION_VALUES = { appliesTo: 'session', entityName: 'Session' } as const satisfies ValueOwner;
 
 const DEFAULT_MAX: Record<CustomFieldType, number> = { text: 255, textarea: 10000, rich_text: 100000, number: 40, date: 10, boolean: 5 };
 
@@ -227,43 +234,49 @@ export interface DefinitionValues {
 
 const keyFormat = /^[a-z][a-z0-9_]{0,62}$/;
 
-const definitionSchema = z.object({
-  key: z.string().regex(keyFormat, { message: 'must be 1-63 lowercase letters, digits or _, starting with a letter' }),
-  label: z
-    .string()
-    .trim()
-    .min(1, { message: 'must not be empty' })
-    .max(200, { message: 'must be at most 200 characters' })
-    .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }),
-  description: z
-    .string()
-    .max(2000, { message: 'must be at most 2000 characters' })
-    .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' })
-    .nullable()
-    .optional(),
-  type: z.enum(CUSTOM_FIELD_TYPES, { message: `must be one of ${CUSTOM_FIELD_TYPES.join(', ')}` }),
-  appliesTo: z.enum(APPLIES_TO, { message: `must be one of ${APPLIES_TO.join(', ')}` }),
-  isTranslatable: z.boolean().default(false),
-  maxLength: z.number().int().min(1).max(100000).nullable().optional(),
-  // RE2 syntax (no backreferences or lookaround): matching takes time linear in the value, so no
-  // pattern can stall the process however it is written.
-  pattern: z
-    .string()
-    .max(200)
-    .refine(
-      (p) => {
-        try {
-          RE2JS.compile(p);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { message: 'must be a valid RE2 regular expression (no backreferences or lookaround)' },
-    )
-    .nullable()
-    .optional(),
-});
+const definitionSchema = z
+  .object({
+    key: z.string().regex(keyFormat, { message: 'must be 1-63 lowercase letters, digits or _, starting with a letter' }),
+    label: z
+      .string()
+      .trim()
+      .min(1, { message: 'must not be empty' })
+      .max(200, { message: 'must be at most 200 characters' })
+      .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' }),
+    description: z
+      .string()
+      .max(2000, { message: 'must be at most 2000 characters' })
+      .refine((v) => !hasNul(v), { message: 'must not contain NUL characters' })
+      .nullable()
+      .optional(),
+    type: z.enum(CUSTOM_FIELD_TYPES, { message: `must be one of ${CUSTOM_FIELD_TYPES.join(', ')}` }),
+    appliesTo: z.enum(APPLIES_TO, { message: `must be one of ${APPLIES_TO.join(', ')}` }),
+    isTranslatable: z.boolean().default(false),
+    maxLength: z.number().int().min(1).max(100000).nullable().optional(),
+    // RE2 syntax (no backreferences or lookaround): matching takes time linear in the value, so no
+    // pattern can stall the process however it is written.
+    pattern: z
+      .string()
+      .max(200)
+      .refine(
+        (p) => {
+          try {
+            RE2JS.compile(p);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be a valid RE2 regular expression (no backreferences or lookaround)' },
+      )
+      .nullable()
+      .optional(),
+  })
+  .refine((d) => !(d.appliesTo === 'session' && d.isTranslatable), {
+    // Sessions keep base values only (their table has no locale): a translatable one could not be translated.
+    message: 'Session custom fields cannot be translatable',
+    path: ['isTranslatable'],
+  });
 
 /** The definition's problems (each naming the input field and carrying the value `echo` has for it), or the definition. */
 function parsedDefinition(candidate: DefinitionInput, echo: DefinitionInput): { problems: Problem[]; definition?: DefinitionValues } {

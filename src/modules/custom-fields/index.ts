@@ -20,6 +20,7 @@ export {
   checkTranslatedValues,
   COURSE_TEMPLATE_VALUES,
   EVENT_VALUES,
+  SESSION_VALUES,
   LEARNING_PATH_VALUES,
   type ResolvedValue,
   type ValueInput,

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
-import { checkBaseValues, type DefinitionRow, type ValueInput, type ValueOwner } from '../custom-fields/index.js';
+import { checkBaseValues, SESSION_VALUES, type DefinitionRow, type ValueInput } from '../custom-fields/index.js';
 import { databaseTimeZones, type EventRow } from './events.data.js';
 import {
   copySessions,
@@ -27,13 +27,6 @@ export type { SessionRow } from './sessions.data.js';
  * transaction that creates it (sessions.rules.ts says which), a duplicate's copies, and
  * `session { update delete }`. A rejected write answers problems and writes nothing.
  */
-
-/**
- * Custom fields of sessions: definitions whose applies_to is `session` (migration 018 allows it).
- * The custom-fields rules name the kinds they know in a closed type, which does not list sessions
- * yet; their checks compare the definition's applies_to with this owner's, whatever the kind.
- */
-export const SESSION_VALUES = { appliesTo: 'session', entityName: 'Session' } as unknown as ValueOwner;
 
 /** The most sessions one `session.delete` takes. */
 export const MAX_DELETED_SESSIONS = 500;
