@@ -256,3 +256,43 @@ test.serial(
     t.deepEqual(await rows(), before);
   },
 );
+
+test.serial(
+  'when a session is moved onto a time its instructor teaches another session, then session.update is refused naming the clash, and the session stays; a time that clashes with nothing is taken',
+  async (t) => {
+    await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      for (const [name, start, end] of [
+        ['mvA', '2027-08-02T09:00:00Z', '2027-08-02T10:00:00Z'],
+        ['mvB', '2027-08-02T11:00:00Z', '2027-08-02T12:00:00Z'],
+      ] as const) {
+        const [row] = await db('sessions')
+          .insert({ event_id: ids.notes, title: name, starts_at: start, ends_at: end, time_zone_name: 'Europe/London' })
+          .returning('id');
+        ids[name] = row.id;
+      }
+    });
+    t.deepEqual((await acted('cy', 'mvA', 'instructor')).errors, []);
+    t.deepEqual((await acted('cy', 'mvB', 'instructor')).errors, []);
+    const move = async (start: string, end: string) =>
+      (
+        await f.data(
+          f.admin,
+          `mutation ($id: ID!, $start: LocalDateTime!, $end: LocalDateTime!) { session { update(sessionId: $id, input: {start: $start, end: $end}) {
+            session { start end } errors { label message } } } }`,
+          { id: gid('Session', 'mvB'), start, end },
+        )
+      ).session.update;
+    // 10:30 to 11:00 in London (summer time) is 09:30 to 10:00 UTC: inside mvA.
+    const refused = await move('2027-08-02T10:30:00', '2027-08-02T11:00:00');
+    t.is(refused.session, null);
+    t.deepEqual(
+      refused.errors.map((e: { label: string }) => e.label),
+      ['start'],
+    );
+    t.regex(refused.errors[0].message, /Cy Tutor cannot teach session 'mvB'.*they teach session 'mvA'/);
+    const stored = await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('sessions').where({ id: ids.mvB }).first('starts_at'));
+    t.is(stored.starts_at.toISOString(), '2027-08-02T11:00:00.000Z');
+    const taken = await move('2027-08-02T12:00:00', '2027-08-02T13:00:00');
+    t.deepEqual(taken, { session: { start: '2027-08-02T11:00:00Z', end: '2027-08-02T12:00:00Z' }, errors: [] });
+  },
+);

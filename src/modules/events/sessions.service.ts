@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
+import { clashProblem, instructorClashes } from '../staff/index.js';
 import { checkBaseValues, SESSION_VALUES, type DefinitionRow, type ValueInput } from '../custom-fields/index.js';
 import { databaseTimeZones, type EventRow } from './events.data.js';
 import {
@@ -81,6 +82,18 @@ export async function updateSession(
   const values = checkBaseValues(definitions, SESSION_VALUES, input.customFieldValues ?? []);
   const problems = [...change.problems, ...values.problems];
   if (problems.length) return { session: null, problems };
+  // New times, or a session no longer cancelled, book its instructors anew: not at a time they teach elsewhere.
+  const { starts_at: startsAt, ends_at: endsAt, lifecycle_state: state } = change.columns;
+  const rebooks =
+    startsAt !== undefined ||
+    endsAt !== undefined ||
+    (before.lifecycle_state === 'cancelled' && state !== undefined && state !== 'cancelled');
+  if (rebooks) {
+    const clashes = await instructorClashes(db, [{ id, startsAt: startsAt ?? null, endsAt: endsAt ?? null }]);
+    const field = startsAt !== undefined ? 'start' : endsAt !== undefined ? 'end' : 'lifecycleState';
+    const given = field === 'start' ? input.start : field === 'end' ? input.end : input.lifecycleState;
+    if (clashes.length) return { session: null, problems: clashes.map((c) => clashProblem(field, given, c)) };
+  }
   const session = await updateSessionRow(db, id, change.columns);
   await writeSessionValues(db, id, values.values);
   return { session, problems: [] };
