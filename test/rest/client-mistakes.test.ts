@@ -173,6 +173,22 @@ const CASES: Case[] = [
     field: 'tax_type_id',
   },
   {
+    what: 'a venue that does not exist',
+    method: 'POST',
+    path: () => 'event/public_events',
+    body: () => ({ title: 't', venue_id: 999999 }),
+    status: 404,
+    field: 'venue_id',
+  },
+  {
+    what: 'a venue that does not exist on PUT',
+    method: 'PUT',
+    path: () => `event/public_events/${eventId}`,
+    body: () => ({ venue_id: 999999 }),
+    status: 400,
+    field: 'venue_id',
+  },
+  {
     what: 'a NUL in a name',
     method: 'POST',
     path: () => 'crm/marketing_activities',

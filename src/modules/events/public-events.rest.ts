@@ -16,6 +16,7 @@ import { placesBooked } from './events.data.js';
 import { namedPricesOf, type NamedPriceRow } from '../pricing/index.js';
 import { Event } from './events.data.js';
 import { EVENT_TITLE_MAX_LENGTH, EVENT_TYPES, eventSoldOut, eventTextProblems } from './events.rules.js';
+import { VENUE_ROWS } from '../venues/index.js';
 
 const idName = (id: unknown, name: unknown) => (id === null || id === undefined ? null : { id, name: name ?? null });
 
@@ -60,7 +61,7 @@ export const publicEventsResource = (embeds: { eventTemplates: Resource }): Reso
       account_id: { type: 'integer', column: 'account_id' },
       account: { type: 'object' },
       account_venue: { type: 'object' },
-      venue_id: { type: 'integer', column: 'venue_id' },
+      venue_id: { type: 'integer', column: 'venue_id', references: VENUE_ROWS },
       venue: { type: 'object' },
       location: { type: 'string', column: 'location' },
       tag_id: { type: 'integer', column: 'tag_id' },

@@ -20,6 +20,9 @@ export class Venue extends BaseModel {
   declare updated_on: string;
 }
 
+/** The rows a foreign key of another table points at, for the REST engine's existence check (`venue 7 does not exist`): all the access to the table it gives. */
+export const VENUE_ROWS = { table: Venue.tableName, label: 'venue' } as const;
+
 export type VenueRow = ModelObject<Venue>;
 
 /** The columns a write sets. */
