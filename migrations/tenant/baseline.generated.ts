@@ -2,7 +2,7 @@
 // after the migrations below, as pg_dump writes it; applyTenantMigrations makes new tenants
 // from it. test/tenancy/baseline.test.ts fails when it no longer matches the migrations.
 
-export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation","017_webhooks","018_people_schedule"];
+export const includes: readonly string[] = ["001_core","002_events_crm","003_event_delete_restrict","004_orders","005_translations","006_default_delivery_locale","007_event_delivery","008_event_references","009_catalogue","010_teaser_translations","011_event_core","012_course_template_core","013_reference_core","014_category_translations","015_identity_changes","016_identity_generation","017_webhooks","018_people_schedule","020_staff","022_learners"];
 
 export const sql = String.raw`CREATE FUNCTION __tenant_schema__.capture_webhook_event() RETURNS trigger
     LANGUAGE plpgsql
@@ -1391,12 +1391,14 @@ CREATE TRIGGER webhook_event_cancelled_update AFTER UPDATE ON __tenant_schema__.
 CREATE TRIGGER webhook_event_created_insert AFTER INSERT ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_created');
 CREATE TRIGGER webhook_event_deleted_delete AFTER DELETE ON __tenant_schema__.events FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_deleted');
 CREATE TRIGGER webhook_event_updated_event_field_values AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.event_field_values FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('event_updated', 'event_created', 'events', 'event_id');
+CREATE TRIGGER webhook_event_updated_event_staff AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.event_staff FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('event_updated', 'event_created', 'events', 'event_id');
 CREATE TRIGGER webhook_event_updated_prices AFTER INSERT OR DELETE OR UPDATE ON __tenant_schema__.prices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_parent_change('event_updated', 'event_created', 'events', 'event_id');
 CREATE TRIGGER webhook_event_updated_update AFTER UPDATE ON __tenant_schema__.events FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('event_updated', 'event_created');
 CREATE TRIGGER webhook_invoice_created_insert AFTER INSERT ON __tenant_schema__.invoices FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('invoice_created');
 CREATE TRIGGER webhook_learner_cancelled_delete AFTER DELETE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NOT NULL) AND (old.cancelled_date IS NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_cancelled');
 CREATE TRIGGER webhook_learner_cancelled_update AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.cancelled_date IS NULL) AND (new.cancelled_date IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_cancelled');
 CREATE TRIGGER webhook_learner_created_insert AFTER INSERT ON __tenant_schema__.delegates FOR EACH ROW WHEN ((new.contact_id IS NOT NULL)) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
+CREATE TRIGGER webhook_learner_created_reactivated AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.cancelled_date IS NOT NULL) AND (new.cancelled_date IS NULL) AND (new.contact_id IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
 CREATE TRIGGER webhook_learner_created_update AFTER UPDATE ON __tenant_schema__.delegates FOR EACH ROW WHEN (((old.contact_id IS NULL) AND (new.contact_id IS NOT NULL))) EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learner_created');
 CREATE TRIGGER webhook_learning_path_created_insert AFTER INSERT ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_created');
 CREATE TRIGGER webhook_learning_path_deleted_delete AFTER DELETE ON __tenant_schema__.learning_paths FOR EACH ROW EXECUTE FUNCTION __tenant_schema__.capture_webhook_event('learning_path_deleted');

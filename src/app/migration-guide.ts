@@ -33,9 +33,9 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
   {
     rest: 'GET /api/v2/crm/contacts[/:id]',
     operations: [
-      'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id contact { id legacyId firstName lastName email organisation } } } } }',
+      'query { contacts(filters: [{field: emailAddress, operation: eq, value: "ada@example.com"}], first: 50) { edges { node { id legacyId firstName lastName emailAddress isInstructor isStaff account { id legacyId name } } } pageInfo { hasNextPage endCursor } } }',
+      'query { node(id: "<Contact id>") { ... on Contact { id legacyId firstName lastName emailAddress } } }',
     ],
-    note: 'Only the contact who placed an order, on its opportunity: there is no contacts query yet.',
   },
   {
     rest: 'POST|PUT|DELETE /api/v2/crm/contacts[/:id]',
@@ -43,9 +43,25 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
     note: 'Core GraphQL cannot write contacts: keep using REST for them.',
   },
   {
-    rest: 'GET|POST|PUT|DELETE /api/v2/crm/companies[/:id]',
-    operations: [],
-    note: 'Core GraphQL has no companies (a contact gives only companyLegacyId, the REST id of its company).',
+    rest: 'GET /api/v2/crm/companies[/:id]',
+    operations: [
+      'query { accounts(filters: [{field: name, operation: like, value: "%Ltd%"}], first: 50) { edges { node { id legacyId name emailAddress website isPartner postalAddresses { usage lines town postcode country { code } } } } pageInfo { hasNextPage endCursor } } }',
+    ],
+    note: 'REST companies are GraphQL accounts (Account.legacyId is the REST id).',
+  },
+  {
+    rest: 'POST|PUT /api/v2/crm/companies[/:id]',
+    operations: [
+      'mutation { account { create(input: {name: "Acme Ltd", emailAddress: "office@acme.example"}) { account { id legacyId } errors { label message value } } } }',
+      'mutation { account { update(input: {accountId: "<Account id>", website: "https://acme.example", postalAddresses: [{usage: default, address: {lines: ["1 High Street"], town: "London", postcode: "EC1A 1BB", countryId: "Q291bnRyeTpHQg=="}}]}) { account { id } errors { label message value } } } }',
+    ],
+  },
+  {
+    rest: 'DELETE /api/v2/crm/companies/:id',
+    operations: [
+      'mutation { account { merge(input: {fromAccount: "<Account id>", toAccount: "<Account id>"}) { account { id name } errors { label message value } } } }',
+    ],
+    note: 'GraphQL does not delete accounts: merge a duplicate into the account that stays (its contacts, orders and invoices move with it).',
   },
   {
     rest: 'GET /api/v2/event/categories[/:id]',
@@ -113,14 +129,21 @@ const ENTRIES: Omit<MigrationEntry, 'graphql'>[] = [
   {
     rest: 'GET /api/v2/event/delegates[/:id]',
     operations: [
-      'query { opportunities(filters: [{field: id, operation: eq, value: "<Opportunity id>"}]) { edges { node { id registration { legacyId delegates { legacyId numPlaces event { id title } contact { id email } } } } } } }',
+      'query { learners(filters: [{field: eventId, operation: eq, value: "<Event id>"}, {field: lifecycleState, operation: eq, value: "active"}], first: 50) { edges { node { id legacyId lifecycleState contact { id emailAddress } event { id title } } } pageInfo { hasNextPage endCursor } } }',
     ],
-    note: 'Only the delegates an order registered, on its opportunity: there is no learners query yet.',
+    note: 'GraphQL learners are the named delegates; places bought without names are on their order (opportunities { registration { delegates } }).',
   },
   {
-    rest: 'POST|DELETE /api/v2/event/delegates[/:id]',
+    rest: 'POST /api/v2/event/delegates',
+    operations: [
+      'mutation { event { registerContacts(eventId: "<Event id>", input: {contacts: ["<Contact id>"]}) { event { id bookedPlaces remainingPlaces } errors { label message value } } } }',
+    ],
+    note: 'Unlike REST (which never refuses for capacity, as the contract says), registerContacts holds the event to its places.',
+  },
+  {
+    rest: 'DELETE /api/v2/event/delegates/:id',
     operations: [],
-    note: 'Core GraphQL cannot add or remove delegates: keep using REST (or place an order).',
+    note: 'Core GraphQL cannot cancel or remove a learner yet: keep using REST for it (learner { reactivate } brings a cancelled one back).',
   },
   {
     rest: 'POST /api/v2/event/delegates/:id/name',
