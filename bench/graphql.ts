@@ -17,7 +17,9 @@ import { StatementCounter } from './lib/statements.js';
  * hand-written SQL query (bench/lib/bare-graphql.ts), and PostGraphile 5 serving the same tenant
  * schema with its own generated schema and SQL (bench/lib/postgraphile.ts), side by side in
  * interleaved rounds. Targets: Lectern at least 0.5 of the bare handler's throughput, and at
- * least 1.5x PostGraphile's at an equal or lower p99.
+ * least 1.5x PostGraphile's at an equal or lower p99. Then the clients' people pages (a contacts
+ * page, an event page with sessions, staff and learners) against the bare handler answering each
+ * from one statement, with Lectern's statements per page counted for a small and a full page.
  */
 /**
  * The PHP SDK's course template page (its CourseTemplate::loadAll with its default fields: 25
@@ -38,6 +40,39 @@ const sdkQuery = (first: number) => `query ($order: CourseTemplateFieldGraphOrde
 }`;
 const SDK_PAGE = 25;
 const SDK_VARIABLES = { order: { field: 'name', direction: 'asc' }, filters: [] };
+
+/**
+ * The people pages the clients send (real-clients.md section 5.B and C), `first` as a variable:
+ * the contacts page of the WordPress and acted clients (each contact's account, and its active
+ * learners' events: wp's "my workshops"), and an event page with each event's sessions (with
+ * their venue), staff (with their contact) and learners (with their contact's e-mail address).
+ * Each costs the bare handler one statement (`x-bench-query: contacts` / `events`, the page size
+ * in `x-bench-first`).
+ */
+const PEOPLE = {
+  contacts: {
+    page: 25,
+    query: `query ($first: Int!, $status: String!) { contacts(first: $first) {
+  edges { node { id legacyId firstName lastName emailAddress isInstructor account { id name }
+    learners(filters: [{field: lifecycleState, operation: eq, value: $status}]) { edges { node { id event { id code title start } } } } } }
+  pageInfo { hasNextPage endCursor totalRecords } } }`,
+    variables: { status: 'active' },
+  },
+  events: {
+    page: 10,
+    query: `query ($first: Int) { events(first: $first) { edges { node { id title
+  sessions { edges { node { id title start end lifecycleState venue { id name } } } }
+  staff { edges { node { id staffType isPrimary contact { id firstName lastName } } } }
+  learners { edges { node { id lifecycleState contact { id emailAddress } } } } } } } }`,
+    variables: {},
+  },
+} as const;
+type PeoplePage = keyof typeof PEOPLE;
+const PEOPLE_PAGES = Object.keys(PEOPLE) as PeoplePage[];
+const peopleName = (page: PeoplePage) =>
+  page === 'contacts'
+    ? `contacts(first: ${PEOPLE.contacts.page}) with account and active learners' events`
+    : `events(first: ${PEOPLE.events.page}) with sessions, staff and learners`;
 
 const QUERY = `{ courseTemplates(first: 50) { edges { node { id title courseText1 locale { code }
   translations { locale { code } title courseText1 translatedFields customFieldValues { definitionKey value } }
@@ -66,12 +101,14 @@ export async function main(argv: string[]): Promise<void> {
     await createUser(trx, { email: 'bench@bench.test', password: 'bench-password-1', role: 'admin' });
     await seedTranslatedTemplates(trx, { count: 200, german: true });
     await withCatalogue(trx);
+    await withPeople(trx);
   });
   const creds = await createServiceClient(knex, tenant, { name: 'Bench', serviceUser: 'bench@bench.test' });
 
   // Statements per SDK page, counted on the same code in this process: the same for 2 as for 25;
   // and per page of the first query, to set beside PostGraphile's.
   const statements: Record<number, number> = {};
+  const peopleStatements: Partial<Record<PeoplePage, Record<number, number>>> = {};
   let lecternStatements: number;
   const counter = await StatementCounter.start(db.url);
   try {
@@ -84,6 +121,15 @@ export async function main(argv: string[]): Promise<void> {
         throw new Error(`SDK page (first: ${first}): ${answer.status} ${JSON.stringify(answer.json).slice(0, 1500)}`);
       statements[first] = n;
     }
+    // The people pages: a page of 2 and a full page, every record of the small one with something in each nested list.
+    for (const page of PEOPLE_PAGES) {
+      for (const first of [2, PEOPLE[page].page]) {
+        const { statements: n, answer } = await counter.count(() => peopleRequest(token, page, first));
+        const problem = peopleProblem(page, answer, first, first === 2);
+        if (problem) throw new Error(`${page} page (first: ${first}): ${problem}: ${JSON.stringify(answer.json).slice(0, 1500)}`);
+        (peopleStatements[page] ??= {})[first] = n;
+      }
+    }
   } finally {
     await counter.close();
   }
@@ -94,6 +140,7 @@ export async function main(argv: string[]): Promise<void> {
   const SDK = `SDK courseTemplates(first: ${SDK_PAGE})`;
   let main: Record<Servers, Outcome>;
   let sdkResults: Record<'lectern' | 'bare', Outcome>;
+  const peopleResults: Partial<Record<PeoplePage, Record<'lectern' | 'bare', Outcome>>> = {};
   let peakRss: number;
   let pglStatements: number;
   try {
@@ -124,9 +171,11 @@ export async function main(argv: string[]): Promise<void> {
     const pglRequest = () => ({ method: 'POST', path: '/graphql', host: 'localhost', headers, body: JSON.stringify({ query: PGL_QUERY }) });
     const sdk = () => sdkRequest(token, SDK_PAGE);
     // Lectern and the bare handler answer the same JSON (the bare handler's has no key order guarantee beyond the query's).
+    const people = (page: PeoplePage) => () => peopleRequest(token, page, PEOPLE[page].page);
     for (const [name, make] of [
       [MAIN, request],
       ['SDK courseTemplates page', sdk],
+      ...PEOPLE_PAGES.map((page) => [peopleName(page), people(page)] as const),
     ] as const) {
       const [a, b] = await Promise.all([lectern, bare].map((s) => requestJson(s.port, make())));
       if (JSON.stringify(a!.json) !== JSON.stringify(b!.json) || a!.status !== 200) {
@@ -167,6 +216,20 @@ export async function main(argv: string[]): Promise<void> {
     main = first.results;
     sdkResults = second.results;
     peakRss = Math.max(first.peakRssMb, second.peakRssMb);
+    for (const page of PEOPLE_PAGES) {
+      process.stderr.write(
+        `${peopleName(page)} (Lectern and bare): ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`,
+      );
+      const compared = await compareVariants(
+        [
+          { ...lectern, name: 'lectern' as const, next: people(page) },
+          { ...bare, name: 'bare' as const, next: people(page) },
+        ],
+        opts,
+      );
+      peopleResults[page] = compared.results;
+      peakRss = Math.max(peakRss, compared.peakRssMb);
+    }
   } finally {
     for (const s of servers) {
       if (s.name === 'lectern') await stopProcess(s.proc);
@@ -176,7 +239,17 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
 
-  const errors = [...Object.values(main), ...Object.values(sdkResults)].reduce((n, o) => n + o.errors, 0);
+  const people = peopleResults as Record<PeoplePage, Record<'lectern' | 'bare', Outcome>>;
+  const errors = [...Object.values(main), ...Object.values(sdkResults), ...PEOPLE_PAGES.flatMap((p) => Object.values(people[p]))].reduce(
+    (n, o) => n + o.errors,
+    0,
+  );
+  const peopleVsBare = Object.fromEntries(PEOPLE_PAGES.map((p) => [p, people[p].lectern.rps / people[p].bare.rps])) as Record<
+    PeoplePage,
+    number
+  >;
+  const flat = (counts: Record<number, number>) => new Set(Object.values(counts)).size === 1;
+  const peopleCounts = peopleStatements as Record<PeoplePage, Record<number, number>>;
   const vsBare = main.lectern.rps / main.bare.rps;
   const sdkVsBare = sdkResults.lectern.rps / sdkResults.bare.rps;
   const vsPgl = main.lectern.rps / main.postgraphile.rps;
@@ -187,6 +260,10 @@ export async function main(argv: string[]): Promise<void> {
     '|---|---|---|---|---|---|---|',
     `| \`${MAIN}\` | ${cell(main.lectern)} | ${cell(main.bare)} | ${cell(main.postgraphile)} | **${vsBare.toFixed(2)}** | **${vsPgl.toFixed(2)}** | ${main.lectern.p99ms.toFixed(1)} / ${main.postgraphile.p99ms.toFixed(1)} |`,
     `| SDK \`courseTemplates(first: ${SDK_PAGE})\` | ${cell(sdkResults.lectern)} | ${cell(sdkResults.bare)} | - | **${sdkVsBare.toFixed(2)}** | - | - |`,
+    ...PEOPLE_PAGES.map(
+      (p) =>
+        `| ${peopleName(p).replace(/^(\w+\(first: \d+\))/, '`$1`')} | ${cell(people[p].lectern)} | ${cell(people[p].bare)} | - | **${peopleVsBare[p].toFixed(2)}** | - | - |`,
+    ),
   ].join('\n');
   const lines = [
     '',
@@ -203,6 +280,13 @@ export async function main(argv: string[]): Promise<void> {
     `Lectern web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
     '',
     `SQL statements per SDK page (each one round trip: reads carry their settings, no transaction): ${statements[2]} for 2 templates, ${statements[SDK_PAGE]} for ${SDK_PAGE}: ${statements[2] === statements[SDK_PAGE] ? 'constant' : 'NOT constant: they grow with the page'}.`,
+    ...PEOPLE_PAGES.map(
+      (p) =>
+        `SQL statements per ${p} page: ${Object.entries(peopleCounts[p])
+          .map(([first, n]) => `${n} for ${first}`)
+          .join(', ')}: ${flat(peopleCounts[p]) ? 'constant' : 'NOT constant: they grow with the page'} (the bare handler: 1).`,
+    ),
+    `People pages (seeded: 200 contacts, 9 in 10 learners on one of 20 accounts, 50 events with 3 sessions, 2 staff and 10 learners each, one learner in 7 cancelled): Lectern / bare ${PEOPLE_PAGES.map((p) => `${p} ${peopleVsBare[p].toFixed(2)}`).join(', ')}.`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -212,10 +296,23 @@ export async function main(argv: string[]): Promise<void> {
       concurrency,
       seconds,
       rounds,
-      results: { [MAIN]: main, [SDK]: sdkResults },
-      ratios: { lecternVsBare: round(vsBare), sdkLecternVsBare: round(sdkVsBare), lecternVsPostgraphile: round(vsPgl) },
+      results: { [MAIN]: main, [SDK]: sdkResults, ...Object.fromEntries(PEOPLE_PAGES.map((p) => [peopleName(p), people[p]])) },
+      ratios: {
+        lecternVsBare: round(vsBare),
+        sdkLecternVsBare: round(sdkVsBare),
+        lecternVsPostgraphile: round(vsPgl),
+        contactsLecternVsBare: round(peopleVsBare.contacts),
+        eventsLecternVsBare: round(peopleVsBare.events),
+      },
       targets: { bare: vsBare >= 0.5, sdkBare: sdkVsBare >= 0.5, postgraphile: pglMet, postgraphileP99EqualOrLower: p99Met },
-      statements: { lecternSdkPage: statements, lecternPerRequest: lecternStatements, postgraphilePerRequest: pglStatements },
+      statements: {
+        lecternSdkPage: statements,
+        lecternPerRequest: lecternStatements,
+        postgraphilePerRequest: pglStatements,
+        lecternContactsPage: peopleCounts.contacts,
+        lecternEventsPage: peopleCounts.events,
+        peoplePagesFlat: PEOPLE_PAGES.every((p) => flat(peopleCounts[p])),
+      },
       postgraphileVersion: PGL_VERSION,
       peakRssMb: peakRss,
       errors,
@@ -362,6 +459,123 @@ const sdkRequest = (token: string, first: number) => ({
   headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'x-bench-query': 'sdk' },
   body: JSON.stringify({ query: sdkQuery(first), variables: SDK_VARIABLES }),
 });
+
+const peopleRequest = (token: string, page: PeoplePage, first: number) => ({
+  method: 'POST',
+  path: '/graphql',
+  host: 'localhost',
+  headers: {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    'x-forwarded-proto': 'https',
+    'x-bench-query': page,
+    'x-bench-first': String(first),
+  },
+  body: JSON.stringify({ query: PEOPLE[page].query, variables: { first, ...PEOPLE[page].variables } }),
+});
+
+type Edges<Node> = { edges: { node: Node }[] };
+type ContactNode = { account: unknown; learners: Edges<{ event: unknown }> };
+type EventNode = { sessions: Edges<{ venue: unknown }>; staff: Edges<{ contact: unknown }>; learners: Edges<{ contact: unknown }> };
+
+/**
+ * What is wrong with a people page's answer for the statement count, if anything: not a page of
+ * `first` records without errors, or (`full`: the small page) a record of it without something
+ * in every nested list (a list or reference left empty there would leave its statement out of
+ * the small page's count, and make the large one's look like growth).
+ */
+function peopleProblem(page: PeoplePage, answer: { status: number; json: unknown }, first: number, full: boolean): string | undefined {
+  const json = answer.json as { data?: Record<string, Edges<unknown>>; errors?: unknown };
+  const edges = json.data?.[page]?.edges;
+  if (answer.status !== 200 || json.errors || edges?.length !== first) return `${answer.status}, not a page of ${first} without errors`;
+  if (!full) return undefined;
+  const filled =
+    page === 'contacts'
+      ? (edges as { node: ContactNode }[]).every(
+          ({ node: c }) => c.account && c.learners.edges.length && c.learners.edges.every((l) => l.node.event),
+        )
+      : (edges as { node: EventNode }[]).every(
+          ({ node: e }) =>
+            e.sessions.edges.some((s) => s.node.venue) &&
+            e.staff.edges.length &&
+            e.staff.edges.every((s) => s.node.contact) &&
+            e.learners.edges.length &&
+            e.learners.edges.every((l) => l.node.contact),
+        );
+  return filled ? undefined : 'a record without something in each nested list';
+}
+
+/**
+ * The people the people pages read, inserted as rows: 20 accounts; 200 contacts (180 learners,
+ * 18 in 20 on an account; 10 instructors and 10 administrators, on none); 4 venues; 50 classroom
+ * events (Europe/London), each with 3 sessions (the last of every other one without a venue),
+ * an instructor (primary) and an administrator, and 10 learners (one in 7 cancelled), so each
+ * learner contact has two or three places.
+ */
+async function withPeople(trx: Knex): Promise<void> {
+  const accounts: { id: number }[] = await trx('companies')
+    .insert(Array.from({ length: 20 }, (_, i) => ({ name: `Account ${String(i).padStart(2, '0')} Ltd`, email: `office${i}@account.test` })))
+    .returning('id');
+  const contacts: { id: number }[] = await trx('contacts')
+    .insert(
+      Array.from({ length: 200 }, (_, i) => ({
+        first_name: i < 180 ? 'Learner' : i < 190 ? 'Instructor' : 'Administrator',
+        last_name: `Person ${i}`,
+        email: `person${i}@people.test`,
+        company_id: i < 180 && i % 10 !== 9 ? accounts[i % 20]!.id : null,
+        is_tutor: i >= 180 && i < 190,
+        is_staff: i >= 190,
+      })),
+    )
+    .returning('id');
+  const venues: { id: number }[] = await trx('venues')
+    .insert(Array.from({ length: 4 }, (_, i) => ({ name: `Venue ${i}`, description: `Room ${i}` })))
+    .returning('id');
+  const day = (i: number) => new Date(Date.UTC(2027, 2, 1 + i)).toISOString().slice(0, 10);
+  const events: { id: number }[] = await trx('events')
+    .insert(
+      Array.from({ length: 50 }, (_, i) => ({
+        code: `E${i}`,
+        title: `Event ${i}`,
+        classroom_start: `${day(i)} 09:00:00`,
+        classroom_end: `${day(i + 2)} 17:00:00`,
+        start_date: day(i),
+        end_date: day(i + 2),
+        time_zone_name: 'Europe/London',
+        lifecycle_state: 'published',
+        delegates_max: 20,
+      })),
+    )
+    .returning('id');
+  await trx('sessions').insert(
+    events.flatMap((e, i) =>
+      [0, 1, 2].map((k) => ({
+        event_id: e.id,
+        title: `Day ${k + 1}`,
+        starts_at: `${day(i + k)}T09:00:00Z`,
+        ends_at: `${day(i + k)}T17:00:00Z`,
+        time_zone_name: 'Europe/London',
+        lifecycle_state: k === 2 ? 'draft' : 'published',
+        venue_id: k === 2 && i % 2 ? null : venues[(i + k) % 4]!.id,
+      })),
+    ),
+  );
+  await trx('event_staff').insert(
+    events.flatMap((e, i) => [
+      { event_id: e.id, contact_id: contacts[180 + (i % 10)]!.id, staff_type: 'instructor', is_primary: true },
+      { event_id: e.id, contact_id: contacts[190 + (i % 10)]!.id, staff_type: 'administrator', is_primary: false },
+    ]),
+  );
+  await trx('delegates').insert(
+    events.flatMap((e, i) =>
+      Array.from({ length: 10 }, (_, k) => ({
+        event_id: e.id,
+        contact_id: contacts[(i * 10 + k) % 180]!.id,
+        cancelled_date: (i + k) % 7 === 0 ? '2027-01-15' : null,
+      })),
+    ),
+  );
+}
 
 /** What the SDK page shows of each template: published, a code, an image in a folder, a category, a Normal price in GBP. */
 async function withCatalogue(trx: Knex): Promise<void> {

@@ -5,7 +5,8 @@ import pg from 'pg';
 
 /**
  * The baseline of `npm run bench -- graphql`: a bare Koa handler answering the benchmark's
- * `courseTemplates(first: 50)` query (and, with `x-bench-query: sdk`, the PHP SDK's page) with the same JSON, read by one hand-written SQL query per
+ * `courseTemplates(first: 50)` query (and, with `x-bench-query: sdk`, the PHP SDK's page; with
+ * `contacts` or `events` and `x-bench-first: <page size>`, the clients' people pages) with the same JSON, read by one hand-written SQL query per
  * request (after the same bearer-token check), in a transaction with the tenant's search_path,
  * with none of Lectern's machinery: no GraphQL parsing, validation or resolvers, no loaders.
  */
@@ -78,6 +79,82 @@ from (
   from (select *, count(*) over () as total from course_templates order by title asc nulls last, id asc limit 25) t
 ) p`;
 
+/** A local date-time `local` of an event (its zone, else UTC) as the Core API's instant: `2027-03-10T09:00:00Z`. */
+const instant = (local: string, zone: string) =>
+  `to_char((${local} at time zone coalesce(${zone}, 'UTC')) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+/** Event.start: the earlier of its classroom and online starts, else its start date and time (events.rules.ts localPeriod). */
+const EVENT_START = instant(
+  `coalesce(least(e.classroom_start, e.lms_start), e.start_date + coalesce(e.start_time, time '00:00'))`,
+  'e.time_zone_name',
+);
+/** A timestamptz as the Core API's instant. */
+const utc = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+/** A page's endCursor: `cursor:<offset of its last record>`, base64. */
+const endCursor = (n: string) => `case when ${n} > 0 then encode(convert_to('cursor:' || (${n} - 1), 'UTF8'), 'base64') end`;
+/** Nested lists answer their default page: 20 records (kit/graphql/lists.ts DEFAULT_PAGE). */
+const NESTED_PAGE = 20;
+
+/**
+ * The contacts page the WordPress and acted clients read (real-clients.md section 5.B): `$1`
+ * contacts by id, each with its account and its active learners' events (learners by id, the
+ * nested default page), and the page's hasNextPage, endCursor and total.
+ */
+const CONTACTS_QUERY = `
+select json_build_object('data', json_build_object('contacts', json_build_object(
+  'edges', p.edges,
+  'pageInfo', json_build_object('hasNextPage', p.n < p.total, 'endCursor', ${endCursor('p.n')}, 'totalRecords', p.total)
+)))::text as body
+from (
+  select count(*)::int as n, coalesce(max(total), (select count(*) from contacts))::int as total,
+    coalesce(json_agg(json_build_object('node', json_build_object(
+      'id', ${gid('Contact', 'c.id')}, 'legacyId', c.id, 'firstName', c.first_name, 'lastName', c.last_name,
+      'emailAddress', c.email, 'isInstructor', c.is_tutor,
+      'account', (select json_build_object('id', ${gid('Account', 'a.id')}, 'name', a.name) from companies a where a.id = c.company_id),
+      'learners', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+          'id', ${gid('Learner', 'd.id')},
+          'event', (select json_build_object('id', ${gid('Event', 'e.id')}, 'code', e.code, 'title', e.title, 'start', ${EVENT_START})
+            from events e where e.id = d.event_id)
+        )) order by d.id)
+        from (select * from delegates d where d.contact_id = c.id and d.cancelled_date is null order by d.id limit ${NESTED_PAGE}) d), '[]'::json))
+    )) order by c.id), '[]'::json) as edges
+  from (select *, count(*) over () as total from contacts order by id limit $1) c
+) p`;
+
+/**
+ * The event page with its sessions (start order, with their venue), staff (in the order added,
+ * with their contact) and learners (by id, with their contact's e-mail address): `$1` events by
+ * id, each nested list its default page.
+ */
+const EVENTS_QUERY = `
+select json_build_object('data', json_build_object('events', json_build_object('edges', coalesce(json_agg(json_build_object('node', json_build_object(
+  'id', ${gid('Event', 'e.id')}, 'title', e.title,
+  'sessions', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+      'id', ${gid('Session', 's.id')}, 'title', s.title, 'start', ${utc('s.starts_at')}, 'end', ${utc('s.ends_at')},
+      'lifecycleState', s.lifecycle_state,
+      'venue', (select json_build_object('id', ${gid('Venue', 'v.id')}, 'name', v.name) from venues v where v.id = s.venue_id)
+    )) order by s.starts_at, s.id)
+    from (select * from sessions s where s.event_id = e.id order by s.starts_at, s.id limit ${NESTED_PAGE}) s), '[]'::json)),
+  'staff', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+      'id', ${gid('Staff', 'st.id')}, 'staffType', st.staff_type, 'isPrimary', st.is_primary,
+      'contact', (select json_build_object('id', ${gid('Contact', 'c.id')}, 'firstName', c.first_name, 'lastName', c.last_name) from contacts c where c.id = st.contact_id)
+    )) order by st.id)
+    from (select * from event_staff st where st.event_id = e.id order by st.id limit ${NESTED_PAGE}) st), '[]'::json)),
+  'learners', json_build_object('edges', coalesce((select json_agg(json_build_object('node', json_build_object(
+      'id', ${gid('Learner', 'd.id')}, 'lifecycleState', case when d.cancelled_date is null then 'active' else 'cancelled' end,
+      'contact', (select json_build_object('id', ${gid('Contact', 'c.id')}, 'emailAddress', c.email) from contacts c where c.id = d.contact_id)
+    )) order by d.id)
+    from (select * from delegates d where d.event_id = e.id and d.contact_id is not null order by d.id limit ${NESTED_PAGE}) d), '[]'::json))
+)) order by e.id), '[]'::json))))::text as body
+from (select * from events order by id limit $1) e`;
+
+/** The statement of each `x-bench-query` (none: the first query), and whether it takes the page size (`x-bench-first`) as `$1`. */
+const QUERIES: Record<string, { sql: string; paged?: boolean }> = {
+  '': { sql: QUERY },
+  sdk: { sql: SDK_QUERY },
+  contacts: { sql: CONTACTS_QUERY, paged: true },
+  events: { sql: EVENTS_QUERY, paged: true },
+};
+
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.path !== '/graphql' || ctx.method !== 'POST') return;
@@ -94,7 +171,9 @@ app.use(async (ctx) => {
       await c.query('commit');
       return;
     }
-    const { rows } = await c.query(ctx.get('x-bench-query') === 'sdk' ? SDK_QUERY : QUERY);
+    const query = QUERIES[ctx.get('x-bench-query')];
+    if (!query) throw new Error(`x-bench-query: no query ${ctx.get('x-bench-query')}`);
+    const { rows } = await c.query(query.sql, query.paged ? [Number(ctx.get('x-bench-first'))] : []);
     await c.query('commit');
     ctx.type = 'application/json';
     ctx.body = rows[0].body;
