@@ -22,7 +22,9 @@ import { DEFAULT_PAGE, MAX_PAGE } from './lists.js';
  * and the default page when it is left out or null. A list that takes
  * no `first` (a record's whole list: a path's objectives, a template's prices) counts once, as
  * clients read them whole; what such lists multiply is bounded when the request runs, by its
- * record budget (MAX_RECORDS_PER_REQUEST, spent by every list).
+ * record budget (MAX_RECORDS_PER_REQUEST, spent by every list). A list filtered in the query
+ * text on `{field: id, operation: eq}` answers at most one record (ids are unique): it counts as a
+ * page of one, whatever its `first`, so one event's 100-session pages cost what they read.
  */
 export function withPages(
   schema: GraphQLSchema,
@@ -43,8 +45,9 @@ export function withPages(
       Field(node: FieldNode) {
         if (!typeInfo.getFieldDef()?.args.some((a) => a.name === 'first')) return undefined;
         const given = node.arguments?.find((a) => a.name.value === 'first');
-        if (given?.value.kind === Kind.INT) return undefined;
-        const pages = given?.value.kind === Kind.VARIABLE ? pageOf(valueOf(given.value.name.value)) : DEFAULT_PAGE;
+        const one = oneById(node);
+        if (given?.value.kind === Kind.INT && !one) return undefined;
+        const pages = one ? 1 : given?.value.kind === Kind.VARIABLE ? pageOf(valueOf(given.value.name.value)) : DEFAULT_PAGE;
         const first: ArgumentNode = {
           kind: Kind.ARGUMENT,
           name: { kind: Kind.NAME, value: 'first' },
@@ -54,6 +57,21 @@ export function withPages(
       },
     }),
   );
+}
+
+/** Whether the list's `filters`, as written in the query, hold `{field: id, operation: eq}` (any value): at most one record. */
+function oneById(node: FieldNode): boolean {
+  const filters = node.arguments?.find((a) => a.name.value === 'filters')?.value;
+  if (!filters) return false;
+  const items = filters.kind === Kind.LIST ? filters.values : [filters];
+  return items.some((item) => {
+    if (item.kind !== Kind.OBJECT) return false;
+    const word = (name: string) => {
+      const v = item.fields.find((f) => f.name.value === name)?.value;
+      return v && (v.kind === Kind.ENUM || v.kind === Kind.STRING) ? v.value : undefined;
+    };
+    return word('field') === 'id' && word('operation') === 'eq';
+  });
 }
 
 /** The largest page any list takes (WebLink's categories); most take {@link MAX_PAGE}. */
