@@ -14,18 +14,36 @@ export function comparableLocal(value: string): string {
   return `${date}T${hm!.length === 5 ? `${hm}:00` : hm}.${fraction.padEnd(6, '0')}`;
 }
 
+/**
+ * One formatter per zone: making one costs about 15 times what formatting with it does (a page of
+ * 65 learners' event starts spent most of its CPU here). Zone names are spelled in any case, so
+ * the cache is bounded: when full it starts again.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 1000;
+
+function formatterOf(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
 /** Minutes `zone` is ahead of UTC at the instant `utcMs`. */
 export function offsetMinutes(utcMs: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(utcMs));
+  const parts = formatterOf(zone).formatToParts(new Date(utcMs));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const wall = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
