@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import { fieldErrors, payloadType } from '../../kit/graphql/common.js';
 import type { GraphQLContext } from '../../kit/graphql/context.js';
-import { toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
+import { badInput, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
 import { EventObject, eventById, sessionById } from '../events/index.graphql.js';
@@ -18,7 +18,7 @@ import { Decimal } from '../pricing/index.graphql.js';
 import type { DelegateRow } from './delegates.data.js';
 import { forgetLearners, LearnerObject } from './learners.graphql.js';
 import { reactivateLearner, recordAttendance, registerContacts } from './learners.service.js';
-import type { GivenId } from './registration.rules.js';
+import { MAX_ATTENDANCES_PER_CALL, type GivenId } from './registration.rules.js';
 
 /**
  * Learners' mutations: `learner { reactivate recordAttendances }` and `event { registerContacts }`
@@ -66,11 +66,13 @@ export const LearnerMutations = new GraphQLObjectType<unknown, GraphQLContext>({
     },
     recordAttendances: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearnerPayload))),
-      description:
-        'Records whether learners attended sessions of their events (again for a session replaces what was recorded). One payload per item, in the order given: each item stands alone (one refused writes nothing, the others are recorded). A single object is taken as a list of one.',
+      description: `Records whether learners attended sessions of their events (again for a session replaces what was recorded). One payload per item, in the order given: each item stands alone (one refused writes nothing, the others are recorded). A single object is taken as a list of one. At most ${MAX_ATTENDANCES_PER_CALL} items: more is refused whole, before anything is recorded.`,
       args: { input: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearnerAttendanceInput))) } },
       async resolve(_root, { input }: { input: AttendanceItem[] }, ctx): Promise<LearnerAnswer[]> {
         requirePermission(ctx, EDIT);
+        // Each item is a few statements of this request's transaction: a bounded number of them.
+        if (input.length > MAX_ATTENDANCES_PER_CALL)
+          throw badInput(`recordAttendances takes at most ${MAX_ATTENDANCES_PER_CALL} items (${input.length} given)`);
         const answers: LearnerAnswer[] = [];
         // One after another: a transaction is one connection, which runs one statement at a time.
         for (const item of input) {

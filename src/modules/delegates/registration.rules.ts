@@ -10,6 +10,8 @@ import { hasNul } from '../../platform/util/dates.js';
 
 /** Contacts one `registerContacts` call may place. */
 export const MAX_CONTACTS_PER_CALL = 100;
+/** Items one `recordAttendances` takes: each is a few statements of the request's transaction, one after another. */
+export const MAX_ATTENDANCES_PER_CALL = 500;
 /** A learner's notes' limit (as REST's delegate notes). */
 export const MAX_NOTES_LENGTH = 10000;
 
