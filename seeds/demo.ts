@@ -3,26 +3,45 @@ import { insertCategories } from '../src/modules/categories/categories.data.js';
 import { CATEGORY_TRANSLATED } from '../src/modules/categories/categories.service.js';
 import {
   appendScoreMapping,
+  courseTemplatesByIds,
   insertCourseTemplate,
+  replaceInstructors,
   updateCourseTemplateRow,
 } from '../src/modules/course-templates/course-templates.data.js';
 import { COURSE_TEMPLATE_TRANSLATED } from '../src/modules/course-templates/course-templates.service.js';
 import { firstContactIds, insertCampaign, insertCompanies, insertContacts, insertMarketingActivity } from '../src/modules/crm/crm.data.js';
-import { insertDelegates } from '../src/modules/delegates/delegates.data.js';
+import { changeAccount, createAccount } from '../src/modules/crm/accounts.service.js';
+import type { AccountInput, AddressInput } from '../src/modules/crm/accounts.rules.js';
+import { insertDelegate, insertDelegates, type DelegateRow } from '../src/modules/delegates/delegates.data.js';
+import { recordAttendance, registerContacts } from '../src/modules/delegates/learners.service.js';
 import { insertDocument } from '../src/modules/documents/documents.data.js';
-import { insertEvent, type EventRow, type NewEvent } from '../src/modules/events/events.data.js';
+import { eventsByIds, insertEvent, type EventRow, type NewEvent } from '../src/modules/events/events.data.js';
+import { createEventSessions, layoutOf, updateSession, type SessionUpdateInput } from '../src/modules/events/sessions.service.js';
+import type { SessionRow } from '../src/modules/events/sessions.data.js';
 import { appendObjectives, insertLearningPath } from '../src/modules/learning-paths/learning-paths.data.js';
 import { LEARNING_PATH_TRANSLATED } from '../src/modules/learning-paths/learning-paths.service.js';
 import { enableLocale } from '../src/modules/locales/locales.service.js';
 import { insertLocation, type LocationRow } from '../src/modules/locations/locations.data.js';
 import { addPortal } from '../src/modules/portals/portals.service.js';
-import { priceLevelNamed, setPrice, type PriceOwner } from '../src/modules/pricing/pricing.data.js';
+import {
+  describePriceLevel,
+  insertPriceLevel,
+  insertRegion,
+  priceLevelNamed,
+  setCurrencyActive,
+  setPrice,
+  type PriceOwner,
+} from '../src/modules/pricing/pricing.data.js';
+import { addEventStaff, addSessionStaff } from '../src/modules/staff/staff.service.js';
+import { createVenue } from '../src/modules/venues/venues.service.js';
+import type { Problem } from '../src/platform/problems.js';
 import type { TranslatedKind } from '../src/modules/translations/translations.service.js';
 import { upsertTranslation } from '../src/modules/translations/translations.service.js';
 import { ConflictError } from '../src/platform/errors.js';
 import { insertTaxType } from '../src/modules/tax-types/tax-types.data.js';
 import { createPaymentType, createStockItem } from '../src/modules/orders/order-settings.service.js';
 import { requestTenantStats } from '../src/modules/tenant-stats/tenant-stats.service.js';
+import { setUserContact } from '../src/modules/users/users.data.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createTenant } from '../src/platform/tenancy/provision.js';
 import type { Tenant } from '../src/platform/tenancy/tenant.js';
@@ -36,6 +55,8 @@ export const DEMO = {
   email: 'admin@demo.test',
   password: 'lectern-demo',
   portal: 'www.demo-training.test',
+  /** Its portal at the production service's WebLink address (Core's `portals` shows it without a vanity URL). */
+  weblinkPortal: 'demo.administrateweblink.com',
 } as const;
 
 /** Locale ids are the same in every instance (the catalogue of locales): English 1, French 3. */
@@ -72,23 +93,77 @@ const COMPANIES = [
   },
 ];
 
-const CONTACTS = [
+/**
+ * The contacts: [first name, last name, job title, company (an index of COMPANIES; null: the demo's
+ * own people, staff), columns of their own]. The demo's own people: Chloe teaches and is staff,
+ * Marcus is a freelance trainer (an instructor, not staff), Priya runs the courses (staff, an
+ * administrator of the instance: the demo admin user is her). Added at the end: ids stay.
+ */
+const CONTACTS: readonly (readonly [
+  string,
+  string,
+  string,
+  number | null,
+  { middle_name?: string; is_tutor?: boolean; is_staff?: boolean; is_admin?: number }?,
+])[] = [
   ['Amelia', 'Hughes', 'Operations Manager', 0],
-  ['Oliver', 'Patel', 'Fleet Supervisor', 0],
+  ['Oliver', 'Patel', 'Fleet Supervisor', 0, { middle_name: 'James' }],
   ['Isla', 'Murphy', 'Clinical Lead', 1],
   ['George', 'Okafor', 'Ward Manager', 1],
   ['Sofia', 'Kowalska', 'Mechanical Engineer', 2],
   ['Liam', 'Byrne', 'Site Safety Officer', 2],
   ['Chloe', 'Nguyen', 'Trainer', null],
-] as const;
+  ['Marcus', 'Reid', 'Freelance Trainer', null, { is_staff: false }],
+  ['Priya', 'Shah', 'Training Administrator', null, { is_tutor: false, is_admin: 1 }],
+];
 
-/** What the catalogue adds to: the first categories, templates, locations and tax type. */
+/** The rooms of a training centre (Core's `venues`). */
+interface CentreVenues {
+  mainHall: number;
+  room2: number;
+  trainingSuite: number;
+  toBeConfirmed?: number;
+}
+
+/** What the catalogue adds to: the first categories, templates, locations, venues, tax type and learners. */
 interface SeededBasics {
   categories: { healthAndSafety: number; leadership: number; firstAid: number };
   templates: { faw: number; teams: number };
   events: { faw: EventRow; teams: EventRow };
   locations: { london: LocationRow; manchester: LocationRow };
+  venues: { london: CentreVenues; manchester: CentreVenues; clientSite: number };
   vat: number;
+  /** The named learners of the London First Aid at Work event (its first two contacts). */
+  fawLearners: DelegateRow[];
+}
+
+/** Fails the seed with what a service refused: the demo's writes go through the rules, and must pass them. */
+function must<T extends { problems: Problem[] }>(what: string, answer: T): T {
+  if (answer.problems.length) throw new Error(`demo ${what}: ${JSON.stringify(answer.problems)}`);
+  return answer;
+}
+
+/**
+ * The rooms of the two training centres (the last of London's a placeholder while a room is
+ * booked) and one venue of no centre: a customer's own premises.
+ */
+async function seedVenues(db: Db, london: LocationRow, manchester: LocationRow): Promise<SeededBasics['venues']> {
+  const venue = async (name: string, description: string | null, location: LocationRow | null) =>
+    must(`venue ${name}`, await createVenue(db, { name, description, location: location ? { id: location.id } : null })).venue!.id;
+  return {
+    london: {
+      mainHall: await venue('Main Hall', 'Ground floor, seats 40: projector, first aid manikins and a defibrillator trainer.', london),
+      room2: await venue('Room 2', 'First floor, seats 12 around one table.', london),
+      trainingSuite: await venue('Training Suite', 'Second floor, seats 20, with a breakout room.', london),
+      toBeConfirmed: await venue('To be confirmed', 'A room at the centre, named once it is booked.', london),
+    },
+    manchester: {
+      mainHall: await venue('Main Hall', 'Seats 30, step-free access.', manchester),
+      room2: await venue('Room 2', 'Seats 10.', manchester),
+      trainingSuite: await venue('Training Suite', 'Seats 16, with a practical area for manual handling.', manchester),
+    },
+    clientSite: await venue('Client site', "At the customer's premises: the address is in the joining instructions.", null),
+  };
 }
 
 /** Categories, a campaign, course templates with score mappings, locations, tax types, events and delegates. */
@@ -151,11 +226,13 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<SeededBasics> {
     address_country_id: 'GB',
     time_zone_name: 'Europe/London',
   });
+  const venues = await seedVenues(db, london, manchester);
   const vat = await insertTaxType(db, { name: 'Standard VAT', rate: 20 });
   await insertTaxType(db, { name: 'Zero rated', rate: 0 });
   const inLondon = {
     location: 'London',
     location_id: london.id,
+    venue_id: venues.london.mainHall,
     time_zone_name: 'Europe/London',
     tax_type_id: vat.id,
     title_cascades: true,
@@ -179,6 +256,7 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<SeededBasics> {
     ...inLondon,
     location: 'Manchester',
     location_id: manchester.id,
+    venue_id: null,
     course_template_id: teams.id,
     code: 'LT1-MAN-2704',
     title: 'Leading Teams',
@@ -197,16 +275,18 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<SeededBasics> {
   await createPaymentType(db, 'card');
   await createStockItem(db, { name: 'Course book', price: 25 });
   const people = await firstContactIds(db, 2);
-  await insertDelegates(db, [
-    ...people.map((contact_id) => ({ event_id: fawEvent.id, contact_id })),
-    { event_id: fawEvent.id, num_places: 2 },
-  ]);
+  const fawLearners: DelegateRow[] = [];
+  for (const contact_id of people)
+    fawLearners.push(await insertDelegate(db, { event_id: fawEvent.id, contact_id, registration_id: null, comms_contact_id: null }));
+  await insertDelegates(db, [{ event_id: fawEvent.id, num_places: 2 }]);
   return {
     categories: { healthAndSafety: hs!.id, leadership: lead!.id, firstAid: firstAid!.id },
     templates: { faw: faw.id, teams: teams.id },
     events: { faw: fawEvent, teams: teamsEvent },
     locations: { london, manchester },
+    venues,
     vat: vat.id,
+    fawLearners,
   };
 }
 
@@ -245,6 +325,8 @@ interface DemoCourse {
   image: string;
   price: { amount: string; currency: 'GBP' | 'EUR' };
   events: DemoEvent[];
+  /** single: each of its events is one session (Core `sessionLayout`); else one a day. */
+  sessionLayout?: 'single';
 }
 
 /** The templates the demo had before its catalogue (their texts and events stay as they were). */
@@ -303,6 +385,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     description: '<p>Fire prevention, extinguishers and evacuation, online or in half a day.</p>',
     image: 'fire-safety.jpg',
     price: { amount: '95', currency: 'GBP' },
+    sessionLayout: 'single',
     events: [
       { venue: 'online', week: 1, days: 28, places: 100 },
       { venue: 'manchester', week: 7, weekday: 2, days: 1, hours: ['09:00', '12:30'], places: 16 },
@@ -451,6 +534,8 @@ function eventColumns(
   const classroom = {
     location: where.address_town,
     location_id: where.id,
+    // The London courses in the Main Hall, Manchester's in its Training Suite.
+    venue_id: e.venue === 'london' ? basics.venues.london.mainHall : basics.venues.manchester.trainingSuite,
     end_date: isoDate(last),
     start_time: from,
     end_time: to,
@@ -575,6 +660,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       lifecycle_state: 'published',
       category_id: basics.categories[course.category],
       locale_id: ENGLISH,
+      ...(course.sessionLayout ? { session_layout: course.sessionLayout } : {}),
     });
     if (course.french)
       await translate(COURSE_TEMPLATE_TRANSLATED, template.id, {
@@ -649,16 +735,296 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
   return { courses, learningPaths };
 }
 
+/** A postal address as an account write takes it (the country an ISO code, as the GraphQL face decodes it). */
+const address = (a: Omit<AddressInput, 'country'> & { country: string }): AddressInput => ({
+  ...a,
+  country: { given: a.country, code: a.country },
+});
+
+/**
+ * Accounts as integrators read them: the customers' addresses (two lines, a region, a province
+ * code and a contact person; a billing address for Northwind, a shipping one for Contoso), a
+ * partner that books for its own clients, and the demo's own trading company (the UK region's).
+ * Written through the account rules, as `account { create update }` writes them.
+ */
+async function seedAccounts(db: Db, companyIds: number[]): Promise<{ trading: number; partner: number }> {
+  const [northwind, contoso, fabrikam] = companyIds as [number, number, number];
+  const change = async (id: number, input: AccountInput) => must(`account ${id}`, await changeAccount(db, id, input));
+  await change(northwind, {
+    postalAddresses: [
+      {
+        usage: 'default',
+        address: address({
+          lines: ['Northwind House', '1 Long Lane'],
+          town: 'London',
+          region: 'Greater London',
+          postcode: 'EC1A 1BB',
+          country: 'GB',
+          provinceCode: 'LND',
+          contactPerson: 'Amelia Hughes',
+        }),
+      },
+      {
+        usage: 'billing',
+        address: address({
+          lines: ['Accounts Payable', 'PO Box 4410'],
+          town: 'London',
+          postcode: 'EC1P 1AA',
+          country: 'GB',
+          contactPerson: 'Finance team',
+        }),
+      },
+    ],
+  });
+  await change(contoso, {
+    website: 'https://www.contoso-health.example',
+    postalAddresses: [
+      {
+        usage: 'default',
+        address: address({
+          lines: ['Contoso House', '10 Piccadilly'],
+          town: 'Manchester',
+          region: 'Greater Manchester',
+          postcode: 'M1 1AE',
+          country: 'GB',
+          provinceCode: 'MAN',
+          contactPerson: 'Isla Murphy',
+        }),
+      },
+      {
+        usage: 'shipping',
+        address: address({
+          lines: ['Goods In, Learning Centre', 'Oxford Road'],
+          town: 'Manchester',
+          postcode: 'M13 9WL',
+          country: 'GB',
+          contactPerson: 'George Okafor',
+        }),
+      },
+    ],
+  });
+  await change(fabrikam, {
+    postalAddresses: [
+      {
+        usage: 'default',
+        address: address({
+          lines: ['Block B, Fabrikam Park', 'Sir John Rogerson\u2019s Quay'],
+          town: 'Dublin',
+          region: 'County Dublin',
+          postcode: 'D02 X285',
+          country: 'IE',
+          provinceCode: 'D',
+          contactPerson: 'Sofia Kowalska',
+        }),
+      },
+    ],
+  });
+  const create = async (input: AccountInput) => must(`account ${input.name}`, await createAccount(db, input)).account!.id;
+  const partner = await create({
+    name: 'Pinnacle Training Partners',
+    emailAddress: 'bookings@pinnacle-training.example',
+    website: 'https://www.pinnacle-training.example',
+    isPartner: true,
+    postalAddresses: [
+      {
+        usage: 'default',
+        address: address({
+          lines: ['Suite 5, Pinnacle House', '22 Park Row'],
+          town: 'Leeds',
+          region: 'West Yorkshire',
+          postcode: 'LS1 5JL',
+          country: 'GB',
+          contactPerson: 'Bookings desk',
+        }),
+      },
+    ],
+  });
+  const trading = await create({
+    name: DEMO.name,
+    emailAddress: 'accounts@demo.test',
+    website: `https://${DEMO.portal}`,
+    postalAddresses: [
+      {
+        usage: 'default',
+        address: address({ lines: ['Riverside Training Centre', '12 Wharf Road'], town: 'London', postcode: 'N1 7GR', country: 'GB' }),
+      },
+    ],
+  });
+  return { trading, partner };
+}
+
+/**
+ * The reference data behind prices: what the Normal level is for and a Member level; the UK (the
+ * demo's trading company, Standard VAT) and Ireland as regions, with regional Normal prices
+ * beside the ones for every region (websites keep showing those); US dollars known but not in use.
+ */
+async function seedPriceReference(db: Db, basics: SeededBasics, catalogue: DemoCatalogue, trading: number): Promise<void> {
+  const normal = (await priceLevelNamed(db, 'Normal'))!;
+  await describePriceLevel(db, normal.id, 'The price websites show');
+  const member = await insertPriceLevel(db, 'Member', 'For members of a partner scheme: about 15% off the Normal price');
+  const uk = await insertRegion(db, { code: 'UK', name: 'United Kingdom', company_id: trading, default_tax_type_id: basics.vat });
+  const ie = await insertRegion(db, { code: 'IE', name: 'Ireland' });
+  const course = (code: string) => catalogue.courses.find((c) => c.code === code)!;
+  for (const [code, region] of [
+    ['FAW', uk],
+    ['EFAW', uk],
+    ['MHE', ie],
+  ] as const) {
+    const c = course(code);
+    await setPrice(db, 'course_template', c.id, {
+      price_level_id: normal.id,
+      currency_code: c.price.currency,
+      amount: c.price.amount,
+      region_id: region.id,
+    });
+  }
+  for (const [code, amount] of [
+    ['FAW', '335'],
+    ['EFAW', '99'],
+  ] as const) {
+    await setPrice(db, 'course_template', course(code).id, { price_level_id: member.id, currency_code: 'GBP', amount });
+  }
+  await setCurrencyActive(db, 'USD', false);
+}
+
+/**
+ * The schedule as integrators sync it: every event's sessions (as `createClassroom`,
+ * `createBlended` and `createLMS` make them: one a day, one over an online period, one for Fire
+ * Safety's single layout), some published, one moved to another room, one cancelled; instructors
+ * and an administrator on events and sessions (booked through the staff rules: nobody teaches two
+ * sessions at once); learners with attendance, a cancelled one, one on two events, one whose
+ * access expires. The instructors' bookings hold whatever day the demo is seeded: Chloe teaches
+ * the London First Aid at Work (Wednesday to Friday, fixed dates) and the blended Mental Health
+ * First Aid (Monday and Tuesday), Marcus day 2 of the first (a Thursday) and an Emergency First
+ * Aid (a Tuesday).
+ */
+async function seedSchedule(
+  db: Db,
+  basics: SeededBasics,
+  catalogue: DemoCatalogue,
+  contacts: Record<string, number>,
+  today: Date,
+): Promise<void> {
+  // Sessions for every event, in id order.
+  const eventIds = catalogue.courses.flatMap((c) => c.events.map((e) => e.id)).sort((a, b) => a - b);
+  const events = new Map((await eventsByIds(db, eventIds)).map((e) => [e.id, e]));
+  const templateIds = [...new Set([...events.values()].map((e) => e.course_template_id!))];
+  const templates = new Map((await courseTemplatesByIds(db, templateIds)).map((t) => [t.id, t]));
+  const sessions = new Map<number, SessionRow[]>();
+  for (const id of eventIds) {
+    const event = events.get(id)!;
+    sessions.set(id, await createEventSessions(db, event, layoutOf(templates.get(event.course_template_id!))));
+  }
+  const course = (code: string) => catalogue.courses.find((c) => c.code === code)!;
+  const faw = basics.events.faw.id;
+  const mhfa = course('MHFA').events[0]!.id; // blended, London
+  const efaw = course('EFAW').events[0]!.id; // London, a Tuesday
+  const pme = course('PME').events[1]!.id; // London, three days
+  const fsaOnline = course('FSA').events[0]!.id; // online (LMS)
+  const change = async (session: SessionRow, input: SessionUpdateInput) =>
+    must(`session ${session.id}`, await updateSession(db, session.id, input, []));
+  const [fawDay1, fawDay2, fawDay3] = sessions.get(faw)!;
+  for (const s of [fawDay1!, fawDay2!, fawDay3!, ...sessions.get(mhfa)!, ...sessions.get(efaw)!]) {
+    await change(s, { lifecycleState: 'published' });
+  }
+  // Day 2's practical is in the Training Suite; the events' other sessions are where their event is.
+  await change(fawDay2!, { venue: { id: basics.venues.london.trainingSuite } });
+  await change(sessions.get(pme)!.at(-1)!, { lifecycleState: 'cancelled' });
+
+  // Staff: who teaches and who runs the courses.
+  const { Chloe: chloe, Marcus: marcus, Priya: priya } = contacts as Record<'Chloe' | 'Marcus' | 'Priya', number>;
+  must(
+    'staff of First Aid at Work',
+    await addEventStaff(
+      db,
+      [
+        { eventId: faw, contactId: chloe!, staffType: 'instructor', notes: 'Lead trainer' },
+        { eventId: faw, contactId: priya!, staffType: 'administrator', notes: 'Joining instructions and certificates' },
+        { eventId: faw, contactId: marcus!, staffType: 'instructor', requiredSessionsOnly: true, notes: 'Assesses the practical on day 2' },
+      ],
+      true,
+    ),
+  );
+  must('staff of day 2', await addSessionStaff(db, { sessionId: fawDay2!.id, contactIds: [marcus!], staffType: 'instructor' }));
+  must(
+    'staff of Mental Health First Aid',
+    await addEventStaff(
+      db,
+      [
+        { eventId: mhfa, contactId: chloe!, staffType: 'instructor' },
+        { eventId: mhfa, contactId: priya!, staffType: 'administrator' },
+      ],
+      true,
+    ),
+  );
+  const efawSession = sessions.get(efaw)![0]!;
+  must(
+    'instructor of Emergency First Aid',
+    await addSessionStaff(db, { sessionId: efawSession.id, contactIds: [marcus!], staffType: 'instructor' }),
+  );
+  must(
+    'administrator of Emergency First Aid',
+    await addSessionStaff(db, { sessionId: efawSession.id, contactIds: [priya!], staffType: 'administrator' }),
+  );
+  await replaceInstructors(db, basics.templates.faw, [chloe!, marcus!]);
+  await replaceInstructors(db, course('MHFA').id, [chloe!]);
+  await replaceInstructors(db, course('EFAW').id, [marcus!]);
+
+  // Learners: attendance at First Aid at Work (both on day 1, Amelia on day 2 and Oliver not).
+  const [amelia, oliver] = basics.fawLearners as [DelegateRow, DelegateRow];
+  for (const [learner, session, attended] of [
+    [amelia, fawDay1!, true],
+    [oliver, fawDay1!, true],
+    [amelia, fawDay2!, true],
+    [oliver, fawDay2!, false],
+  ] as const) {
+    must(
+      `attendance of learner ${learner.id}`,
+      await recordAttendance(db, {
+        learner: { id: learner.id, given: learner.id },
+        session: { id: session.id, given: session.id, eventId: faw },
+        attended,
+      }),
+    );
+  }
+  // Amelia has places on two events; Isla joins her on the blended course.
+  must(
+    'learners of Mental Health First Aid',
+    await registerContacts(
+      db,
+      { id: mhfa, given: mhfa },
+      { contacts: [contacts.Amelia!, contacts.Isla!].map((id) => ({ id, given: id })) },
+    ),
+  );
+  // A cancelled place (learner { reactivate } brings it back), and online access that ends.
+  const lms = events.get(fsaOnline)!;
+  await insertDelegates(db, [
+    { event_id: basics.events.teams.id, contact_id: contacts.George!, cancelled_date: isoDate(today) },
+    {
+      event_id: fsaOnline,
+      contact_id: contacts.Sofia!,
+      expires_at: `${isoDate(plusDays(new Date(`${lms.end_date}T00:00:00Z`), 30))}T23:59:59`,
+    },
+  ]);
+}
+
+/** What the demo holds: its catalogue, and the contact the demo admin user is. */
+export interface DemoContent extends DemoCatalogue {
+  adminContactId: number;
+}
+
 /**
  * The demo's content in a tenant: companies, contacts, categories, course templates, events,
  * delegates, order settings, and the public catalogue (prices, images, learning paths, French
- * translations), its events scheduled after `today`. Tests use it to get a tenant like the demo.
+ * translations), its events scheduled after `today`; then what integrators read of people and
+ * the schedule (accounts' addresses, venues, sessions, staff, learners' attendance, regions, price
+ * levels). Tests use it to get a tenant like the demo.
  */
-export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoCatalogue> {
+export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoContent> {
   const companyIds = await insertCompanies(db, COMPANIES);
-  await insertContacts(
+  const contactIds = await insertContacts(
     db,
-    CONTACTS.map(([first, last, job, company]) => ({
+    CONTACTS.map(([first, last, job, company, own]) => ({
       first_name: first,
       last_name: last,
       job_title: job,
@@ -667,32 +1033,46 @@ export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoC
       organisation: company === null ? DEMO.name : COMPANIES[company]!.name,
       is_tutor: company === null,
       is_staff: company === null,
+      ...own,
     })),
   );
+  const contacts = Object.fromEntries(CONTACTS.map(([first], i) => [first, contactIds[i]!.id]));
   const basics = await seedEvents(
     db,
     companyIds.map((c) => c.id),
   );
-  return seedCatalogue(db, basics, today);
+  const catalogue = await seedCatalogue(db, basics, today);
+  const { trading } = await seedAccounts(
+    db,
+    companyIds.map((c) => c.id),
+  );
+  await seedPriceReference(db, basics, catalogue, trading);
+  await seedSchedule(db, basics, catalogue, contacts, today);
+  return { ...catalogue, adminContactId: contacts.Priya! };
 }
 
 /**
- * Creates the `demo` tenant with an admin user, its content ({@link seedDemoContent}, events
- * scheduled from today) and its website's portal (`www.demo-training.test`). Returns undefined
- * when the tenant already exists (a second `npm start` keeps the data it has).
+ * Creates the `demo` tenant with an admin user (Priya Shah's: `users` names her), its content
+ * ({@link seedDemoContent}, events scheduled from today) and its portals: its website's
+ * (`www.demo-training.test`) and one at the production service's WebLink address. Returns
+ * undefined when the tenant already exists (a second `npm start` keeps the data it has).
  */
 export async function seedDemo(knex: Knex): Promise<Tenant | undefined> {
   if (await tenantSlugTaken(knex, DEMO.slug)) return undefined;
   const tenant = await createTenant(knex, { slug: DEMO.slug, name: DEMO.name });
   await withTenant(knex, tenant, async (db) => {
-    await seedDemoContent(db);
-    await createUser(db, { email: DEMO.email, password: DEMO.password, role: 'admin' });
+    const content = await seedDemoContent(db);
+    const admin = await createUser(db, { email: DEMO.email, password: DEMO.password, role: 'admin' });
+    await setUserContact(db, admin.id, content.adminContactId);
     await requestTenantStats(db, tenant.id);
   });
-  // The demo's website, for the WebLink example page (examples/weblink) and the plugins' way in.
-  await addPortal(knex, tenant, { domain: DEMO.portal, createdBy: 'seed:demo' }).catch((err: unknown) => {
-    // Another instance of this database has it already: the demo goes without.
-    if (!(err instanceof ConflictError)) throw err;
-  });
+  // The demo's website, for the WebLink example page (examples/weblink) and the plugins' way in,
+  // and its portal at a WebLink address (Core's `portals` lists both).
+  for (const domain of [DEMO.portal, DEMO.weblinkPortal]) {
+    await addPortal(knex, tenant, { domain, createdBy: 'seed:demo' }).catch((err: unknown) => {
+      // Another instance of this database has it already: the demo goes without.
+      if (!(err instanceof ConflictError)) throw err;
+    });
+  }
   return tenant;
 }

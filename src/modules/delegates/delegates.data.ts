@@ -100,7 +100,8 @@ export async function insertDelegate(
 /** Adds delegates as they are given (named rows, and unnamed rows with num_places): seeds and imports. */
 export async function insertDelegates(
   db: Db,
-  rows: (Pick<Delegate, 'event_id'> & Partial<Pick<Delegate, 'contact_id' | 'num_places' | 'registration_id' | 'comms_contact_id'>>)[],
+  rows: (Pick<Delegate, 'event_id'> &
+    Partial<Pick<Delegate, 'contact_id' | 'num_places' | 'registration_id' | 'comms_contact_id' | 'cancelled_date' | 'expires_at'>>)[],
 ): Promise<void> {
   await db(Delegate.tableName).insert(rows);
 }

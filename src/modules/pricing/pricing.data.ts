@@ -160,6 +160,11 @@ export async function insertPriceLevel(db: Db, name: string, description: string
   return PriceLevel.query(db).insert({ name, description }).returning('*') as unknown as Promise<PriceLevelRow>;
 }
 
+/** Says what a price level is for (null: nothing said). */
+export async function describePriceLevel(db: Db, id: number, description: string | null): Promise<void> {
+  await PriceLevel.query(db).findById(id).patch({ description });
+}
+
 /** Sets whether one of the instance's currencies is in use, adding it when it is not one yet. */
 export async function setCurrencyActive(db: Db, code: string, isActive: boolean): Promise<void> {
   await db(Currency.tableName).insert({ code, is_active: isActive }).onConflict('code').merge(['is_active']);

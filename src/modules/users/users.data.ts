@@ -111,6 +111,11 @@ export async function insertUser(db: Db, row: Pick<User, 'email' | 'password_has
   return inserted.id;
 }
 
+/** Makes a user the person of a contact (`users.contact_id`: their full name is the contact's): seeds. */
+export async function setUserContact(db: Db, userId: number, contactId: number | null): Promise<void> {
+  await db(User.tableName).where({ id: userId }).update({ contact_id: contactId });
+}
+
 /** The emails of the users with these ids (users gone since are missing). */
 export function userEmails(db: Db, ids: number[]): Promise<Pick<User, 'id' | 'email'>[]> {
   return db(User.tableName).whereIn('id', ids).select('id', 'email');
