@@ -13,7 +13,7 @@ import type { GraphQLContext } from '../../kit/graphql/context.js';
 import { badInput, toFieldErrors, type FieldError } from '../../kit/graphql/errors.js';
 import { legacyIdOf } from '../../kit/graphql/ids.js';
 import { refField, requirePermission } from '../../kit/graphql/permissions.js';
-import { EventObject, eventById, sessionById } from '../events/index.graphql.js';
+import { EventObject, eventById } from '../events/index.graphql.js';
 import { Decimal } from '../pricing/index.graphql.js';
 import type { DelegateRow } from './delegates.data.js';
 import { forgetLearners, LearnerObject } from './learners.graphql.js';
@@ -76,11 +76,9 @@ export const LearnerMutations = new GraphQLObjectType<unknown, GraphQLContext>({
         const answers: LearnerAnswer[] = [];
         // One after another: a transaction is one connection, which runs one statement at a time.
         for (const item of input) {
-          const session = given('Session', item.sessionId);
-          const row = session.id === undefined ? undefined : await sessionById(ctx, session.id);
           const { learner, problems } = await recordAttendance(ctx.db, {
             learner: given('Learner', item.learnerId),
-            session: { ...session, eventId: row?.event_id },
+            session: given('Session', item.sessionId),
             attended: item.attended,
           });
           answers.push({ learner, errors: toFieldErrors(problems) });

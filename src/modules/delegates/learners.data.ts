@@ -9,8 +9,8 @@ import { Delegate, type DelegateRow } from './delegates.data.js';
  * changes them, and their attendance of their event's sessions (`learner_attendances`, one row per
  * learner and session). Every function takes the tenant's transaction first.
  *
- * @uses contacts: the learners list filters on its contact's e-mail address (contactEmailAddress) in the one statement of a page
- * @uses sessions: a page of learners' attendance is read in its sessions' start order, one statement for the page
+ * @uses contacts: the learners list filters on its contact's e-mail address (contactEmailAddress) in the one statement of a page; a registration holds the contacts it registers (for key share) so none is deleted before its learner is written
+ * @uses sessions: a page of learners' attendance is read in its sessions' start order, one statement for the page; recording attendance holds its session (for key share) so it is not deleted before the attendance is written
  */
 
 export class LearnerAttendance extends BaseModel {
@@ -42,6 +42,38 @@ export const LEARNER_LIST_SQL = {
   createdAt: `(t.created_on at time zone 'UTC')`,
   expiresAt: `(t.expires_at at time zone 'UTC')`,
 } as const;
+
+/**
+ * The contacts among `ids` that are there (not deleted), held until the transaction ends: FOR KEY
+ * SHARE, the lock their learners' foreign key takes anyway, so a delete (REST DELETE crm/contacts)
+ * waits for the registration, or has removed them before it looks.
+ */
+export function keepContacts(db: Db, ids: readonly number[]): Promise<number[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db('contacts')
+    .whereIn('id', ids as number[])
+    .where({ is_deleted: false })
+    .forKeyShare()
+    .pluck('id');
+}
+
+/**
+ * A session (its id and event), held until the transaction ends: FOR KEY SHARE, the lock its
+ * attendance's foreign key takes anyway, so session.delete waits for the attendance or has
+ * removed it before it is looked at. Undefined when there is none.
+ */
+export function keepSession(db: Db, id: number): Promise<{ id: number; event_id: number } | undefined> {
+  return db('sessions').where({ id }).forKeyShare().first<{ id: number; event_id: number } | undefined>('id', 'event_id');
+}
+
+/**
+ * A learner (a named delegate row) locked for recording its attendance (FOR NO KEY UPDATE, the
+ * lock the change of its `updated_on` takes anyway): neither deleted nor cancelled before the
+ * attendance is written. Undefined when there is none.
+ */
+export function lockLearner(db: Db, id: number): Promise<DelegateRow | undefined> {
+  return db(Delegate.tableName).where({ id }).whereNotNull('contact_id').forNoKeyUpdate().first<DelegateRow | undefined>();
+}
 
 /** The contacts among `contactIds` that hold an active (not cancelled) place on the event. */
 export function contactsWithActivePlaces(db: Db, eventId: number, contactIds: readonly number[]): Promise<number[]> {

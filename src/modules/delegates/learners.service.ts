@@ -1,9 +1,17 @@
 import type { Db } from '../../platform/db/knex.js';
 import { problem, type Problem } from '../../platform/problems.js';
-import { contactsByIds } from '../crm/index.js';
 import { eventsByIds, lockEventsForCapacity, placesBooked } from '../events/index.js';
-import { learnersByIds, lockDelegate, type DelegateRow } from './delegates.data.js';
-import { clearCancellation, contactsWithActivePlaces, insertLearners, touchLearner, upsertAttendance } from './learners.data.js';
+import { lockDelegate, type DelegateRow } from './delegates.data.js';
+import {
+  clearCancellation,
+  contactsWithActivePlaces,
+  insertLearners,
+  keepContacts,
+  keepSession,
+  lockLearner,
+  touchLearner,
+  upsertAttendance,
+} from './learners.data.js';
 import {
   contactListProblems,
   isCancelledEvent,
@@ -68,9 +76,8 @@ export async function registerContacts(
   if (problems.length || !event) return refused(problems);
 
   const ids = input.contacts.map((c) => c.id!);
-  const known = new Set(
-    (await contactsByIds(db, comms?.id !== undefined ? [...ids, comms.id] : ids)).filter((c) => !c.is_deleted).map((c) => c.id),
-  );
+  // Held until the learners are written: a contact deleted meanwhile is not found, never a failed foreign key.
+  const known = new Set(await keepContacts(db, comms?.id !== undefined ? [...ids, comms.id] : ids));
   for (const c of input.contacts) if (!known.has(c.id!)) problems.push(problem('contacts', c.given, 'Contact not found'));
   if (comms?.id !== undefined && !known.has(comms.id)) problems.push(problem('communicationsContactId', comms.given, 'Contact not found'));
   if (problems.length) return refused(problems);
@@ -115,30 +122,33 @@ export async function reactivateLearner(db: Db, learnerId: GivenId): Promise<{ l
   return { learner: await clearCancellation(db, row.id), problems: [] };
 }
 
-/** One attendance to record: the learner, the session (as sent, with its event when it is a session), whether the learner attended. */
+/** One attendance to record: the learner, the session (as sent), whether the learner attended. */
 export interface AttendanceInput {
   learner: GivenId;
-  session: GivenId & { eventId: number | undefined };
+  /** `eventId` is not read (callers once passed the session's event): the session's own is read, and held. */
+  session: GivenId & { eventId?: number | undefined };
   attended: boolean | null | undefined;
 }
 
 /**
  * Records whether a learner attended a session of its event (replacing what was recorded for that
  * session before). Refused when the learner or the session is not there, when the session is not
- * one of the learner's event's, or when the learner is cancelled.
+ * one of the learner's event's, or when the learner is cancelled. The learner and the session are
+ * held from the checks to the write, so neither is deleted (REST DELETE event/delegates,
+ * session.delete) nor the learner cancelled in between.
  */
 export async function recordAttendance(db: Db, input: AttendanceInput): Promise<{ learner: DelegateRow | null; problems: Problem[] }> {
   const problems: Problem[] = [];
   if (typeof input.attended !== 'boolean') problems.push(problem('attended', input.attended, 'attended is required: true or false'));
-  const [learner] = input.learner.id === undefined ? [] : await learnersByIds(db, [input.learner.id]);
+  const learner = input.learner.id === undefined ? undefined : await lockLearner(db, input.learner.id);
   if (!learner) problems.push(problem('learnerId', input.learner.given, 'Learner not found'));
   else if (learner.cancelled_date !== null)
     problems.push(problem('learnerId', input.learner.given, 'The learner is cancelled: reactivate it before recording its attendance'));
-  const session = input.session;
-  if (session.id === undefined || session.eventId === undefined) problems.push(problem('sessionId', session.given, 'Session not found'));
-  else if (learner && session.eventId !== learner.event_id)
-    problems.push(problem('sessionId', session.given, "The session is not a session of the learner's event"));
-  if (problems.length || !learner || session.id === undefined) return { learner: null, problems };
+  const session = input.session.id === undefined ? undefined : await keepSession(db, input.session.id);
+  if (!session) problems.push(problem('sessionId', input.session.given, 'Session not found'));
+  else if (learner && session.event_id !== learner.event_id)
+    problems.push(problem('sessionId', input.session.given, "The session is not a session of the learner's event"));
+  if (problems.length || !learner || !session) return { learner: null, problems };
   await upsertAttendance(db, { delegate_id: learner.id, session_id: session.id, attended: input.attended as boolean });
   await touchLearner(db, learner.id);
   return { learner, problems: [] };
