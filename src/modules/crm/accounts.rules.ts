@@ -1,4 +1,4 @@
-import { isSingleLine } from '../../platform/util/text.js';
+import { hasControlCharacter, isSingleLine } from '../../platform/util/text.js';
 import { lineProblems, problem, type Problem } from '../../platform/problems.js';
 import { countryByCode } from './countries.js';
 
@@ -20,10 +20,10 @@ const LINE_MAX = 200;
 // One @, no whitespace, nothing a mail header would read as a second address or a display name.
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u;
 
-/** The problem (none or one) of an e-mail address; none when it is absent or empty. */
+/** The problem (none or one) of an e-mail address (no control character: a NUL the database refuses, a bell no mailer takes); none when it is absent or empty. */
 export function emailProblems(field: string, value: string | null | undefined): Problem[] {
   if (value == null || value === '') return [];
-  return value.length <= 255 && EMAIL.test(value)
+  return value.length <= 255 && EMAIL.test(value) && !hasControlCharacter(value)
     ? []
     : [problem(field, value, `${field} must be an e-mail address such as name@example.com`)];
 }
