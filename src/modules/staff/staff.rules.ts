@@ -1,4 +1,5 @@
 import { problem, type Problem } from '../../platform/problems.js';
+import { hasNul } from '../../platform/util/dates.js';
 
 /**
  * The rules of staffing events and sessions, pure: who may be staff of which type, what an
@@ -73,8 +74,8 @@ export function eventStaffFieldProblems(
   input: { notes?: string | null | undefined; staffRoleGiven?: boolean; staffRoleId?: unknown },
 ): Problem[] {
   const problems: Problem[] = [];
-  if (input.notes != null && input.notes.length > MAX_NOTES)
-    problems.push(problem(`${prefix}notes`, input.notes, `notes must be at most ${MAX_NOTES} characters`));
+  if (input.notes != null && (input.notes.length > MAX_NOTES || hasNul(input.notes)))
+    problems.push(problem(`${prefix}notes`, input.notes, `notes must be at most ${MAX_NOTES} characters, without NUL characters`));
   if (input.staffRoleGiven)
     problems.push(
       problem(
