@@ -5,6 +5,7 @@ import { fieldError, toFieldErrors, type FieldError } from '../../kit/graphql/er
 import { extensionFields } from '../../kit/graphql/extensions.js';
 import { legacyIdOf, toGlobalId } from '../../kit/graphql/ids.js';
 import { requirePermission } from '../../kit/graphql/permissions.js';
+import { hasPermission } from '../../platform/permissions.js';
 import { allDefinitions, CustomFieldValueInput } from '../custom-fields/index.graphql.js';
 import type { ValueInput } from '../custom-fields/index.js';
 import { locationById } from '../locations/index.graphql.js';
@@ -106,7 +107,14 @@ export const SessionMutations = new GraphQLObjectType<unknown, GraphQLContext>({
           location: await reference(locationId, 'Location', (n) => locationById(ctx, n)),
           venue: await reference(venueId, 'Venue', (n) => venueById(ctx, n)),
         };
-        const { session, problems } = await updateSession(ctx.db, id, resolved, (await allDefinitions(ctx)).values());
+        // A clash names its instructor only to a caller who may read contacts.
+        const { session, problems } = await updateSession(
+          ctx.db,
+          id,
+          resolved,
+          (await allDefinitions(ctx)).values(),
+          hasPermission(ctx.user.permissions, 'CONTACT_VIEW'),
+        );
         ctx.forget('Session.byId');
         ctx.forget('Session.values');
         const given: Record<string, unknown> = { sessionId, locationId, venueId };

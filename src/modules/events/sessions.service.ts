@@ -69,12 +69,15 @@ export interface SessionUpdateInput extends SessionChange {
 /**
  * `session.update`: changes what is given (see sessionChanges) and sets the custom field values
  * given, the others staying; the time of the change is recorded. `definitions`: the tenant's.
+ * `nameContacts`: whether a refusal for an instructor's clash may name the instructor (the caller
+ * may read contacts); otherwise it says `Contact <id>`, as it does for a contact without a name.
  */
 export async function updateSession(
   db: Db,
   id: number,
   input: SessionUpdateInput,
   definitions: Iterable<DefinitionRow>,
+  nameContacts = true,
 ): Promise<{ session: SessionRow | null; problems: Problem[] }> {
   const [before] = await lockSessions(db, [id]);
   if (!before) return { session: null, problems: [problem('sessionId', id, 'Session not found')] };
@@ -92,7 +95,11 @@ export async function updateSession(
     const clashes = await instructorClashes(db, [{ id, startsAt: startsAt ?? null, endsAt: endsAt ?? null }]);
     const field = startsAt !== undefined ? 'start' : endsAt !== undefined ? 'end' : 'lifecycleState';
     const given = field === 'start' ? input.start : field === 'end' ? input.end : input.lifecycleState;
-    if (clashes.length) return { session: null, problems: clashes.map((c) => clashProblem(field, given, c)) };
+    if (clashes.length)
+      return {
+        session: null,
+        problems: clashes.map((c) => clashProblem(field, given, nameContacts ? c : { ...c, contactName: `Contact ${c.contactId}` })),
+      };
   }
   const session = await updateSessionRow(db, id, change.columns);
   await writeSessionValues(db, id, values.values);
