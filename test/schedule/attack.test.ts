@@ -343,3 +343,27 @@ test.serial(
     t.like(await db((k) => k('event_staff').count('* as n').first()), { n: 1 });
   },
 );
+
+test.serial(
+  'when a refused list or delete mutation is sent beside another of its group, then it answers null with its error and the other one still writes',
+  async (t) => {
+    const planner = await f.tokenFor(f.tenant, 'viewplanner', ['EVENT_VIEW', 'LOCATION_EDIT', 'LOCATION_VIEW']);
+    const res = await f.gql(
+      planner,
+      `mutation { venue { create(input: {name: "Planner hall"}) { venue { name } errors { message } } }
+        session { delete(input: {sessionIds: ["${gid('Session', 'am')}"]}) { errors { message } } }
+        learner { recordAttendances(input: [{learnerId: "${toGlobalId('Learner', 1)}", sessionId: "${gid('Session', 'am')}", attended: true}]) { errors { message } } } }`,
+    );
+    t.deepEqual(res.json.data, {
+      venue: { create: { venue: { name: 'Planner hall' }, errors: [] } },
+      session: { delete: null },
+      learner: { recordAttendances: null },
+    });
+    t.deepEqual(
+      res.json.errors.map((e: { extensions: { code: string } }) => e.extensions.code),
+      ['FORBIDDEN', 'FORBIDDEN'],
+    );
+    t.like(await db((k) => k('venues').where({ name: 'Planner hall' }).count('* as n').first()), { n: 1 });
+    t.like(await db((k) => k('sessions').where({ id: ids.am }).count('* as n').first()), { n: 1 });
+  },
+);

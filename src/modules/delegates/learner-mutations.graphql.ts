@@ -65,7 +65,8 @@ export const LearnerMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       },
     },
     recordAttendances: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearnerPayload))),
+      // Nullable, as every mutation of a group: a refused call (a permission, too many items) answers null beside what the others wrote.
+      type: new GraphQLList(new GraphQLNonNull(LearnerPayload)),
       description: `Records whether learners attended sessions of their events (again for a session replaces what was recorded). One payload per item, in the order given: each item stands alone (one refused writes nothing, the others are recorded). A single object is taken as a list of one. At most ${MAX_ATTENDANCES_PER_CALL} items: more is refused whole, before anything is recorded.`,
       args: { input: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LearnerAttendanceInput))) } },
       async resolve(_root, { input }: { input: AttendanceItem[] }, ctx): Promise<LearnerAnswer[]> {

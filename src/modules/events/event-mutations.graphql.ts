@@ -207,7 +207,8 @@ export const EventMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       },
     },
     delete: {
-      type: new GraphQLNonNull(EventDeletePayload),
+      // Nullable, as every mutation of a group: a refused one (a permission) answers null beside what the others wrote.
+      type: EventDeletePayload,
       description:
         'Deletes events, all or none: an event that delegates or order lines still hold is refused (cancel it instead), as the REST API refuses it.',
       args: { input: { type: new GraphQLNonNull(EventDeleteInput) } },

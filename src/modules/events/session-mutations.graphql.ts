@@ -122,7 +122,8 @@ export const SessionMutations = new GraphQLObjectType<unknown, GraphQLContext>({
       },
     },
     delete: {
-      type: new GraphQLNonNull(SessionDeletePayload),
+      // Nullable, as every mutation of a group: a refused one (a permission) answers null beside what the others wrote.
+      type: SessionDeletePayload,
       description:
         'Deletes sessions, all or none: an id that names no session refuses the whole call. Their staff and attendance go with them.',
       args: { input: { type: new GraphQLNonNull(SessionDeleteInput) } },
