@@ -68,6 +68,23 @@ export function dataExceptionOf(err: unknown): AppError | undefined {
 }
 
 /**
+ * A foreign key refused at write time (SQLSTATE 23503 foreign_key_violation, or 23001
+ * restrict_violation): a record the request names was checked, then deleted by another
+ * transaction before this one wrote (a race), or a record still referenced was removed. The
+ * request's checks answer the plain cases; this is the net under them, so a race is a conflict
+ * the client may retry (reading the records again), never a 500. No SQL in the message.
+ */
+export function referenceConflictOf(err: unknown): AppError | undefined {
+  const e = err as { code?: unknown; severity?: unknown };
+  if (typeof e?.severity !== 'string' || (e.code !== '23503' && e.code !== '23001')) return undefined;
+  return new AppError(
+    409,
+    'conflict',
+    'A record this request names was changed or removed at the same time by another request: read it again, then retry',
+  );
+}
+
+/**
  * A statement stopped by the request's statement timeout (SQLSTATE 57014, query_canceled): the
  * request asked for more work than its API allows at once, or the database is overloaded.
  * Either way the client may try again, asking for less: 503, never an internal error.

@@ -367,3 +367,25 @@ test.serial(
     t.like(await db((k) => k('sessions').where({ id: ids.am }).count('* as n').first()), { n: 1 });
   },
 );
+
+test.serial(
+  'when a record a write names is deleted while the write runs, then the write answers a conflict to retry, not a server error, and writes nothing',
+  async (t) => {
+    const gone = await db((k) => one(k, 'locations', { name: 'Closing down' }));
+    // Another transaction deletes the location and holds its commit until the write is waiting on it.
+    const trx = await f.ctx.rt.knex.transaction();
+    await trx.raw(`set local search_path to "${f.tenant.schema}"`);
+    await trx('locations').where({ id: gone }).delete();
+    const pending = f.gql(
+      f.admin,
+      `mutation { venue { create(input: {name: "Late room", locationId: "${toGlobalId('Location', gone)}"}) { venue { id } errors { label message } } } }`,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    await trx.commit();
+    const res = await pending;
+    t.is(res.status, 409, res.text);
+    t.is(res.json.errors?.[0]?.extensions?.code, 'CONFLICT', res.text);
+    t.notRegex(res.text, /internal|sql|violat/i);
+    t.like(await db((k) => k('venues').where({ name: 'Late room' }).count('* as n').first()), { n: 0 });
+  },
+);

@@ -1,4 +1,4 @@
-import { AppError, dataExceptionOf, queryTimeoutOf } from '../../platform/errors.js';
+import { AppError, dataExceptionOf, queryTimeoutOf, referenceConflictOf } from '../../platform/errors.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
 /** Errors thrown by Koa or its body parser that carry a client status (`http-errors` shape), as AppErrors. */
@@ -42,7 +42,10 @@ export function answerFor(ctx: AppContext, err: unknown): ErrorAnswer {
   const dataError = dataExceptionOf(err);
   // Input that got past validation: answered as the client's mistake, logged so the gap is fixed.
   if (dataError) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'database refused a request value');
-  const clientError = dataError ?? queryTimeoutOf(err) ?? clientErrorFrom(err);
+  const conflict = referenceConflictOf(err);
+  // A race the checks could not see, or a check missing: logged so the second is found.
+  if (conflict) ctx.state.log.warn({ sqlstate: (err as { code: string }).code, path: ctx.path }, 'a foreign key refused a write');
+  const clientError = dataError ?? conflict ?? queryTimeoutOf(err) ?? clientErrorFrom(err);
   if (clientError)
     return { status: clientError.status, code: clientError.code, message: clientError.message, details: clientError.details };
   const status = err instanceof AppError ? err.status : 500;
