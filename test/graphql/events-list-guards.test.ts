@@ -237,3 +237,17 @@ test.serial(
     t.deepEqual(listed.events.edges, [{ node: { learningMode: 'CLASSROOM' } }]);
   },
 );
+
+test.serial(
+  'when a like value ends in a lone backslash, then the filter is refused naming it; an escaped backslash or wildcard matches as written',
+  async (t) => {
+    const refused = await search(f.admin, [{ field: 'title', operation: 'like', value: 'Plain\\' }]);
+    t.is(refused.json.data, null);
+    t.regex(refused.json.errors[0].message, /^Filter on filters\[0\] \(title like\): a like value cannot end with a lone backslash/);
+    t.is(refused.json.errors[0].extensions.code, 'BAD_USER_INPUT');
+    const escaped = await search(f.admin, [{ field: 'title', operation: 'like', value: 'Plain Event On\\e' }]);
+    t.deepEqual(titlesOf(escaped.json), [IN_SECRET]);
+    const none = await search(f.admin, [{ field: 'title', operation: 'like', value: 'Plain\\%' }]);
+    t.deepEqual(titlesOf(none.json), []);
+  },
+);

@@ -324,10 +324,17 @@ function applyFilter(
       q.whereRaw(`?? ${{ gt: '>', ge: '>=', lt: '<', le: '<=' }[f.operation]} ?`, [col, v]);
       return;
     }
-    case 'like':
+    case 'like': {
       textOnly();
-      q.whereRaw('?? ilike ?', [col, one()]);
+      const v = one();
+      // `\` escapes the next character (`\%` is a percent sign): one with nothing after it is no pattern.
+      if (typeof v === 'string' && /(^|[^\\])(\\\\)*\\$/.test(v))
+        throw badInput(
+          `Filter on ${name}: a like value cannot end with a lone backslash (it escapes the next character; write \\\\ for a backslash)`,
+        );
+      q.whereRaw('?? ilike ?', [col, v]);
       return;
+    }
     case 'wordlike':
       textOnly();
       q.whereRaw('?? ~* ?', [col, wholeWord(String(one()))]);
