@@ -982,7 +982,7 @@ async function seedSchedule(
       `attendance of learner ${learner.id}`,
       await recordAttendance(db, {
         learner: { id: learner.id, given: learner.id },
-        session: { id: session.id, given: session.id, eventId: faw },
+        session: { id: session.id, given: session.id },
         attended,
       }),
     );

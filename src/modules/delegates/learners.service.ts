@@ -125,8 +125,8 @@ export async function reactivateLearner(db: Db, learnerId: GivenId): Promise<{ l
 /** One attendance to record: the learner, the session (as sent), whether the learner attended. */
 export interface AttendanceInput {
   learner: GivenId;
-  /** `eventId` is not read (callers once passed the session's event): the session's own is read, and held. */
-  session: GivenId & { eventId?: number | undefined };
+  /** The session's own event is read (and the session held) when the attendance is recorded. */
+  session: GivenId;
   attended: boolean | null | undefined;
 }
 
