@@ -172,21 +172,6 @@ export function placesWanted(lines: readonly EventLine[]): Map<number, number> {
   return wanted;
 }
 
-/** The first event that has fewer places left than the order needs, if any (an event without delegates_max has no limit). */
-export function overbooked(
-  events: readonly { id: number; title: string; delegates_max: number | null }[],
-  booked: ReadonlyMap<number, number>,
-  wanted: ReadonlyMap<number, number>,
-): { id: number; title: string; left: number; need: number } | undefined {
-  for (const e of events) {
-    if (e.delegates_max === null) continue;
-    const left = e.delegates_max - (booked.get(e.id) ?? 0);
-    const need = wanted.get(e.id) ?? 0;
-    if (need > left) return { id: e.id, title: e.title, left: Math.max(0, left), need };
-  }
-  return undefined;
-}
-
 /** What an invoice says of an order: its lines, total, what was paid, currency and status. */
 export interface InvoiceDraft {
   lines: InvoiceLineDraft[];
