@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
-import type { AccountColumns, AddressValues, PostalAddressUsage } from './accounts.rules.js';
+import { DEFAULT_ADDRESS_COLUMNS, type AccountColumns, type AddressValues, type PostalAddressUsage } from './accounts.rules.js';
 import { Company, Contact } from './crm.data.js';
 
 /**
@@ -47,23 +47,7 @@ export type AccountRow = Pick<
   | 'created_on'
 >;
 
-const ACCOUNT_COLUMNS = [
-  'id',
-  'name',
-  'code',
-  'email',
-  'tel',
-  'website',
-  'is_partner',
-  'address_street',
-  'address_town',
-  'address_region',
-  'address_postcode',
-  'address_country_id',
-  'address_province_code',
-  'address_contact_person',
-  'created_on',
-] as const;
+const ACCOUNT_COLUMNS = ['id', 'name', 'code', 'email', 'tel', 'website', 'is_partner', ...DEFAULT_ADDRESS_COLUMNS, 'created_on'] as const;
 
 export type CompanyAddressRow = Pick<
   CompanyAddress,

@@ -15,6 +15,17 @@ export const POSTAL_ADDRESS_USAGES = ['default', 'billing', 'shipping'] as const
 export type PostalAddressUsage = (typeof POSTAL_ADDRESS_USAGES)[number];
 /** Lines of one address (the street part): the default address keeps them in `address_street`, one a line. */
 export const MAX_ADDRESS_LINES = 10;
+
+/** A company's own columns that hold its default postal address (REST shows them as they are). */
+export const DEFAULT_ADDRESS_COLUMNS = [
+  'address_street',
+  'address_town',
+  'address_region',
+  'address_postcode',
+  'address_country_id',
+  'address_province_code',
+  'address_contact_person',
+] as const;
 const LINE_MAX = 200;
 
 // One @, no whitespace, nothing a mail header would read as a second address or a display name.

@@ -13,21 +13,11 @@ import {
   updateAccount,
   type AccountRow,
 } from './accounts.data.js';
-import { accountChange, mergeProblems, type AccountInput } from './accounts.rules.js';
+import { accountChange, DEFAULT_ADDRESS_COLUMNS, mergeProblems, type AccountInput } from './accounts.rules.js';
 
 export type { AccountRow } from './accounts.data.js';
 
 type Answer = { account: AccountRow | null; problems: Problem[] };
-
-const DEFAULT_ADDRESS = [
-  'address_street',
-  'address_town',
-  'address_region',
-  'address_postcode',
-  'address_country_id',
-  'address_province_code',
-  'address_contact_person',
-] as const;
 
 /** Creates an account with its addresses, or answers why not (writing nothing). */
 export async function createAccount(db: Db, input: AccountInput): Promise<Answer> {
@@ -75,8 +65,8 @@ export async function mergeAccounts(db: Db, fromId: number, toId: number): Promi
     // A savepoint: a reference the merge cannot move (a unique key) leaves nothing half-moved.
     await db.transaction(async (trx) => {
       const gaps: Partial<AccountRow> = {};
-      if (DEFAULT_ADDRESS.every((c) => to[c] === null) && DEFAULT_ADDRESS.some((c) => from[c] !== null)) {
-        for (const c of DEFAULT_ADDRESS) Object.assign(gaps, { [c]: from[c] });
+      if (DEFAULT_ADDRESS_COLUMNS.every((c) => to[c] === null) && DEFAULT_ADDRESS_COLUMNS.some((c) => from[c] !== null)) {
+        for (const c of DEFAULT_ADDRESS_COLUMNS) Object.assign(gaps, { [c]: from[c] });
       }
       for (const c of ['email', 'tel', 'website'] as const) if (!to[c] && from[c]) gaps[c] = from[c];
       await updateAccount(trx, toId, gaps);

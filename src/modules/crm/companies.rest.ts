@@ -1,5 +1,5 @@
 import { defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { companyRecordProblems, type CompanyRecord } from './accounts.rules.js';
+import { companyRecordProblems, DEFAULT_ADDRESS_COLUMNS, type CompanyRecord } from './accounts.rules.js';
 import { Company } from './crm.data.js';
 
 /**
@@ -34,20 +34,9 @@ export const companies = defineResource({
   // Only what the write sets is checked: a record stored before these rules can still be changed elsewhere.
   async check(_db, values) {
     const record = Object.fromEntries(
-      (
-        [
-          'name',
-          'email',
-          'website',
-          'address_street',
-          'address_town',
-          'address_region',
-          'address_postcode',
-          'address_country_id',
-          'address_province_code',
-          'address_contact_person',
-        ] as const
-      ).flatMap((c) => (Object.hasOwn(values, c) ? [[c, values[c]]] : [])),
+      (['name', 'email', 'website', ...DEFAULT_ADDRESS_COLUMNS] as const).flatMap((c) =>
+        Object.hasOwn(values, c) ? [[c, values[c]]] : [],
+      ),
     ) as CompanyRecord;
     return restFieldErrors(companyRecordProblems(record));
   },
