@@ -32,8 +32,10 @@ import { Company } from './crm.data.js';
 const VIEW = 'COMPANY_VIEW';
 const EDIT = 'COMPANY_EDIT';
 
-export const accountById = (ctx: GraphQLContext, id: number) =>
-  ctx.loader('Account.byId', (db) => byId((ids) => accountRowsByIds(db, ids))).load(id);
+/** This request's accounts by id (the list primes it with the rows of its page). */
+const accounts = (ctx: GraphQLContext) => ctx.loader('Account.byId', (db) => byId((ids) => accountRowsByIds(db, ids)));
+
+export const accountById = (ctx: GraphQLContext, id: number) => accounts(ctx).load(id);
 
 const addressesOf = (ctx: GraphQLContext, id: number) =>
   ctx
@@ -182,7 +184,7 @@ export const accountsQuery = listQuery<AccountRow>({
     createdAt: { column: 'created_on', kind: 'datetime', orderable: true },
   },
   prime: (ctx, rows) => {
-    const loader = ctx.loader('Account.byId', (db) => byId((ids) => accountRowsByIds(db, ids)));
+    const loader = accounts(ctx);
     for (const row of rows) loader.prime(row.id, row);
   },
 });

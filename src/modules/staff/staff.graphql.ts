@@ -44,7 +44,9 @@ export const StaffTypeEnum = new GraphQLEnumType({
   values: Object.fromEntries(STAFF_TYPES.map((t) => [t, { value: t }])),
 });
 
-const staffById = (ctx: GraphQLContext, id: number) => ctx.loader('Staff.byId', (db) => byId((ids) => eventStaffByIds(db, ids))).load(id);
+/** This request's event staff by id (the list primes it with the rows of its page). */
+const staffMembers = (ctx: GraphQLContext) => ctx.loader('Staff.byId', (db) => byId((ids) => eventStaffByIds(db, ids)));
+const staffById = (ctx: GraphQLContext, id: number) => staffMembers(ctx).load(id);
 
 export const StaffObject: GraphQLObjectType<EventStaffRow, GraphQLContext> = new GraphQLObjectType<EventStaffRow, GraphQLContext>({
   name: 'Staff',
@@ -92,7 +94,7 @@ const staffList = listQuery<EventStaffRow>({
     isPrimary: { column: 'is_primary', kind: 'bool', orderable: true },
   },
   prime: (ctx, rows) => {
-    const loader = ctx.loader('Staff.byId', (db) => byId((ids) => eventStaffByIds(db, ids)));
+    const loader = staffMembers(ctx);
     for (const row of rows) loader.prime(row.id, row);
   },
 });
