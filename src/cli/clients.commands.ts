@@ -1,15 +1,19 @@
 import { createIntegrationClient, createServiceClient, listClients, revokeClient } from '../modules/oauth/clients.service.js';
+import { issueUserToken } from '../modules/oauth/user-tokens.service.js';
 import { platformBaseUrl } from '../platform/config.js';
 import { UsageError, str, tenantBySlug, type Commands } from './command.js';
 
-/** OAuth clients: integrations and a tenant's client credentials. */
+/** OAuth clients (integrations and a tenant's client credentials) and access tokens. */
 export const clientCommands: Commands = {
   'clients:create': {
     summary:
       "Register an OAuth client: an integration (authorization code flow, any tenant's users authorize it) or, with --grant client_credentials, a tenant's client credentials acting as a service user",
     flags: {
       name: { description: 'what the application is called (shown on the consent page); required for an integration' },
-      'redirect-uri': { description: 'its OAuth callback URI, matched exactly (https://, or http:// on localhost)' },
+      'redirect-uri': {
+        description:
+          'its OAuth callback URI, matched exactly (https://, or http:// on localhost, such as http://localhost:3000/oauth/dev-callback)',
+      },
       grant: { description: 'authorization_code (default) or client_credentials' },
       tenant: { description: 'tenant slug (client_credentials only)' },
       'service-user': { description: 'email of the tenant user it acts as (client_credentials only)' },
@@ -47,6 +51,12 @@ export const clientCommands: Commands = {
         redirectUris: [str(flags, 'redirect-uri')],
         createdBy: 'ops CLI',
       });
+      // Where a user starts authorizing it (an application adds its own state and PKCE challenge).
+      const authorizeUrl = `${endpoints.authorizationEndpoint}?${new URLSearchParams({
+        response_type: 'code',
+        client_id: c.clientId,
+        redirect_uri: c.redirectUris[0]!,
+      })}`;
       return {
         output: {
           clientId: c.clientId,
@@ -55,6 +65,7 @@ export const clientCommands: Commands = {
           grants: c.grants,
           redirectUris: c.redirectUris,
           ...endpoints,
+          authorizeUrl,
         },
       };
     },
@@ -67,6 +78,30 @@ export const clientCommands: Commands = {
       const clients = await listClients(rt.knex, tenant ? { tenantId: tenant.id } : {});
       const slugs = new Map((await rt.registry.list()).map((t) => [t.id, t.slug]));
       return { output: clients.map(({ tenantId, ...c }) => ({ ...c, tenant: tenantId ? (slugs.get(tenantId) ?? null) : null })) };
+    },
+  },
+  'tokens:create': {
+    summary:
+      "Print an access token for a tenant's user (default: its first admin), for Authorization: Bearer; issued to client credentials acting as that user, made once and reused (clients:revoke stops their tokens)",
+    flags: {
+      tenant: { required: true, description: 'tenant slug' },
+      user: { description: 'email of the user the token acts as (default: the first admin)' },
+    },
+    async run(rt, flags) {
+      const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
+      const issued = await issueUserToken(rt, tenant, typeof flags.user === 'string' ? { email: flags.user } : {});
+      return {
+        output: {
+          accessToken: issued.accessToken,
+          tokenType: 'Bearer',
+          expiresIn: issued.expiresIn,
+          expiresAt: issued.expiresAt.toISOString(),
+          tenant: tenant.slug,
+          user: issued.user.email,
+          clientId: issued.clientId,
+          graphqlEndpoint: `${platformBaseUrl(rt.config)}/graphql`,
+        },
+      };
     },
   },
   'clients:revoke': {

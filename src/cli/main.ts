@@ -64,6 +64,7 @@ const HELP_ORDER: (keyof typeof AREAS)[] = [
   'clients:create',
   'clients:list',
   'clients:revoke',
+  'tokens:create',
   'portals:add',
   'portals:list',
   'portals:remove',

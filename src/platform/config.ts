@@ -118,6 +118,7 @@ const schema = z
     IDENTITY_CACHE_TTL_MS: intIn(0, 3600000).default(300000),
     IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
     SEED_DEMO: bool.optional(),
+    OAUTH_DEV_CALLBACK: bool.optional(),
     LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
     WEBHOOK_TIMEOUT_MS: intIn(100, 60000).default(10000),
     WEBHOOK_RETRY_SCHEDULE: durations.default([5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000)),
@@ -262,6 +263,12 @@ export interface Config {
   /** At most this many users and as many tokens cached per web process (least recently used out first). */
   identityCacheMax: number;
   seedDemo: boolean;
+  /**
+   * OAUTH_DEV_CALLBACK: the platform address serves `GET /oauth/dev-callback`, a page that shows an
+   * authorization's code and the command to exchange it (a callback for trying the code flow by
+   * hand). On by default outside production, off in production.
+   */
+  oauthDevCallback: boolean;
   /** The legacy REST API answers (on) or, after its sunset, answers 410 Gone (off). */
   legacyRestApi: boolean;
   /** Keys that sign session cookies, newest first; outside production a random one per process when unset. */
@@ -342,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identityCacheMax: e.IDENTITY_CACHE_MAX,
     // The demo tenant is for local use: never seeded into a production database by default.
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
+    // A development aid: production has real callbacks, and a page of codes is no part of a product.
+    oauthDevCallback: e.OAUTH_DEV_CALLBACK ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
     metricsToken: e.METRICS_TOKEN,
     webhooks: {

@@ -11,6 +11,7 @@ import { hasControlCharacter } from '../../platform/util/text.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { SCOPE, type OAuthServerClient, type OAuthUser } from './oauth-store.js';
 import type { OAuthServers } from './oauth-server.js';
+import { devCallbackPage } from './dev-callback.routes.js';
 
 /**
  * The authorization endpoint and its pages, on the platform host (the auth address):
@@ -19,6 +20,8 @@ import type { OAuthServers } from './oauth-server.js';
  * on go back to the client as RFC 6749 error redirects); then the instance page (unless the
  * `instance` hint names one), the instance's sign-in page, and the consent page naming the
  * application; then a redirect to the callback with `code`, the same `state` and `iss`.
+ * With OAUTH_DEV_CALLBACK, also `GET /oauth/dev-callback`, a callback page for trying the flow
+ * by hand (dev-callback.routes.ts).
  */
 
 export interface AuthorizeDeps {
@@ -292,6 +295,9 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
     sessionOf(ctx).user = undefined;
     ctx.redirect(sessionOf(ctx).authorization ? '/oauth/login' : '/oauth/instance');
   });
+
+  // A callback page for trying the flow by hand, where the operator allows it (OAUTH_DEV_CALLBACK).
+  if (config.oauthDevCallback) router.get('/dev-callback', devCallbackPage(servers));
 
   return router;
 }

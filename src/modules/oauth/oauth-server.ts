@@ -1,6 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { platformBaseUrl, type Config } from '../../platform/config.js';
 import { ClientAuthGuard } from './client-auth-guard.js';
+import { codeWithClient } from './oauth.data.js';
 import {
   ACCESS_TOKEN_LIFETIME_S,
   CODE_LIFETIME_S,
@@ -10,6 +11,7 @@ import {
   type OAuthStoreDeps,
   type OAuthServerClient,
 } from './oauth-store.js';
+import { hashSecret } from './secrets.js';
 
 /**
  * The two faces of `@node-oauth/oauth2-server` Lectern uses: the authorization endpoint (after
@@ -23,6 +25,19 @@ export interface OAuthServers {
   findClient(clientId: string): Promise<OAuthServerClient | false>;
   /** Slows failed client authentication at the token endpoint. */
   clientAuth: ClientAuthGuard;
+  /** What an authorization code is, read only (never consumed): for the development callback page. */
+  describeCode(code: string): Promise<CodeDescription | undefined>;
+}
+
+/** An authorization code Lectern issued, as the development callback shows it. */
+export interface CodeDescription {
+  clientId: string;
+  redirectUri: string;
+  expiresAt: Date;
+  /** Sent with a PKCE challenge: the exchange needs the verifier. */
+  pkce: boolean;
+  /** usable: it can still be exchanged; used: it was exchanged (or presented) once; expired; revoked: its client was. */
+  status: 'usable' | 'used' | 'expired' | 'revoked';
 }
 
 export function createOAuthServers(deps: OAuthStoreDeps, config: Config): OAuthServers {
@@ -30,6 +45,24 @@ export function createOAuthServers(deps: OAuthStoreDeps, config: Config): OAuthS
   return {
     issuer: platformBaseUrl(config),
     findClient: (clientId) => byId.getClient(clientId, null),
+    async describeCode(code) {
+      const row = await codeWithClient(deps.knex, hashSecret(code));
+      if (!row) return undefined;
+      const status = row.client_revoked_at
+        ? 'revoked'
+        : row.consumed_at
+          ? 'used'
+          : row.expires_at.getTime() <= Date.now()
+            ? 'expired'
+            : 'usable';
+      return {
+        clientId: row.public_client_id,
+        redirectUri: row.redirect_uri,
+        expiresAt: row.expires_at,
+        pkce: row.code_challenge !== null,
+        status,
+      };
+    },
     clientAuth: new ClientAuthGuard(deps.knex, {
       namespace: config.queuePrefix,
       isClient: async (clientId) => Boolean(await byId.getClient(clientId, null)),
