@@ -82,7 +82,7 @@ export const clientCommands: Commands = {
   },
   'tokens:create': {
     summary:
-      "Print an access token for a tenant's user (default: its first admin), for Authorization: Bearer; issued to client credentials acting as that user, made once and reused (clients:revoke stops their tokens)",
+      "Print an access token for Authorization: Bearer, acting as a tenant's user (its first admin unless --user); issued to client credentials made once and reused, which clients:revoke stops",
     flags: {
       tenant: { required: true, description: 'tenant slug' },
       user: { description: 'email of the user the token acts as (default: the first admin)' },

@@ -34,8 +34,9 @@ function shown(ctx: AppContext, name: string): string | undefined {
   return value.length > 300 ? `${value.slice(0, 300)}…` : value;
 }
 
+// One click selects the whole command; the code inside does not wrap mid-word like inline code.
 const pre = (text: string): Html =>
-  html`<pre style="white-space:pre-wrap;background:#f0f1f4;padding:.7rem 1rem;border-radius:4px"><code>${text}</code></pre>`;
+  html`<pre style="white-space:pre;overflow-x:auto;user-select:all;background:#f0f1f4;padding:.7rem 1rem;border-radius:4px"><code style="background:none;padding:0;word-break:normal">${text}</code></pre>`;
 
 export function devCallbackPage(servers: OAuthServers) {
   return async (ctx: AppContext): Promise<void> => {
@@ -93,13 +94,18 @@ ${error !== undefined && shown(ctx, 'error_description') ? html`<tr><th>error_de
     // A client id is newSecret's base64url: safe inside double quotes beside $SECRET.
     const client = /^[A-Za-z0-9_-]+$/.test(found.clientId) ? found.clientId : '$CID';
     const command = [
-      `curl -s -X POST ${shellWord(tokenEndpoint)} -u "${client}:$SECRET"`,
-      `  -d grant_type=authorization_code -d code=${shellWord(code)}`,
+      `curl -s -X POST ${shellWord(tokenEndpoint)}`,
+      `  -u "${client}:$SECRET"`,
+      '  -d grant_type=authorization_code',
+      `  -d code=${shellWord(code)}`,
       `  -d ${shellWord(`redirect_uri=${found.redirectUri}`)}`,
       ...(found.pkce ? ['  -d code_verifier="$VERIFIER"'] : []),
     ].join(' \\\n');
     const left = Math.max(0, Math.round((found.expiresAt.getTime() - Date.now()) / 1000));
-    const graphql = `curl -s -X POST ${shellWord(`${servers.issuer}/graphql`)} -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"query":"{ hello }"}'`;
+    const graphql = [
+      `curl -s -X POST ${shellWord(`${servers.issuer}/graphql`)} -H "Authorization: Bearer $TOKEN"`,
+      `  -H 'Content-Type: application/json' -d '{"query":"{ hello }"}'`,
+    ].join(' \\\n');
     sendPage(
       ctx,
       'Authorization code received',
@@ -107,7 +113,7 @@ ${error !== undefined && shown(ctx, 'error_description') ? html`<tr><th>error_de
 <p>Exchange the code for tokens: it works once, until ${found.expiresAt.toISOString().slice(11, 19)} UTC (${Math.floor(left / 60)} min ${left % 60} s from now).
 <code>$SECRET</code> is the application's secret (the <code>clientSecret</code> that <code>clients:create</code> printed): Lectern keeps only its hash, so it cannot show it.${found.pkce ? html` The authorization was asked with PKCE: <code>$VERIFIER</code> is the code verifier the application kept.` : ''}</p>
 ${pre(command)}
-<p>It answers <code>{"access_token":"lat_...","token_type":"Bearer","expires_in":3600,"refresh_token":"lrt_...","scope":"instance"}</code>. Then, with <code>TOKEN</code> set to the access token:</p>
+<p>It answers JSON with an <code>access_token</code> (<code>lat_...</code>, good for an hour) and a <code>refresh_token</code> (<code>lrt_...</code>). Then, with <code>TOKEN</code> set to the access token:</p>
 ${pre(graphql)}`,
     );
   };
