@@ -15,6 +15,7 @@ import { legacyRestRoutes } from './rest-routes.js';
 import type { Runtime } from './runtime.js';
 import { controlPanelRoutes } from '../modules/oauth/control-panel.routes.js';
 import { graphqlEndpoint } from './graphql-endpoint.js';
+import { platformAddress } from './landing.js';
 import { requestBudget, weblinkEndpoint } from './weblink-endpoint.js';
 import { PortalDirectory } from '../modules/portals/portals.service.js';
 import { portalTokenRoutes } from '../modules/portals/portals.routes.js';
@@ -44,8 +45,9 @@ const only =
  * The web application. Middleware is declared here, once, in order: request id and access log,
  * error mapping, metrics, body limits; then host-independent platform routes; the GraphQL
  * endpoint (platform and tenant hosts); the OAuth authorization server on the platform host;
- * then everything else is a tenant route, resolved from the Host header: the legacy REST API,
- * and the Control Panel and account pages.
+ * the platform address's landing (`/`), and a wrong-address answer for a path asked on the
+ * wrong host (see landing.ts); then everything else is a tenant route, resolved from the Host
+ * header: the legacy REST API, and the Control Panel and account pages.
  */
 export interface AppOptions {
   /** The Core GraphQL schema served (default: Lectern's; tests serve one with extra fields). */
@@ -115,6 +117,10 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
       pageStack(authorizeRoutes({ config: rt.config, registry: rt.registry, servers, signIn })),
     ),
   );
+
+  // The platform address's own answers (`/`: where things are) and every other request to it;
+  // on an instance's address, a path of the platform's answered with the address to use.
+  app.use(platformAddress(rt));
 
   const tenantPages = pageStack(
     controlPanelRoutes({ knex: rt.knex, signIn }),
