@@ -321,7 +321,7 @@ export async function main(argv: string[]): Promise<void> {
   );
 }
 
-const PGL_VERSION = (JSON.parse(readFileSync('node_modules/postgraphile/package.json', 'utf8')) as { version: string }).version;
+const PGL_VERSION = (JSON.parse(readFileSync('bench/node_modules/postgraphile/package.json', 'utf8')) as { version: string }).version;
 
 const answer = (x: { status: number; json: unknown }) => `${x.status} ${String(JSON.stringify(x.json)).slice(0, 3000)}`;
 

