@@ -84,7 +84,7 @@ export interface LandingInstance {
   weblinkExample: string | null;
 }
 
-const DOCS = 'README.md at the root of the repository, then the pages under docs/';
+const DOCS = 'README.md at the root of the repository';
 
 /** Paths served on the platform address only, and how to name what they are. */
 const PLATFORM_ONLY: { matches: (path: string, config: Config) => boolean; what: string }[] = [
