@@ -21,6 +21,7 @@ import { answerFor, clientErrorFrom } from '../http/errors.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
 import { withRequestDb } from '../http/request-db.js';
+import { nonJsonBody, sentAsJson, unsupportedMediaType } from '../http/body.js';
 import type { Lane } from '../../platform/tenancy/tenant-gate.js';
 import type { GraphQLContext } from './context.js';
 import { pageVariables, withPages } from './cost.js';
@@ -224,7 +225,8 @@ export type RequestContext =
 export interface GraphQLServer {
   /**
    * Answers one GraphQL request in `tenant`'s schema (one transaction; read only when asked):
-   * `makeContext` says who it runs as. The media type is checked first (406).
+   * `makeContext` says who it runs as. The media type is checked first (406); a body that is
+   * not JSON where the document was to come from is a 415.
    */
   answer(ctx: AppContext, tenant: Tenant, makeContext: (db: Knex) => Promise<RequestContext>, opts?: AnswerOptions): Promise<void>;
   /** Checks the Accept header; false (and a 406 answered) when nothing acceptable can be sent. */
@@ -238,6 +240,7 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
   // not read for other routes): the JSON size limit and errors of POST bodies.
   const getBody = bodyParser({
     enableTypes: ['json'],
+    detectJSON: sentAsJson,
     parsedMethods: ['GET'],
     jsonLimit: rt.config.bodyLimit,
     jsonStrict: true,
@@ -352,12 +355,20 @@ export function graphqlServer(rt: PlatformRuntime, schema: GraphQLSchema): Graph
       const media = responseType(ctx.get('accept'));
       if (!media) return void this.acceptable(ctx);
       if (ctx.method === 'GET' && ctx.query.query == null && ctx.request.body === undefined) await getBody(ctx, async () => undefined);
-      if (ctx.state.bodyError !== undefined) {
+      // A body of another media type than JSON (none, text/plain, a form: `curl -d` sends one) is
+      // not read: where the document was to come from it, a 415 naming the header, rather than
+      // "Must provide query string"; beside a document in the URL, it is left alone.
+      const other = nonJsonBody(ctx);
+      if (other !== undefined && ctx.query.query == null) {
+        const refused = unsupportedMediaType(other);
+        return graphqlErrors(ctx, refused.status, refused.message, refused.code.toUpperCase());
+      }
+      if (other === undefined && ctx.state.bodyError !== undefined) {
         // Too large (413), not decompressible, not JSON (400): the same answers REST gives.
         const bodyError = clientErrorFrom(ctx.state.bodyError) ?? new AppError(400, 'bad_request', 'The request body is not valid JSON');
         return graphqlErrors(ctx, bodyError.status, bodyError.message, bodyError.code.toUpperCase());
       }
-      const read = requestParameters(ctx.method, ctx.request.body, ctx.query);
+      const read = requestParameters(ctx.method, other === undefined ? ctx.request.body : undefined, ctx.query);
       if (!read.ok) return graphqlErrors(ctx, 400, read.message, 'BAD_REQUEST');
       try {
         await run(ctx, media, tenant, makeContext, read.params, opts);
