@@ -133,6 +133,8 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
           '200': ok(ref, 'Created record'),
           '400': errorResponse('Body is not a JSON object'),
           '404': errorResponse('Could not create: details.fields names each field at fault'),
+          '409': errorResponse('A record the body names was removed meanwhile: read it again, then retry'),
+          '415': errorResponse('The body was not sent as JSON (Content-Type: application/json)'),
           ...common,
         },
       };
@@ -155,6 +157,8 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
           '200': ok(ref, 'Updated record'),
           '400': errorResponse('Invalid fields'),
           '404': errorResponse('Not found'),
+          '409': errorResponse('A record the body names was removed meanwhile: read it again, then retry'),
+          '415': errorResponse('The body was not sent as JSON (Content-Type: application/json)'),
           ...common,
         },
       };
