@@ -3,9 +3,13 @@ import { startWorkers } from './app/workers.js';
 import { createApp } from './app/web.js';
 import { loadConfig, tenantBaseUrl } from './platform/config.js';
 import { startHttpServer } from './kit/http/server.js';
+import { checkPortFree, listenError } from './kit/http/port.js';
 import { exitOnBootError, onShutdownSignal } from './platform/process.js';
 import { createRuntime } from './app/runtime.js';
 import { migrateAll } from './platform/tenancy/migrate.js';
+
+/** How this process is started, for the message of a taken port. */
+const START_COMMAND = 'npm start';
 
 /**
  * `npm start`: everything in one process for local use. Without DATABASE_URL it runs on the
@@ -14,12 +18,19 @@ import { migrateAll } from './platform/tenancy/migrate.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the database starts: a second `npm start` says its port is taken at once.
+  await checkPortFree(config.port, config.host, START_COMMAND);
   const rt = await createRuntime(config, 'lectern');
   const migrated = await migrateAll(rt.knex, { concurrency: config.migrateConcurrency });
   if (migrated.failed.length) throw new Error(`migrations failed for tenants: ${migrated.failed.join(', ')}`);
   const seeded = config.seedDemo ? await seedDemo(rt.knex) : undefined;
   const workers = startWorkers(rt);
-  const http = await startHttpServer(createApp(rt), config.port, config.host, config);
+  const http = await startHttpServer(createApp(rt), config.port, config.host, config).catch(async (err: unknown) => {
+    // Taken since the check: stop what started (an embedded PostgreSQL among it), then say so.
+    await workers.close();
+    await rt.close();
+    throw listenError(err, config.port, START_COMMAND);
+  });
 
   // Before the banner: a Ctrl-C or SIGTERM before a handler is installed kills the process at
   // once (the signal's default), leaving the embedded PostgreSQL running.

@@ -13,6 +13,8 @@ import { checkedValue, checkRequest } from '../platform/db/transaction.js';
 import type { Knex } from '../platform/db/knex.js';
 import { AppError } from '../platform/errors.js';
 import { AskedPermissions, identityRefusal } from '../kit/http/cached-identity.js';
+import { html, type Html } from '../kit/http/pages.js';
+import { platformBaseUrl } from '../platform/config.js';
 
 /**
  * `POST /graphql` (and GET for queries), the Core GraphQL API. Every request needs a bearer
@@ -47,7 +49,8 @@ export function graphqlEndpoint(
       !ctx.is('json')
     ) {
       ctx.type = 'html';
-      ctx.body = graphiqlPage();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = graphiqlPage({ platformUrl: platformBaseUrl(rt.config), onPlatform: !hostTenant });
       return;
     }
     if (!server.acceptable(ctx)) return;
@@ -102,29 +105,102 @@ export function graphqlEndpoint(
   };
 }
 
-/** What GraphiQL's headers pane holds until a token is pasted in. */
-export const GRAPHIQL_PLACEHOLDER = 'Bearer <access token>';
-/** What GraphiQL shows while its headers still hold {@link GRAPHIQL_PLACEHOLDER}. */
+/** What GraphiQL's headers pane holds at first: the token goes after it. */
+export const GRAPHIQL_PLACEHOLDER = 'Bearer ';
+/** What a query run before a token is in the headers answers (in the page: it is never sent). */
 export const GRAPHIQL_TOKEN_HINT =
-  'Replace <access token> in the Request Headers pane (below the query) with an access token from POST /oauth/token: the Docs and completion load once it is there.';
+  'No access token yet: paste one after Bearer in Request Headers (below the query). The box at the top says how to get one.';
+
+export interface GraphiqlPageOptions {
+  /** The platform's address (`http://localhost:3000`): its `/oauth/token` issues tokens. */
+  platformUrl: string;
+  /** The page is on the platform address (else on an instance's, where the Control Panel is). */
+  onPlatform: boolean;
+}
 
 /**
- * GraphiQL (graphql-helix's) for `GET /graphql` in development. GraphiQL fetches the schema once,
- * when the page loads, with the headers then in its pane, and never again: so two scripts of
- * Lectern's own go around it.
- * - Before GraphiQL: a request whose Authorization is still the placeholder is not sent; it
- *   is answered in the page with a GraphQL error that says what to paste (instead of the
- *   server's 401 "not a bearer token").
- * - After it: when the headers change and GraphiQL has no schema, the schema is fetched again
- *   (Docs and completion then work), and the hint is cleared once it is there.
+ * How to get a token, at the top of the page. On the platform address the page exchanges client
+ * credentials for a token itself (`POST /oauth/token`, same origin; the secret goes in the body,
+ * never in an address, and nothing is stored) and puts it in the headers pane.
  */
-export function graphiqlPage(): string {
+function tokenBox({ platformUrl, onPlatform }: GraphiqlPageOptions): Html {
+  const tokenUrl = `${platformUrl}/oauth/token`;
+  const curl = `curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${tokenUrl}`;
+  const credentials = onPlatform
+    ? html`Client credentials of an instance (create them in its Control Panel, acting as a user: the instances and their Control
+        Panels are listed on <a href="/">the platform page</a>), exchanged here:
+        <form id="lectern-exchange"><input id="lectern-client-id" placeholder="Client ID (lc_...)" autocomplete="off" spellcheck="false" required>
+        <input id="lectern-client-secret" type="password" placeholder="Client secret (lcs_...)" autocomplete="off" required>
+        <button type="submit">Get a token</button></form>`
+    : html`Client credentials of this instance: create them in its <a href="/control-panel">Control Panel</a> (acting as a user),
+        then exchange them in <a href="${platformUrl}${GRAPHQL_PATH}">GraphiQL on the platform address</a> or with
+        <code>${curl}</code>`;
+  return html`<div id="lectern-start" role="region" aria-label="How to get an access token">
+<button id="lectern-hide" type="button" title="Hide this box">Hide</button>
+<p><strong>Lectern Core GraphQL API.</strong> Every request needs an access token: paste it after <code>Bearer </code> in
+<strong>Request Headers</strong> (below the query). The Docs and completion load once it is there; it is kept in this tab only.</p>
+<p><strong>Get a token</strong> (valid 1 hour):</p>
+<ul>
+<li>${credentials}</li>
+${onPlatform ? html`<li>Or with curl: <code>${curl}</code></li>` : ''}
+<li>From the command line: <code>npm run cli -- --help</code> lists the commands that create client credentials and tokens.</li>
+<li>For a user who signs in (the authorization code flow): the OAuth 2.0 walk-through in the README and docs.</li>
+</ul>
+<p id="lectern-token-status" role="status"></p>
+</div>`;
+}
+
+const BOX_STYLE = `
+body{display:flex;flex-direction:column}
+body>.graphiql-container{flex:1;min-height:0;height:auto}
+#lectern-start{flex:none;position:relative;padding:.55rem 5rem .55rem 1rem;background:#fff8e1;border-bottom:1px solid #e0cf9a;
+  font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1d2433}
+#lectern-start p,#lectern-start ul{margin:.15rem 0}#lectern-start ul{padding-left:1.2rem}
+#lectern-start code{background:#f3ecd2;padding:0 .25rem;border-radius:3px;word-break:break-all}
+#lectern-exchange{display:inline}#lectern-start input{font:inherit;padding:.1rem .35rem;border:1px solid #c5cad3;border-radius:3px;width:13rem}
+#lectern-start button{font:inherit;padding:.1rem .6rem;border:1px solid #2453a6;border-radius:3px;background:#2453a6;color:#fff;cursor:pointer}
+#lectern-hide{position:absolute;top:.5rem;right:1rem;background:#fff!important;color:#2453a6!important}
+#lectern-start.hidden>:not(p:first-of-type):not(#lectern-hide){display:none}
+#lectern-token-status:empty{display:none}#lectern-token-status.error{color:#8a1c14}`;
+
+/**
+ * GraphiQL (graphql-helix's, GraphiQL 1.x) for `GET /graphql` in development, with a box on
+ * top that says how to get a token, and the Request Headers pane open on `Authorization: Bearer `.
+ * GraphiQL fetches the schema once, when the page loads, with the headers then in its pane, and
+ * never again: so scripts of Lectern's own go around it.
+ * - Before GraphiQL: a request whose Authorization has no token yet is not sent: the schema's
+ *   waits (the box says what to do), a query is answered in the page with {@link GRAPHIQL_TOKEN_HINT};
+ *   and the Request Headers tab is the one open (GraphiQL reads that from its storage).
+ * - After it: when the headers change and GraphiQL has no schema, the schema is fetched again
+ *   (Docs and completion then work); a schema request the server refused (a token not valid)
+ *   shows the server's errors as they are, not GraphiQL's JSON-in-a-string; the box's token
+ *   button; the box hides on request.
+ * Headers are not persisted (`shouldPersistHeaders: false`): a token lives in the tab only.
+ */
+export function graphiqlPage(options: GraphiqlPageOptions): string {
   const initialHeaders = JSON.stringify({ Authorization: GRAPHIQL_PLACEHOLDER }, null, 2);
-  const html = renderGraphiQL({ endpoint: GRAPHQL_PATH, headers: initialHeaders, defaultQuery: '{ hello }' });
+  const defaultQuery = [
+    '# Lectern Core GraphQL API: the box above says how to get an access token.',
+    '# Put it after Bearer in Request Headers (below); run with Ctrl-Enter.',
+    '',
+    '{',
+    '  hello',
+    '}',
+    '',
+  ].join('\n');
+  const rendered = renderGraphiQL({
+    endpoint: GRAPHQL_PATH,
+    headers: initialHeaders,
+    headerEditorEnabled: true,
+    shouldPersistHeaders: false,
+    defaultQuery,
+  });
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
   const guard = `<script>
 (function () {
   var endpoint = ${json(GRAPHQL_PATH)}, placeholder = ${json(GRAPHIQL_PLACEHOLDER)}, hint = ${json(GRAPHIQL_TOKEN_HINT)};
+  // The Request Headers tab open (GraphiQL 1.x reads it from its storage and never writes it).
+  try { localStorage.setItem('graphiql:headerEditorActive', 'true'); } catch (e) {}
   var send = window.fetch.bind(window);
   function authorization(input, init) {
     var headers = (init && init.headers) || (input && typeof input === 'object' && input.headers);
@@ -137,9 +213,18 @@ export function graphiqlPage(): string {
     for (var k in headers) if (k.toLowerCase() === 'authorization') return headers[k];
     return undefined;
   }
+  function noToken(value) {
+    var v = String(value || '').trim();
+    return v === '' || v.toLowerCase() === placeholder.trim().toLowerCase();
+  }
+  function isSchemaRequest(init) {
+    try { return JSON.parse(String((init && init.body) || '{}')).operationName === 'IntrospectionQuery'; } catch (e) { return false; }
+  }
   window.fetch = function (input, init) {
     var url = typeof input === 'string' || input instanceof URL ? String(input) : input && input.url;
-    if (url && new URL(url, location.href).pathname === endpoint && String(authorization(input, init) || '').trim() === placeholder) {
+    if (url && new URL(url, location.href).pathname === endpoint && noToken(authorization(input, init))) {
+      // The schema waits for a token (fetched again once the headers change); a query is told what to do.
+      if (isSchemaRequest(init)) return new Promise(function () {});
       var body = JSON.stringify({ errors: [{ message: hint, extensions: { code: 'UNAUTHENTICATED' } }] });
       return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }));
     }
@@ -147,27 +232,85 @@ export function graphiqlPage(): string {
   };
 })();
 </script>`;
-  const refetch = `<script>
+  const after = `<script>
 (function () {
+  var tokenPath = '/oauth/token', send = window.fetch, hint = ${json(GRAPHIQL_TOKEN_HINT)};
+  var box = document.createElement('div');
+  box.innerHTML = ${json(tokenBox(options).value)};
+  box = box.firstElementChild;
+  document.body.insertBefore(box, document.body.firstChild);
+  var status = document.getElementById('lectern-token-status');
+  document.getElementById('lectern-hide').addEventListener('click', function () {
+    var hidden = box.classList.toggle('hidden');
+    this.textContent = hidden ? 'Show' : 'Hide';
+  });
+  function graphiql() {
+    var g = window.g; // GraphiQL sets it when it mounts
+    if (!g || !g.state || typeof g.fetchSchema !== 'function') return undefined;
+    if (!g.lecternPatched) {
+      g.lecternPatched = true;
+      // GraphiQL shows a refused schema request as its JSON answer inside a string, escapes and
+      // all: the errors themselves instead.
+      var handle = g.handleSchemaErrors;
+      g.handleSchemaErrors = function (errors) {
+        var flat = [];
+        (errors || []).forEach(function (e) {
+          if (typeof e === 'string') {
+            try { var r = JSON.parse(e); if (r && Array.isArray(r.errors)) { flat.push.apply(flat, r.errors); return; } } catch (x) {}
+          }
+          flat.push(e);
+        });
+        return handle.call(g, flat);
+      };
+    }
+    return g;
+  }
+  // The box exists only as this script inserts it: the form is never submitted as a form (its
+  // secret would go to the page's address), only through this handler.
+  var form = document.getElementById('lectern-exchange');
+  if (form) form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var id = document.getElementById('lectern-client-id'), secret = document.getElementById('lectern-client-secret');
+    var g = graphiql();
+    if (!g) return;
+    status.className = '';
+    status.textContent = 'Asking for a token...';
+    var body = new URLSearchParams({ grant_type: 'client_credentials', client_id: id.value.trim(), client_secret: secret.value.trim() });
+    send(tokenPath, { method: 'POST', body: body, credentials: 'omit', cache: 'no-store' })
+      .then(function (res) { return res.json().catch(function () { return {}; }); })
+      .then(function (answer) {
+        if (!answer.access_token) throw new Error(answer.error_description || answer.error || 'no token in the answer');
+        secret.value = '';
+        g.setState({ headers: JSON.stringify({ Authorization: 'Bearer ' + answer.access_token }, null, 2) });
+        status.textContent = 'The token is in Request Headers (valid ' + Math.round((answer.expires_in || 3600) / 60) + ' minutes).';
+      })
+      .catch(function (err) {
+        status.className = 'error';
+        status.textContent = 'No token: ' + err.message;
+      });
+  });
   // Compared with the headers the page starts with, not with the first ones a tick sees: on a
   // slow machine a token may be pasted before the first tick after GraphiQL mounts.
-  var hint = ${json(GRAPHIQL_TOKEN_HINT)}, seen = ${json(initialHeaders)}, refetched = false;
+  var seen = ${json(initialHeaders)};
+  graphiql();
   setInterval(function () {
-    var g = window.g; // GraphiQL sets it when it mounts
-    if (!g || !g.state || typeof g.fetchSchema !== 'function') return;
-    if (refetched && g.state.schema && typeof g.state.response === 'string' && g.state.response.indexOf(hint) >= 0) g.setState({ response: '' });
+    var g = graphiql();
+    if (!g) return;
+    // The hint of a query run before the token came goes once the schema is there.
+    if (g.state.schema && typeof g.state.response === 'string' && g.state.response.indexOf(hint) >= 0) g.setState({ response: '' });
     var headers = g.state.headers;
     if (headers === seen) return;
     seen = headers;
     if (g.state.schema !== undefined) return;
     try { JSON.parse(headers || '{}'); } catch (e) { return; } // still being typed
-    refetched = true;
     g.fetchSchema();
   }, 300);
 })();
 </script>`;
   // The guard goes before GraphiQL's own script (which keeps the fetch it finds), the rest after.
-  const start = html.indexOf('<body>') + '<body>'.length;
-  const end = html.lastIndexOf('</body>');
-  return `${html.slice(0, start)}\n${guard}${html.slice(start, end)}${refetch}\n${html.slice(end)}`;
+  const headEnd = rendered.indexOf('</head>');
+  const page = `${rendered.slice(0, headEnd)}<style>${BOX_STYLE}</style>\n${rendered.slice(headEnd)}`;
+  const start = page.indexOf('<body>') + '<body>'.length;
+  const end = page.lastIndexOf('</body>');
+  return `${page.slice(0, start)}\n${guard}${page.slice(start, end)}${after}\n${page.slice(end)}`;
 }

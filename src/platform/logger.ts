@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
 
@@ -24,10 +25,47 @@ function boundedError(err: unknown): unknown {
 }
 
 /**
+ * How log lines look on a terminal (pino-pretty's options): one line each, the time of day, and a
+ * request as `request GET /path 200 3.1ms [tenant]`; colours as pino-pretty decides (a terminal, not NO_COLOR). What the line then leaves out (the process,
+ * the host, the request id) is in the JSON lines every other destination gets.
+ */
+export const PRETTY_OPTIONS = {
+  singleLine: true,
+  translateTime: 'SYS:HH:MM:ss',
+  ignore: 'pid,hostname,name,requestId,method,path,status,ms,tenant',
+  messageFormat:
+    '{msg}{if method} {method}{end}{if path} {path}{end}{if status} {status}{end}{if ms} {ms}ms{end}{if tenant} [{tenant}]{end}',
+};
+
+/** pino-pretty's entry, when it is installed (a dependency for terminals only: without it logs stay JSON). */
+export function prettyTarget(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('pino-pretty');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether logs written to `fd` are for a person: the standard output of a terminal, outside
+ * production. Anything else (a pipe, a file, a log drain, production) gets JSON, one object a line.
+ */
+export function logsForPeople(env: Config['env'] | undefined, fd: 1 | 2 | DestinationStream, isTty = process.stdout.isTTY): boolean {
+  return fd === 1 && env !== 'production' && isTty === true;
+}
+
+/**
  * Structured JSON logs on stdout (or `destination`). Credentials never reach a log line: the
  * redaction list covers every header and field that can carry a secret; errors are bounded.
+ * On a terminal outside production (see {@link logsForPeople}) the lines go through pino-pretty,
+ * pino's own prettifier, in its worker thread (a transport), when it is installed.
  */
-export function createLogger(config: Pick<Config, 'logLevel'>, name = 'lectern', destination: 1 | 2 | DestinationStream = 1): Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'env'>>,
+  name = 'lectern',
+  destination: 1 | 2 | DestinationStream = 1,
+): Logger {
+  const pretty = logsForPeople(config.env, destination) ? prettyTarget() : undefined;
   return pino(
     {
       name,
@@ -47,6 +85,10 @@ export function createLogger(config: Pick<Config, 'logLevel'>, name = 'lectern',
         censor: '[redacted]',
       },
     },
-    typeof destination === 'number' ? pino.destination({ fd: destination, sync: destination === 2 }) : destination,
+    pretty
+      ? pino.transport({ target: pretty, options: { ...PRETTY_OPTIONS, destination: 1 } })
+      : typeof destination === 'number'
+        ? pino.destination({ fd: destination, sync: destination === 2 })
+        : destination,
   );
 }

@@ -1,13 +1,15 @@
 import test from 'ava';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { GRAPHIQL_PLACEHOLDER, GRAPHIQL_TOKEN_HINT } from '../../src/app/graphql-endpoint.js';
+import { createServiceClient } from '../../src/modules/oauth/clients.service.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 
 /**
- * GraphiQL at `GET /graphql` (development) in a real browser: the page opens with the placeholder
- * token in its headers pane and says what to paste instead of sending it; once a token is
- * pasted, the Docs pane and completion work and queries run with it.
- * `npm run test:browser`; CHROMIUM_PATH names the browser (default /usr/bin/chromium).
+ * GraphiQL at `GET /graphql` (development) in a real browser: the first screen says how to get a
+ * token, with Request Headers open on `Authorization: Bearer `, and sends nothing without one;
+ * client credentials exchanged in the page put a token there, then the Docs pane and completion
+ * work and queries run with it. `npm run test:browser`; CHROMIUM_PATH names the browser (default
+ * /usr/bin/chromium); GRAPHIQL_SCREENSHOT=file.png saves the first screen.
  */
 let f: GraphQLFixture;
 let browser: Browser;
@@ -40,7 +42,48 @@ async function paste(page: Page, editor: Locator, text: string) {
 }
 
 test.serial(
-  'when a token is pasted into the headers, then the Docs and completion work and queries run with it; the placeholder never reaches the server',
+  'when GraphiQL opens, then the box says how to get a token, Request Headers is open on Authorization: Bearer, and nothing is sent without a token',
+  async (t) => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const sent: (string | undefined)[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname === '/graphql' && req.method() === 'POST') sent.push(req.headers().authorization);
+    });
+    await page.goto(`http://localhost:${f.port}/graphql`);
+    await page.locator('#lectern-start').getByText('Every request needs an access token').waitFor();
+    t.true((await page.locator('#lectern-start').textContent())!.includes('npm run cli -- --help'));
+    // The headers pane is the one shown, with the line to fill; the result pane is empty (no JSON in a string).
+    const headers = page.locator('.variable-editor .codemirrorWrap').nth(1);
+    await headers.waitFor({ state: 'visible' });
+    t.true((await headers.textContent())!.includes(`"Authorization": "${GRAPHIQL_PLACEHOLDER}"`));
+    // (CodeMirror's measuring text aside.)
+    t.is((await page.locator('.result-window').textContent())!.replace(/x{10}|\u200b/g, '').trim(), '');
+    if (process.env.GRAPHIQL_SCREENSHOT) await page.screenshot({ path: process.env.GRAPHIQL_SCREENSHOT });
+    // A query run now is answered in the page with what to do.
+    await page.locator('.execute-button').click();
+    await page.locator('.result-window').getByText('No access token yet').waitFor();
+    t.true((await page.locator('.result-window').textContent())!.includes(GRAPHIQL_TOKEN_HINT));
+    t.deepEqual(sent, []);
+    // Hidden, the box keeps its first line.
+    await page.locator('#lectern-hide').click();
+    t.false(await page.locator('#lectern-start ul').isVisible());
+    t.true(await page.locator('#lectern-start p').first().isVisible());
+    await page.context().close();
+  },
+);
+
+test.serial("when a token that is not valid is pasted, then the server's error is shown as it is, not as JSON in a string", async (t) => {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`http://localhost:${f.port}/graphql`);
+  const headers = page.locator('.variable-editor .codemirrorWrap').nth(1);
+  await paste(page, headers, JSON.stringify({ Authorization: 'Bearer lat_not-a-token' }));
+  await page.locator('.result-window').getByText('The access token is not valid').waitFor();
+  t.notRegex((await page.locator('.result-window').textContent())!, /\\"/);
+  await page.context().close();
+});
+
+test.serial(
+  'when client credentials are exchanged in the box, then the token is in the headers, the Docs and completion work and queries run with it',
   async (t) => {
     const page = await (await browser.newContext()).newPage();
     const sent: (string | undefined)[] = [];
@@ -48,34 +91,39 @@ test.serial(
       if (new URL(req.url()).pathname === '/graphql' && req.method() === 'POST') sent.push(req.headers().authorization);
     });
     await page.goto(`http://localhost:${f.port}/graphql`);
-    // At load: the hint in the result pane, not a request with the placeholder.
-    await page.locator('.result-window').getByText('Replace <access token>').waitFor();
-    t.true((await page.locator('.result-window').textContent())!.includes(GRAPHIQL_TOKEN_HINT));
-    await page.locator('.docExplorerShow').click();
-    await page
-      .locator('.doc-explorer')
-      .getByText(/error fetching schema/i)
-      .waitFor();
-    t.deepEqual(sent, []);
+    // A query run before the token: its hint goes once the schema came.
+    await page.locator('.execute-button').click();
+    await page.locator('.result-window').getByText('No access token yet').waitFor();
 
-    await page.getByText('Request Headers', { exact: true }).click();
-    // The secondary editors: query variables, then request headers (shown when its tab is picked).
+    const email = `me-${Date.now()}@gql.test`;
+    await f.addUser(f.tenant, email, 'admin');
+    const creds = await createServiceClient(f.ctx.rt.knex, f.tenant, { name: 'GraphiQL', serviceUser: email });
+    await page.locator('#lectern-client-id').fill(creds.clientId);
+    await page.locator('#lectern-client-secret').fill('not the secret');
+    await page.locator('#lectern-client-secret').press('Enter');
+    await page.locator('#lectern-token-status.error').waitFor();
+    await page.locator('#lectern-client-secret').fill(creds.clientSecret);
+    await page.getByRole('button', { name: 'Get a token' }).click();
+    await page.locator('#lectern-token-status').getByText('is in Request Headers').waitFor();
+    t.is(await page.locator('#lectern-client-secret').inputValue(), '', 'the secret is not kept in the form');
     const headers = page.locator('.variable-editor .codemirrorWrap').nth(1);
-    t.true((await headers.textContent())!.includes(GRAPHIQL_PLACEHOLDER));
-    await paste(page, headers, JSON.stringify({ Authorization: `Bearer ${f.admin}` }));
-    // The schema is fetched again: the Docs pane lists the roots, and the hint is gone.
+    t.regex((await headers.textContent())!, /"Authorization": "Bearer lat_/);
+    t.false(page.url().includes('lat_') || page.url().includes('lcs_'), 'no credential in the address');
+
+    // The schema is fetched with it: the Docs pane lists the roots, and the hint is gone.
+    await page.locator('.docExplorerShow').click();
     const docs = page.locator('.doc-explorer-contents');
     await docs.getByText('Query', { exact: true }).first().click();
     await docs.getByText('courseTemplates', { exact: true }).first().waitFor();
-    t.true((await docs.textContent())!.includes('locales'));
     // The page clears the hint on its next 300 ms tick after the schema came: wait for it (a
     // timeout fails the test), then check it is gone.
-    await page.locator('.result-window').getByText('Replace <access token>').waitFor({ state: 'detached', timeout: 5000 });
-    t.false((await page.locator('.result-window').textContent())!.includes(GRAPHIQL_TOKEN_HINT));
+    await page.locator('.result-window').getByText('No access token yet').waitFor({ state: 'detached', timeout: 5000 });
 
     // Completion from the schema, in the query editor.
     const query = page.locator('.query-editor');
-    await paste(page, query, '{ courseTem');
+    // Completion opens on a typed letter (a key's keyup), as a person types.
+    await paste(page, query, '{ courseTe');
+    await page.keyboard.press('m');
     await page.locator('.CodeMirror-hints').getByText('courseTemplates', { exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await page.locator('.CodeMirror-hints').waitFor({ state: 'detached' });
@@ -90,7 +138,7 @@ test.serial(
     t.is(await queryText(), '{ hello }');
     // GraphiQL takes an edit into the query it runs after a debounce: a click before that runs the
     // text before the edit (here the unfinished `{ courseTem`). Run it again until the edit is in.
-    const greeting = page.locator('.result-window').getByText(/Hello, admin-\d+@gql\.test!/);
+    const greeting = page.locator('.result-window').getByText(`Hello, ${email}!`);
     for (let attempt = 1; ; attempt++) {
       await page.locator('.execute-button').click();
       try {
@@ -106,7 +154,7 @@ test.serial(
     }
     t.true(sent.length >= 2, `requests: ${sent.length}`);
     t.true(
-      sent.every((header) => header === `Bearer ${f.admin}`),
+      sent.every((header) => header?.startsWith('Bearer lat_')),
       JSON.stringify(sent),
     );
     await page.context().close();
