@@ -11,6 +11,7 @@ import { freePort } from '../../src/platform/util/net.js';
 import { namespaceKeyPatterns } from '../../src/platform/queues/queues.js';
 import { createRedisClient, deleteKeys } from '../../src/platform/queues/redis-client.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import type { Knex } from 'knex';
 
 /**
  * Test harness. Each test file gets its own tenants (random slugs) and its own queue namespace
@@ -112,6 +113,11 @@ export interface HttpResult {
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field in tests
   json: any;
+}
+
+/** Inserts one row into `table` (a tenant transaction's `k`) and answers its id: test fixtures. */
+export async function insertedId(k: Knex, table: string, row: Record<string, unknown>): Promise<number> {
+  return ((await k(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
 }
 
 /**

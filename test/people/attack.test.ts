@@ -5,7 +5,7 @@ import { addPortal } from '../../src/modules/portals/portals.service.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
-import { waitFor, type HttpResult } from '../helpers/harness.js';
+import { insertedId, waitFor, type HttpResult } from '../helpers/harness.js';
 
 /**
  * Issue 25's people half (contacts, accounts, users, learners, reference data, portals) attacked
@@ -22,8 +22,7 @@ const gid = (type: string, name: string) => toGlobalId(type, ids[name]!);
 const FOREIGN = 9001;
 const foreign = (type: string) => toGlobalId(type, FOREIGN);
 const db = <T>(work: (db: Knex) => Promise<T>, tenant?: Tenant) => withTenant(f.ctx.rt.knex, tenant ?? f.tenant, work);
-const one = async (k: Knex, table: string, row: Record<string, unknown>) =>
-  ((await k(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
+const one = insertedId;
 
 const RECORD = `mutation($input: [LearnerAttendanceInput!]!) { learner { recordAttendances(input: $input) { learner { id } errors { label message value } } } }`;
 const REGISTER = `mutation($eventId: ID!, $input: EventRegisterContactsInput!) { event { registerContacts(eventId: $eventId, input: $input) { learners { id } errors { label message value } } } }`;

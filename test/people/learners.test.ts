@@ -4,6 +4,7 @@ import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { insertedId } from '../helpers/harness.js';
 
 /**
  * Learners (issue 25, real-clients.md section 5.B): the `learners` list as the PHP SDK and the n8n
@@ -24,8 +25,7 @@ const FOREIGN = 9001;
 const foreign = (type: string) => toGlobalId(type, FOREIGN);
 
 const db = <T>(work: (db: Knex) => Promise<T>, tenant?: Tenant) => withTenant(f.ctx.rt.knex, tenant ?? f.tenant, work);
-const one = async (k: Knex, table: string, row: Record<string, unknown>) =>
-  ((await k(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
+const one = insertedId;
 
 /** The PHP SDK's learner lookup (psdk), verbatim but for whitespace. */
 const PSDK = `query($filters: [LearnerFieldGraphFilter]!) { learners(filters: $filters) { edges { node { id legacyId lifecycleState createdAt isActive isCancelled expiresAt event { id legacyId title price } } } } }`;

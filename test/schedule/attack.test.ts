@@ -4,7 +4,7 @@ import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
-import type { HttpResult } from '../helpers/harness.js';
+import { insertedId, type HttpResult } from '../helpers/harness.js';
 
 /**
  * Issue 25's schedule half (sessions, staff, venues) attacked as a low-privileged caller and a
@@ -21,8 +21,7 @@ const gid = (type: string, name: string) => toGlobalId(type, ids[name]!);
 const FOREIGN = 9001;
 const foreign = (type: string) => toGlobalId(type, FOREIGN);
 const db = <T>(work: (db: Knex) => Promise<T>, tenant?: Tenant) => withTenant(f.ctx.rt.knex, tenant ?? f.tenant, work);
-const one = async (k: Knex, table: string, row: Record<string, unknown>) =>
-  ((await k(table).insert(row).returning('id')) as { id: number }[])[0]!.id;
+const one = insertedId;
 
 const ADD = `mutation($input: EventStaffInput!) { event { addStaff(input: $input) { event { id } errors { label message value } } } }`;
 const BULK = `mutation($input: [EventStaffInput!]!) { event { addStaffBulk(input: $input) { events { id } errors { label message } } } }`;
