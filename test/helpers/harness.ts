@@ -115,6 +115,36 @@ export interface HttpResult {
   json: any;
 }
 
+/**
+ * Two web apps side by side, one in development and one in production (`NODE_ENV`), for what
+ * only development serves (GraphiQL, the landing page's instance list): their runtimes and ports,
+ * and one close for both.
+ */
+export async function developmentAndProductionApps(): Promise<{
+  dev: TestContext;
+  prod: TestContext;
+  port: number;
+  prodPort: number;
+  close(): Promise<void>;
+}> {
+  const dev = await setupTestRuntime();
+  const app = await startTestApp(dev.rt);
+  const prod = await setupTestRuntime({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) });
+  const prodApp = await startTestApp(prod.rt);
+  return {
+    dev,
+    prod,
+    port: app.port,
+    prodPort: prodApp.port,
+    async close() {
+      await app.close();
+      await prodApp.close();
+      await dev.cleanup();
+      await prod.cleanup();
+    },
+  };
+}
+
 /** Inserts one row into `table` (a tenant transaction's `k`) and answers its id: test fixtures. */
 export async function insertedId(k: Knex, table: string, row: Record<string, unknown>): Promise<number> {
   return ((await k(table).insert(row).returning('id')) as { id: number }[])[0]!.id;

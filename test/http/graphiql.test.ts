@@ -1,7 +1,7 @@
 import test from 'ava';
 import { GRAPHIQL_PLACEHOLDER, GRAPHIQL_TOKEN_HINT } from '../../src/app/graphql-endpoint.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
-import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
+import { developmentAndProductionApps, request, type TestContext } from '../helpers/harness.js';
 
 /**
  * GraphiQL's first screen (`GET /graphql` from a browser, outside production): a box that says
@@ -10,30 +10,19 @@ import { request, setupTestRuntime, startTestApp, type TestContext } from '../he
  * the page, on an instance's address the way to its Control Panel. Never in production.
  * (What the page then does in a browser: test/browser/graphiql.browser.ts.)
  */
+let apps: Awaited<ReturnType<typeof developmentAndProductionApps>>;
 let dev: TestContext;
-let prod: TestContext;
 let port: number;
 let prodPort: number;
 let tenant: Tenant;
-const closers: (() => Promise<void>)[] = [];
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 test.before(async () => {
-  dev = await setupTestRuntime();
+  apps = await developmentAndProductionApps();
+  ({ dev, port, prodPort } = apps);
   tenant = await dev.freshTenant('giql');
-  const app = await startTestApp(dev.rt);
-  port = app.port;
-  closers.push(app.close);
-  prod = await setupTestRuntime({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) });
-  const prodApp = await startTestApp(prod.rt);
-  prodPort = prodApp.port;
-  closers.push(prodApp.close);
 });
-test.after.always(async () => {
-  for (const close of closers) await close();
-  await dev?.cleanup();
-  await prod?.cleanup();
-});
+test.after.always(async () => apps?.close());
 
 /** The text of the page's box (it is inserted by a script, as a JSON string), unescaped. */
 function box(page: string): string {

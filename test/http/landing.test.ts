@@ -1,7 +1,7 @@
 import test from 'ava';
 import { addPortal } from '../../src/modules/portals/portals.service.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
-import { hex, request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
+import { developmentAndProductionApps, hex, request, type TestContext } from '../helpers/harness.js';
 
 /**
  * The platform address (`http://localhost:3000`, what `npm start` prints): `/` says where things
@@ -9,32 +9,22 @@ import { hex, request, setupTestRuntime, startTestApp, type TestContext } from '
  * production only; a path of the platform asked on an instance's address, or an instance's path
  * asked on the platform address, is answered 404 `wrong_address` naming the right address.
  */
+let apps: Awaited<ReturnType<typeof developmentAndProductionApps>>;
 let dev: TestContext;
 let prod: TestContext;
 let port: number;
 let prodPort: number;
 let tenant: Tenant;
 const portal = `www.landing-${hex(3)}.test`;
-const closers: (() => Promise<void>)[] = [];
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 test.serial.before(async () => {
-  dev = await setupTestRuntime();
+  apps = await developmentAndProductionApps();
+  ({ dev, prod, port, prodPort } = apps);
   tenant = await dev.freshTenant('land');
   await addPortal(dev.rt.knex, tenant, { domain: portal });
-  const app = await startTestApp(dev.rt);
-  port = app.port;
-  closers.push(app.close);
-  prod = await setupTestRuntime({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) });
-  const prodApp = await startTestApp(prod.rt);
-  prodPort = prodApp.port;
-  closers.push(prodApp.close);
 });
-test.after.always(async () => {
-  for (const close of closers) await close();
-  await dev?.cleanup();
-  await prod?.cleanup();
-});
+test.after.always(async () => apps?.close());
 
 test('when a browser opens the platform address, then a page lists each instance with its Control Panel, GraphiQL, WebLink and example page, and the platform pages', async (t) => {
   const r = await request(port, { path: '/', headers: HTML });
