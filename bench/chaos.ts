@@ -134,7 +134,7 @@ export async function main(argv: string[]): Promise<void> {
     redisKilledAtOrder: redisKilledAt,
     seconds,
   };
-  // The README's table (Reliability and security): the row is this run's.
+  // The table of docs/reliability.md: the row is this run's.
   const table = [
     '| code | accepted | completed | failed | stranded | duplicated | requeued by the reconciler |',
     '|---|---|---|---|---|---|---|',

@@ -39,7 +39,7 @@ interface BackendResult {
 }
 
 const BACKEND_LABEL = { redis: 'Redis', postgres: 'PostgreSQL' } as const;
-/** Rates as the README writes them (whole numbers, thousands with a comma). */
+/** Rates as docs/benchmarks.md writes them (whole numbers, thousands with a comma). */
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export async function main(argv: string[]): Promise<void> {

@@ -7,7 +7,7 @@ import { ensureBenchExtras } from './lib/extras.js';
 
 /**
  * `npm run bench -- <name> [--flags]`: runs one benchmark from bench/. Benchmarks are never
- * part of `npm test`; each prints its table in the README's format and writes its figures under
+ * part of `npm test`; each prints its table in the format of docs/benchmarks.md and writes its figures under
  * bench/results/ (bench/lib/results.ts).
  *
  * `npm run bench -- all`: every benchmark in turn with its defaults (so `all` takes no flags),

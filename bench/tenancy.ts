@@ -166,7 +166,7 @@ export async function main(argv: string[]): Promise<void> {
     const oneAgain = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
     const loadAtEnd = load();
 
-    // The README's table and figures, as they are written there.
+    // The table and figures of docs/benchmarks.md, as they are written there.
     const num = (k: number) => k.toLocaleString('en-US');
     const mb = (m: BackendMemory | undefined) =>
       m ? `${m.meanMb.toFixed(1)} (max ${m.maxMb.toFixed(1)}, ${m.connections} connections)` : 'n/a';

@@ -92,7 +92,7 @@ export async function compareServers<Name extends string>(
   return { results, peakRssMb: peakRss };
 }
 
-/** `req/s / p50 ms / p99 ms / CPU ms per request` of one server: one cell of the README's tables. */
+/** `req/s / p50 ms / p99 ms / CPU ms per request` of one server: one cell of the tables of docs/benchmarks.md. */
 export const cell = (o: Outcome) =>
   `${Math.round(o.rps)} / ${o.p50ms.toFixed(1)} / ${o.p99ms.toFixed(1)} / ${o.cpuMsPerRequest.toFixed(2)}`;
 

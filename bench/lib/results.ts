@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 /**
- * Every benchmark ends by printing its table (the README's format) and writing the same figures
+ * Every benchmark ends by printing its table (the format of docs/benchmarks.md) and writing the same figures
  * as JSON under `bench/results/<name>-<UTC timestamp>.json`, with what the machine was (cores,
  * CPU model, memory, load average, Node, PostgreSQL's version when known, the git commit and
  * whether the working tree had changes), so runs on other machines or of other commits can be

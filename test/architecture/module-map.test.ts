@@ -2,9 +2,9 @@ import test from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The README's module table ("Where things live") stays true: a row per module, and the tests it names exist. */
+/** The module table of docs/architecture.md ("Layers and modules") stays true: a row per module, and the tests it names exist. */
 const root = path.resolve(import.meta.dirname, '../..');
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const readme = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
 const table = readme.slice(
   readme.indexOf('| module | what it owns | tests |'),
   readme.indexOf('\n\n', readme.indexOf('| module | what it owns | tests |')),
@@ -16,7 +16,7 @@ const rows = new Map(
   ]),
 );
 
-test("each module of src/modules has a row in the README's module table, with at least one test file", (t) => {
+test("each module of src/modules has a row in the module table of docs/architecture.md, with at least one test file", (t) => {
   const modules = readdirSync(path.join(root, 'src/modules'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
@@ -39,7 +39,7 @@ test("each module of src/modules has a row in the README's module table, with at
   );
 });
 
-test("every test file the README's module table names exists", (t) => {
+test("every test file the module table of docs/architecture.md names exists", (t) => {
   const named = [...rows.values()].flat();
   t.true(named.length > 30);
   t.deepEqual(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 /**
- * The two paths through a module (README, "Where things live"):
+ * The two paths through a module (docs/architecture.md, "The two paths through a module"):
  * - a write goes face -> one service function -> rules and data, so every face's write is checked
  *   by the same rules;
  * - a read goes face -> the owner's read functions (its own data files, or another module's

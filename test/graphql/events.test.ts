@@ -222,7 +222,7 @@ test.serial('rule 7: a translation without a title gives the base title; an untr
   const e = await created({ ...base(), courseTemplateId: tpl });
   t.like(e, { locale: { code: 'fr' }, title: 'Manual Handling' });
   t.deepEqual(values(e), { tagline: 'Stay safe', audience: 'Tout le monde' });
-  // A title translated as a deliberate blank: an event needs a title, so it takes the base one (README).
+  // A title translated as a deliberate blank: an event needs a title, so it takes the base one (docs/graphql.md).
   await translate(tpl, fr, { title: '' });
   t.like(await created({ ...base(), courseTemplateId: tpl }), { locale: { code: 'fr' }, title: 'Manual Handling' });
 });

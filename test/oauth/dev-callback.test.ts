@@ -13,7 +13,7 @@ import { PASSWORD } from '../helpers/rest.js';
  * registered with it as its redirect URI gets, after sign-in and consent, a page on the platform
  * address showing the code, state and iss and the exact command that exchanges the code. The code
  * client is registered with `clients:create` (a real CLI process) and its printed `authorizeUrl`
- * followed as the README says; the flow is also driven by openid-client (discovery, state, PKCE);
+ * followed as docs/oauth.md says; the flow is also driven by openid-client (discovery, state, PKCE);
  * the pages are submitted like a browser would, and the command shown is run as printed (sh and
  * curl), with the secret in $SECRET.
  */

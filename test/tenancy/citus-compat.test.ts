@@ -4,7 +4,7 @@ import { PLATFORM_SCHEMA } from '../../src/platform/tenancy/tenant.js';
 import { setupTestRuntime, type TestContext } from '../helpers/harness.js';
 
 /**
- * What Citus 12 schema-based sharding needs of a tenant schema (README, "Beyond one
+ * What Citus 12 schema-based sharding needs of a tenant schema (docs/scale.md, "Beyond one
  * PostgreSQL"): the schema moves to a node of its own as a whole, so nothing in it may point at
  * another schema (a foreign key to a platform table, a default calling a platform function, a
  * view over a platform table, a trigger running a function kept elsewhere), and nothing outside

@@ -40,7 +40,7 @@ test.serial(
   },
 );
 
-// Without REDIS_URL each web process counts in memory on its own (README), so there is nothing shared to test.
+// Without REDIS_URL each web process counts in memory on its own (docs/weblink.md), so there is nothing shared to test.
 (process.env.REDIS_URL ? test.serial : test.serial.skip)('with Redis, every web process counts against the same budget', async (t) => {
   const second = await startHttpServer(createApp(f.ctx.rt), 0, '127.0.0.1');
   try {

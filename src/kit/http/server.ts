@@ -21,7 +21,7 @@ export interface HttpTimeouts {
   requestTimeoutMs: number;
 }
 
-/** The defaults of HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS (README, "Processes", says why). */
+/** The defaults of HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS (docs/configuration.md, "Processes", says why). */
 const DEFAULT_TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
 
 /**

@@ -4,7 +4,7 @@ import { assertTenantSchema } from './slug.js';
 
 /**
  * Where a tenant's schema lives when the database is a Citus 12.1+ cluster with schema-based
- * sharding (README, "Beyond one PostgreSQL"). Lectern keeps one DATABASE_URL, the coordinator;
+ * sharding (docs/scale.md, "Beyond one PostgreSQL"). Lectern keeps one DATABASE_URL, the coordinator;
  * Citus routes each statement to the node holding the schema named by the transaction's
  * search_path, so moving a tenant is a Citus operation and nothing in Lectern changes.
  */
@@ -34,7 +34,7 @@ export async function moveTenantSchema(knex: Knex, schemaName: string, target: {
     throw new AppError(
       409,
       'not_citus',
-      'This database is plain PostgreSQL (no citus extension): its tenants cannot be moved to another server. See the README, "Beyond one PostgreSQL".',
+      'This database is plain PostgreSQL (no citus extension): its tenants cannot be moved to another server. See docs/scale.md, "Beyond one PostgreSQL".',
     );
   }
   const [major = 0, minor = 0] = version.split('.').map(Number);
