@@ -2,26 +2,18 @@ import { tenantBaseUrl, type Config } from '../platform/config.js';
 import type { Knex } from '../platform/db/knex.js';
 import { AppError } from '../platform/errors.js';
 import type { Tenant } from '../platform/tenancy/tenant.js';
+import type { PlatformRuntime } from '../platform/runtime.js';
 import { withTenant } from '../platform/tenancy/with-tenant.js';
-import type { Runtime } from '../app/runtime.js';
+import type { Flags } from './manifest.js';
 
 /**
- * What every area's commands (`src/cli/<area>.commands.ts`) share: the shape of a command, flag
- * parsing, and {@link inTenant}, the one way a command works in a tenant.
+ * What every area's commands (`src/cli/<area>.commands.ts`) share: reading flag values, and
+ * {@link inTenant}, the one way a command works in a tenant. (Names, summaries and flags are in
+ * manifest.ts.)
  */
 
 /** A mistake in the command line: exit 2 with the message (main.ts). */
 export class UsageError extends Error {}
-
-export type Flags = Record<string, string | boolean | undefined>;
-
-export interface Command {
-  summary: string;
-  flags: Record<string, { required?: boolean; description: string }>;
-  run(rt: Runtime, flags: Flags): Promise<{ output: unknown; exitCode?: number }>;
-}
-
-export type Commands = Record<string, Command>;
 
 export function str(flags: Flags, name: string): string {
   const v = flags[name];
@@ -42,7 +34,7 @@ export function boolFlag(flags: Flags, name: string): boolean | undefined {
   throw new UsageError(`--${name} must be true or false (got ${String(v)})`);
 }
 
-export async function tenantBySlug(rt: Runtime, slug: string): Promise<Tenant> {
+export async function tenantBySlug(rt: PlatformRuntime, slug: string): Promise<Tenant> {
   const tenant = await rt.registry.bySlug(slug);
   if (!tenant) throw new AppError(404, 'tenant_not_found', `No tenant '${slug}'`);
   return tenant;
@@ -52,7 +44,7 @@ export async function tenantBySlug(rt: Runtime, slug: string): Promise<Tenant> {
  * Runs `fn` in the transaction of the tenant named by `--tenant`, the same tenant transaction as
  * a web request's (withTenant); jobs it queues go out after commit, before the command returns.
  */
-export async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex, tenant: Tenant) => Promise<T>): Promise<T> {
+export async function inTenant<T>(rt: PlatformRuntime, flags: Flags, fn: (db: Knex, tenant: Tenant) => Promise<T>): Promise<T> {
   const tenant = await tenantBySlug(rt, str(flags, 'tenant'));
   const result = await withTenant(rt.knex, tenant, (db) => fn(db, tenant), { dispatcher: rt.dispatcher, via: { context: 'cli' } });
   await rt.dispatcher.drain();
@@ -60,5 +52,3 @@ export async function inTenant<T>(rt: Runtime, flags: Flags, fn: (db: Knex, tena
 }
 
 export const restBaseUrl = (config: Config, slug: string) => `${tenantBaseUrl(config, slug)}/api/v2`;
-
-export const tenantFlag = { tenant: { required: true, description: 'tenant slug' } };

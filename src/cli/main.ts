@@ -1,123 +1,146 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../platform/config.js';
-import { AppError } from '../platform/errors.js';
-import { createLogger } from '../platform/logger.js';
-import { createRuntime } from '../app/runtime.js';
-import { migratePlatform } from '../platform/tenancy/migrate.js';
-import { adminCommands } from './admins.commands.js';
-import { clientCommands } from './clients.commands.js';
-import { UsageError, str, type Command, type Flags } from './command.js';
-import { databaseCommands } from './database.commands.js';
-import { localeCommands } from './locales.commands.js';
-import { orderCommands } from './orders.commands.js';
-import { placementCommands } from './placement.commands.js';
-import { portalCommands } from './portals.commands.js';
-import { tenantCommands } from './tenants.commands.js';
-import { usageCommands } from './usage.commands.js';
-import { userCommands } from './users.commands.js';
+import { AREAS } from './areas.js';
+import { COMMANDS, commandNamed, type CommandSpec, type Flags, type Run } from './manifest.js';
+import { didYouMean, suggest } from './suggest.js';
 
 /**
  * Ops CLI: `npm run cli -- <command> [--flags]`. JSON on stdout, errors on stderr, non-zero exit
  * on failure. Works against DATABASE_URL, or the embedded database (a running one, found through
  * its state file, or one it starts for the duration of the command).
  *
- * The commands live by area in `src/cli/<area>.commands.ts`; this file parses the command line
- * and dispatches. Commands call services and data functions (never SQL), and work in a tenant
- * through `inTenant` (command.ts), the same tenant transaction as a web request.
+ * The command table is manifest.ts; the commands live by area in `src/cli/<area>.commands.ts`.
+ * This file parses the command line against the table and dispatches. Until a command is known
+ * and its flags are right it loads nothing but the table (help and usage errors answer in a
+ * moment); then it loads the runtime and that command's area only. Commands call services and
+ * data functions (never SQL), and work in a tenant through `inTenant` (command.ts), the same
+ * tenant transaction as a web request.
  */
 
-const AREAS = {
-  ...tenantCommands,
-  ...userCommands,
-  ...adminCommands,
-  ...usageCommands,
-  ...orderCommands,
-  ...localeCommands,
-  ...clientCommands,
-  ...portalCommands,
-  ...placementCommands,
-  ...databaseCommands,
-};
+type Command = CommandSpec & { name: string };
 
-/** The order `help` lists them in. */
-const HELP_ORDER: (keyof typeof AREAS)[] = [
-  'tenants:create',
-  'tenants:list',
-  'users:create',
-  'admins:create',
-  'legacy-usage',
-  'tenants:configure',
-  'payment-types:create',
-  'payment-types:list',
-  'stock-items:create',
-  'stock-items:list',
-  'orders:show',
-  'orders:list',
-  'orders:release',
-  'orders:retry',
-  'roles:create',
-  'roles:list',
-  'locales:enable',
-  'locales:disable',
-  'locales:default',
-  'locales:list',
-  'clients:create',
-  'clients:list',
-  'clients:revoke',
-  'tokens:create',
-  'portals:add',
-  'portals:list',
-  'portals:remove',
-  'tenants:move',
-  'migrate',
-  'seed:demo',
-];
+const HELP = 'npm run cli -- --help';
 
-const COMMANDS: Record<string, Command> = Object.fromEntries(
-  [...new Set([...HELP_ORDER, ...Object.keys(AREAS)])].map((name) => [name, AREAS[name]!]),
-);
+const flagUsage = (flag: string, d: { required?: boolean; description: string }) =>
+  d.required ? `--${flag} <${d.description}>` : `[--${flag} <${d.description}>]`;
 
 function usage(): string {
   const lines = ['Usage: npm run cli -- <command> [--flags]', '', 'Commands:'];
-  for (const [name, cmd] of Object.entries(COMMANDS)) {
-    const flags = Object.entries(cmd.flags).map(([f, d]) => (d.required ? `--${f} <${d.description}>` : `[--${f} <${d.description}>]`));
+  for (const [name, cmd] of Object.entries(COMMANDS) as [string, CommandSpec][]) {
+    const flags = Object.entries(cmd.flags).map(([f, d]) => flagUsage(f, d));
     lines.push(`  ${name.padEnd(21)} ${cmd.summary}`, ...(flags.length ? [`  ${' '.repeat(21)} ${flags.join(' ')}`] : []));
+  }
+  lines.push('', "One command's flags: npm run cli -- <command> --help");
+  return lines.join('\n');
+}
+
+function commandUsage(cmd: Command): string {
+  const flags = Object.entries(cmd.flags);
+  const required = flags.filter(([, d]) => d.required).map(([f]) => ` --${f} <${f}>`);
+  const lines = [
+    `Usage: npm run cli -- ${cmd.name}${required.join('')}${flags.length > required.length ? ' [--flags]' : ''}`,
+    '',
+    cmd.summary,
+  ];
+  if (flags.length) {
+    const width = Math.max(...flags.map(([f]) => f.length)) + 2;
+    lines.push('', 'Flags:', ...flags.map(([f, d]) => `  --${f.padEnd(width)} ${d.required ? '(required) ' : ''}${d.description}`));
   }
   return lines.join('\n');
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help') {
-    process.stdout.write(usage() + '\n');
-    return name ? 0 : 2;
-  }
-  const cmd = COMMANDS[name];
-  if (!cmd) {
-    process.stderr.write(`error: unknown command '${name}'\n\n${usage()}\n`);
-    return 2;
+/** The line after a flag error: the command's own flags, not the whole usage. */
+function flagsLine(cmd: Command): string {
+  const flags = Object.entries(cmd.flags).map(([f, d]) => `--${f}${d.required ? ' (required)' : ''}`);
+  return flags.length ? `${cmd.name} takes ${flags.join(', ')}. More: npm run cli -- ${cmd.name} --help` : `${cmd.name} takes no flags.`;
+}
+
+function unknownCommand(name: string): number {
+  const message = `error: unknown command '${name}'.${didYouMean(suggest(name, Object.keys(COMMANDS)))}`;
+  process.stderr.write(`${message}\nThe commands: ${HELP}\n`);
+  return 2;
+}
+
+function usageError(cmd: Command, message: string): number {
+  process.stderr.write(`error: ${message}\n${flagsLine(cmd)}\n`);
+  return 2;
+}
+
+/** The flags given, checked against the command's: a usage error's message, or the values. */
+function readFlags(cmd: Command, args: string[]): { error: string } | { flags: Flags } {
+  // Unknown flags first, by name (parseArgs's own message suggests quoting it as a positional).
+  const { tokens } = parseArgs({ args, strict: false, allowPositionals: true, tokens: true });
+  for (const t of tokens) {
+    if (t.kind !== 'option' || Object.hasOwn(cmd.flags, t.name)) continue;
+    const near = suggest(t.name, Object.keys(cmd.flags)).map((f) => `--${f}`);
+    return { error: `unknown flag '${t.rawName}' for ${cmd.name}.${didYouMean(near)}` };
   }
   let flags: Flags;
   try {
     flags = parseArgs({
-      args: rest,
+      args,
       options: Object.fromEntries(Object.keys(cmd.flags).map((f) => [f, { type: 'string' as const }])),
       strict: true,
       allowPositionals: false,
     }).values;
-    for (const [f, d] of Object.entries(cmd.flags)) if (d.required) str(flags, f);
   } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n\n${usage()}\n`);
+    return { error: (err as Error).message };
+  }
+  const missing = Object.entries(cmd.flags)
+    .filter(([f, d]) => d.required && (typeof flags[f] !== 'string' || flags[f] === ''))
+    .map(([f]) => `--${f}`);
+  if (missing.length) return { error: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} required` };
+  return { flags };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    if (name && rest[0]) {
+      const cmd = commandNamed(rest[0]);
+      if (!cmd) return unknownCommand(rest[0]);
+      process.stdout.write(commandUsage(cmd) + '\n');
+      return 0;
+    }
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  if (name.startsWith('-')) {
+    process.stderr.write(
+      `error: '${name}' is a flag, not a command: the command comes first (npm run cli -- <command> [--flags]).\nThe commands: ${HELP}\n`,
+    );
     return 2;
   }
+  const cmd = commandNamed(name);
+  if (!cmd) return unknownCommand(name);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandUsage(cmd) + '\n');
+    return 0;
+  }
+  const read = readFlags(cmd, rest);
+  if ('error' in read) return usageError(cmd, read.error);
+
+  // The command is right: now the runtime, and the command's own area (not the others').
+  const [{ loadConfig }, { createLogger }, { AppError }, { createPlatformRuntime }, { migratePlatform }, { UsageError }, area] =
+    await Promise.all([
+      import('../platform/config.js'),
+      import('../platform/logger.js'),
+      import('../platform/errors.js'),
+      import('../platform/runtime.js'),
+      import('../platform/tenancy/migrate.js'),
+      import('./command.js'),
+      AREAS[cmd.area](),
+    ]);
+  // Each area's runners type lists its own commands (manifest.ts); here any area's, by name.
+  const run = (area.runners as Partial<Record<string, Run>>)[cmd.name];
+  if (!run) throw new Error(`${cmd.area}.commands.ts has no runner for ${cmd.name}`);
 
   const config = loadConfig();
   // Logs go to stderr so stdout stays pure JSON for scripts.
   const log = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, 'cli', 2);
-  const rt = await createRuntime(config, 'cli', log);
+  const rt = await createPlatformRuntime(config, 'cli', log);
   try {
     await migratePlatform(rt.knex);
-    const { output, exitCode = 0 } = await cmd.run(rt, flags);
+    const { output, exitCode = 0 } = await run(rt, read.flags);
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
     return exitCode;
   } catch (err) {

@@ -1,6 +1,15 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import pg from 'pg';
-import { hex, runTs } from '../helpers/harness.js';
+import { DEMO } from '../../seeds/demo.js';
+import { AREAS } from '../../src/cli/areas.js';
+import { COMMANDS, type CommandSpec } from '../../src/cli/manifest.js';
+import { ageInWords } from '../../src/cli/tenants.commands.js';
+import { ROOT, hex, runTs, type ProcResult } from '../helpers/harness.js';
 
 const slug = `t-cli-${hex(3)}`;
 
@@ -31,6 +40,13 @@ test.serial('tenants:create refuses a duplicate and a bad slug on stderr with a 
   const bad = await runTs('src/cli/main.ts', ['tenants:create', '--slug', 'Bad Slug!', '--name', 'x']);
   t.is(bad.code, 1);
   t.regex(bad.stderr, /Invalid tenant slug/);
+});
+
+test.serial('when the worker has never counted a tenant, then tenants:list says so', async (t) => {
+  const r = await runTs('src/cli/main.ts', ['tenants:list']);
+  t.is(r.code, 0, r.stderr);
+  const mine = JSON.parse(r.stdout).find((x: { slug: string }) => x.slug === slug);
+  t.like(mine, { stats: {}, statsAsOf: null, statsAge: 'never counted' });
 });
 
 test.serial('users:create makes a user with a role and prints it', async (t) => {
@@ -94,16 +110,173 @@ test.serial('tenants:list includes the new tenant', async (t) => {
   t.is(mine.status, 'active');
 });
 
-test('usage errors exit 2 with help on stderr', async (t) => {
-  const unknown = await runTs('src/cli/main.ts', ['tenants:explode']);
-  t.is(unknown.code, 2);
-  t.regex(unknown.stderr, /unknown command 'tenants:explode'[\s\S]*Usage: npm run cli/);
-  const missing = await runTs('src/cli/main.ts', ['tenants:create', '--slug', 'x-y']);
+test.serial('when the counters were counted a while ago, then tenants:list says when and how long ago', async (t) => {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query<{ at: Date }>(
+    `update platform.tenants set stats = '{"users":1,"contacts":0,"companies":0}', stats_updated_at = now() - interval '12 minutes 10 seconds'
+     where slug = $1 returning stats_updated_at as at`,
+    [slug],
+  );
+  await client.end();
+  const r = await runTs('src/cli/main.ts', ['tenants:list']);
+  t.is(r.code, 0, r.stderr);
+  const mine = JSON.parse(r.stdout).find((x: { slug: string }) => x.slug === slug);
+  t.deepEqual(mine.stats, { users: 1, contacts: 0, companies: 0 });
+  t.is(mine.statsAsOf, rows[0]!.at.toISOString());
+  t.regex(mine.statsAge, /^1[23] minutes$/);
+});
+
+test('when an age is put in words, then it is in the largest unit that keeps it readable', (t) => {
+  const now = new Date('2025-03-01T12:00:00Z');
+  const ago = (s: number) => ageInWords(new Date(now.getTime() - s * 1000), now);
+  t.is(ago(0), '0 seconds');
+  t.is(ago(1), '1 second');
+  t.is(ago(119), '119 seconds');
+  t.is(ago(120), '2 minutes');
+  t.is(ago(7199), '119 minutes');
+  t.is(ago(7200), '2 hours');
+  t.is(ago(172_800), '2 days');
+  t.is(ago(-5), '0 seconds', 'a clock a little ahead of the database');
+});
+
+const cli = (...args: string[]) => runTs('src/cli/main.ts', args);
+const HINT = 'The commands: npm run cli -- --help\n';
+
+test('when a command is mistyped, then one line suggests the nearest and one points to --help (exit 2)', async (t) => {
+  for (const [typed, meant] of [
+    ['tenant:list', "'tenants:list'"],
+    ['Tenants:List', "'tenants:list'"],
+    ['list:tenants', "'tenants:list'"],
+    ['orders:lsit', "'orders:list'"],
+    ['roles', "'roles:create' or 'roles:list'"],
+  ] as const) {
+    const r = await cli(typed, '--tenant', 'acme');
+    t.is(r.code, 2, typed);
+    t.is(r.stdout, '');
+    t.is(r.stderr, `error: unknown command '${typed}'. Did you mean ${meant}?\n${HINT}`);
+  }
+});
+
+test('when nothing is close to the command typed, then there is no suggestion', async (t) => {
+  for (const typed of ['frobnicate', 'tenants:explode', 'constructor']) {
+    const r = await cli(typed);
+    t.is(r.code, 2, typed);
+    t.is(r.stderr, `error: unknown command '${typed}'.\n${HINT}`);
+  }
+  const flagFirst = await cli('--tenant', 'acme');
+  t.is(flagFirst.code, 2);
+  t.regex(flagFirst.stderr, /^error: '--tenant' is a flag, not a command: the command comes first/);
+});
+
+test('when --help is asked for, then it lists every command of the table, in its order, with its flags', async (t) => {
+  for (const ask of ['--help', 'help']) {
+    const r = await cli(ask);
+    t.is(r.code, 0, r.stderr);
+    const listed = r.stdout
+      .split('\n')
+      .map((l) => /^ {2}([a-z][\w:-]*) /.exec(l)?.[1])
+      .filter(Boolean);
+    t.deepEqual(listed, Object.keys(COMMANDS));
+    for (const [name, spec] of Object.entries(COMMANDS) as [string, CommandSpec][])
+      for (const [flag, d] of Object.entries(spec.flags))
+        t.true(r.stdout.includes(d.required ? `--${flag} <${d.description}>` : `[--${flag} <${d.description}>]`), `${name} --${flag}`);
+  }
+  const one = await cli('locales:enable', '--help');
+  t.is(one.code, 0);
+  t.is(
+    one.stdout,
+    [
+      'Usage: npm run cli -- locales:enable --tenant <tenant> --code <code>',
+      '',
+      COMMANDS['locales:enable'].summary,
+      '',
+      'Flags:',
+      '  --tenant   (required) tenant slug',
+      '  --code     (required) e.g. fr, pt-BR',
+      '',
+    ].join('\n'),
+  );
+  t.is((await cli('help', 'locales:enable')).stdout, one.stdout);
+});
+
+test("when a flag is unknown, missing or malformed, then the error names it and the command's own flags, not the whole usage", async (t) => {
+  const none = await cli('tenants:list', '--colour', 'red');
+  t.is(none.code, 2);
+  t.is(none.stderr, "error: unknown flag '--colour' for tenants:list.\ntenants:list takes no flags.\n");
+  const near = await cli('locales:list', '--tenent', 'acme');
+  t.is(near.code, 2);
+  t.is(
+    near.stderr,
+    "error: unknown flag '--tenent' for locales:list. Did you mean '--tenant'?\n" +
+      'locales:list takes --tenant (required). More: npm run cli -- locales:list --help\n',
+  );
+  const takes = 'tenants:create takes --slug (required), --name (required). More: npm run cli -- tenants:create --help\n';
+  const missing = await cli('tenants:create', '--slug', 'x-y');
   t.is(missing.code, 2);
-  t.regex(missing.stderr, /--name is required/);
-  const extra = await runTs('src/cli/main.ts', ['tenants:list', '--colour', 'red']);
-  t.is(extra.code, 2);
-  t.regex(extra.stderr, /Unknown option '--colour'/);
+  t.is(missing.stderr, `error: --name is required\n${takes}`);
+  const noValue = await cli('tenants:create', '--name', 'X', '--slug');
+  t.is(noValue.code, 2);
+  t.is(noValue.stderr, `error: Option '--slug <value>' argument missing\n${takes}`);
+});
+
+test('when the manifest names a command, then its area implements it, and no area implements one it does not name', async (t) => {
+  for (const [area, load] of Object.entries(AREAS)) {
+    const { runners } = await load();
+    const named = Object.entries(COMMANDS as Record<string, CommandSpec>)
+      .filter(([, c]) => c.area === area)
+      .map(([name]) => name);
+    t.deepEqual(Object.keys(runners).sort(), named.sort(), area);
+    for (const run of Object.values(runners)) t.is(typeof run, 'function');
+  }
+  t.true(COMMANDS['seed:demo'].summary.includes(`'${DEMO.slug}'`), "seed:demo's summary names the demo slug");
+});
+
+/**
+ * `npm run cli -- <args>` as a process, with a module resolve hook that writes each module it
+ * loads to a file: what the process loaded.
+ */
+async function modulesLoaded(args: string[]): Promise<{ run: ProcResult; loaded: string[] }> {
+  const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cli-loaded-')), 'loaded.txt');
+  const hook = `import fs from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  fs.appendFileSync(process.env.CLI_LOADED_LOG, r.url + '\\n');
+  return r;
+}`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, 'src/cli/main.ts', ...args],
+    { cwd: ROOT, env: { ...process.env, CLI_LOADED_LOG: log }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const run = await new Promise<ProcResult>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const loaded = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+  fs.rmSync(path.dirname(log), { recursive: true, force: true });
+  return { run, loaded };
+}
+
+test('when help or a usage error is answered, then only the command table is loaded (no area, no runtime, no package)', async (t) => {
+  const table = ['main.ts', 'manifest.ts', 'areas.ts', 'suggest.ts'].map((f) => pathToFileURL(path.join(ROOT, 'src/cli', f)).href);
+  for (const args of [['--help'], ['tenant:list'], ['tenants:list', '--colour', 'red'], ['tenants:create', '--help']]) {
+    const { run, loaded } = await modulesLoaded(args);
+    t.true(run.code === 0 || run.code === 2, run.stderr);
+    t.true(loaded.includes(table[0]!), `the hook saw the entry point (${args.join(' ')})`);
+    t.deepEqual(
+      loaded.filter((url) => !url.startsWith('node:') && !table.includes(url)),
+      [],
+      args.join(' '),
+    );
+  }
+  // And a command that runs loads its own area, not the others.
+  const { run, loaded } = await modulesLoaded(['tenants:list']);
+  t.is(run.code, 0, run.stderr);
+  const areas = loaded.filter((url) => url.endsWith('.commands.ts')).map((url) => path.basename(new URL(url).pathname));
+  t.deepEqual(areas, ['tenants.commands.ts']);
 });
 
 test.serial(
