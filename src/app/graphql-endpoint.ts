@@ -1,7 +1,6 @@
 import { renderGraphiQL } from 'graphql-helix';
 import type { GraphQLSchema } from 'graphql';
 import { checkBearer } from '../modules/oauth/bearer-auth.js';
-import type { AppMiddleware } from '../kit/http/context.js';
 import { requireHttps } from '../kit/http/https.js';
 import type { Runtime } from './runtime.js';
 import { slugFromHost } from '../platform/tenancy/registry.js';
@@ -15,6 +14,15 @@ import { AppError } from '../platform/errors.js';
 import { AskedPermissions, identityRefusal } from '../kit/http/cached-identity.js';
 import { html, type Html } from '../kit/http/pages.js';
 import { platformBaseUrl } from '../platform/config.js';
+import compose from 'koa-compose';
+import type Koa from 'koa';
+import type { AppContext, AppMiddleware, AppState } from '../kit/http/context.js';
+import { csrfProtection, sessionOf, sessions } from '../kit/http/session.js';
+import { issueSignInToken } from '../modules/oauth/sign-in-tokens.service.js';
+import { SCOPE } from '../modules/oauth/oauth-store.js';
+import { findActiveUser } from '../modules/users/index.js';
+import type { Tenant } from '../platform/tenancy/tenant.js';
+import { withTenant } from '../platform/tenancy/with-tenant.js';
 
 /**
  * `POST /graphql` (and GET for queries), the Core GraphQL API. Every request needs a bearer
@@ -23,6 +31,15 @@ import { platformBaseUrl } from '../platform/config.js';
  * of another tenant is refused like an invalid one.
  */
 export const GRAPHQL_PATH = '/graphql';
+/**
+ * `POST /graphql/sign-in-token` on an instance's address (GRAPHIQL_SIGN_IN_TOKENS): an access
+ * token for the user signed in to its Control Panel, for GraphiQL's "Use my sign-in" button.
+ */
+export const SIGN_IN_TOKEN_PATH = '/graphql/sign-in-token';
+/** Where GraphiQL sends someone not signed in: the Control Panel's sign-in, which comes back to GraphiQL. */
+export const GRAPHIQL_SIGN_IN = `/control-panel/login?next=${encodeURIComponent(GRAPHQL_PATH)}`;
+/** Where a user finds the apps that act for them, GraphiQL's tokens among them, with "Remove access". */
+const ACCOUNT_APPS = '/account/applications';
 
 export function graphqlEndpoint(
   rt: Runtime,
@@ -30,7 +47,83 @@ export function graphqlEndpoint(
 ): AppMiddleware {
   const https = requireHttps(rt.config);
   const server = graphqlServer(rt, schema);
+  const signInTokens = rt.config.graphiqlSignInTokens;
+  // The pages' session (its cookie and store), for GraphiQL on an instance's address and its
+  // token route: the app mounts it after this endpoint, so it is made here, on the app of the first
+  // request that needs it. koa-session keeps one session per request, whichever middleware reads
+  // it: this is the Control Panel's own session, not a second one. Then the pages' CSRF check.
+  let session: AppMiddleware | undefined;
+  const withSession: AppMiddleware = (ctx, next) =>
+    (session ??= sessions(ctx.app as unknown as Koa<AppState>, rt.knex, rt.config.sessionKeys))(ctx, next);
+  const pageSession = compose([requireHttps(rt.config), withSession, csrfProtection()]) as AppMiddleware;
+
+  /** The user signed in to `tenant`'s Control Panel in this browser, still active; else undefined. */
+  async function signedInUser(ctx: AppContext, tenant: Tenant): Promise<{ id: number; email: string } | undefined> {
+    const s = sessionOf(ctx).user;
+    if (s?.tenantId !== tenant.id) return undefined;
+    return withTenant(rt.knex, tenant, (db) => findActiveUser(db, s.userId));
+  }
+
+  /**
+   * `POST /graphql/sign-in-token`: a token for the signed-in user of this instance. Only for this
+   * instance's own pages: the browser's Origin must be this address (a page of another site, or of
+   * another instance, which is the same site, is refused before anything else), and the body must
+   * carry the pages' CSRF token (`_csrf`), which only a page of this address can read. The answer
+   * is never cached; neither the token nor the CSRF token is logged (the access log has the path).
+   */
+  async function signInToken(ctx: AppContext): Promise<void> {
+    const slug = slugFromHost(ctx.get('host'), rt.config.baseDomain);
+    const tenant = slug ? await rt.registry.bySlug(slug) : undefined;
+    if (!tenant) {
+      throw new AppError(
+        404,
+        'not_found',
+        slug
+          ? `No instance at host '${ctx.get('host')}'`
+          : `Tokens for a signed-in user are given on an instance's address (where its Control Panel is), not on the platform's: ${SIGN_IN_TOKEN_PATH} there`,
+      );
+    }
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      throw new AppError(405, 'method_not_allowed', `${ctx.method} is not supported on ${SIGN_IN_TOKEN_PATH} (allowed: POST)`);
+    }
+    // This address as a browser names it in Origin (Koa's `ctx.origin` is the Origin header itself).
+    const own = `${ctx.protocol}://${ctx.host}`.toLowerCase();
+    if (ctx.get('origin').toLowerCase() !== own) {
+      throw new AppError(
+        403,
+        'cross_origin_refused',
+        `A token for the signed-in user is given only to this instance's own pages (Origin ${own}), from GraphiQL's "Use my sign-in" button`,
+      );
+    }
+    await pageSession(ctx, async () => {
+      const user = await signedInUser(ctx, tenant);
+      if (!user) {
+        // A challenge of the session's own, so a browser asks for no password.
+        ctx.set('WWW-Authenticate', `Session realm="${tenant.name} Control Panel"`);
+        throw new AppError(401, 'not_signed_in', `Not signed in to the Control Panel of ${tenant.name}: sign in, then try again`, {
+          signIn: GRAPHIQL_SIGN_IN,
+        });
+      }
+      const issued = await issueSignInToken({ knex: rt.knex, registry: rt.registry }, tenant, user.id);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
+      ctx.body = {
+        access_token: issued.accessToken,
+        token_type: 'Bearer',
+        expires_in: issued.expiresIn,
+        scope: SCOPE,
+        user: { email: issued.user.email },
+      };
+    });
+  }
+
   return async (ctx, next) => {
+    if (ctx.path === SIGN_IN_TOKEN_PATH) {
+      // Where the operator has not allowed it, there is no such route.
+      if (!signInTokens) return next();
+      return signInToken(ctx);
+    }
     if (ctx.path !== GRAPHQL_PATH) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.set('Allow', 'GET, POST');
@@ -40,18 +133,23 @@ export function graphqlEndpoint(
     const hostTenant = slug ? await rt.registry.bySlug(slug) : undefined;
     if (slug && !hostTenant) return graphqlErrors(ctx, 404, `No instance at host '${ctx.get('host')}'`, 'NOT_FOUND');
     // GraphiQL, for people exploring the API locally (its requests need a token, set in its headers
-    // pane); not for a GET that carries its query in a JSON body.
+    // pane), and on instances' addresses wherever sign-in tokens are allowed (in production too,
+    // when the operator turned them on); not for a GET that carries its query in a JSON body.
+    const offerSignIn = Boolean(hostTenant) && signInTokens;
     if (
       ctx.method === 'GET' &&
-      rt.config.env !== 'production' &&
+      (rt.config.env !== 'production' || offerSignIn) &&
       ctx.accepts('json', 'html') === 'html' &&
       !ctx.query.query &&
       !ctx.is('json')
     ) {
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = graphiqlPage({ platformUrl: platformBaseUrl(rt.config), onPlatform: !hostTenant });
-      return;
+      const page = (signIn?: GraphiqlPageOptions['signIn']) => {
+        ctx.type = 'html';
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = graphiqlPage({ platformUrl: platformBaseUrl(rt.config), onPlatform: !hostTenant, signInTokens, signIn });
+      };
+      if (!hostTenant || !offerSignIn) return page();
+      return pageSession(ctx, async () => page({ user: await signedInUser(ctx, hostTenant), csrfToken: ctx.state.csrfToken! }));
     }
     if (!server.acceptable(ctx)) return;
     await https(ctx, async () => {
@@ -116,6 +214,13 @@ export interface GraphiqlPageOptions {
   platformUrl: string;
   /** The page is on the platform address (else on an instance's, where the Control Panel is). */
   onPlatform: boolean;
+  /** GRAPHIQL_SIGN_IN_TOKENS: instances' GraphiQL have the "Use my sign-in" button (the platform's says so). */
+  signInTokens?: boolean;
+  /**
+   * On an instance's address with sign-in tokens: who is signed in to its Control Panel in this
+   * browser (undefined: nobody), and the CSRF token the button sends.
+   */
+  signIn?: { user: { email: string } | undefined; csrfToken: string } | undefined;
 }
 
 /**
@@ -123,7 +228,7 @@ export interface GraphiqlPageOptions {
  * credentials for a token itself (`POST /oauth/token`, same origin; the secret goes in the body,
  * never in an address, and nothing is stored) and puts it in the headers pane.
  */
-function tokenBox({ platformUrl, onPlatform }: GraphiqlPageOptions): Html {
+function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPageOptions): Html {
   const tokenUrl = `${platformUrl}/oauth/token`;
   const curl = `curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${tokenUrl}`;
   const credentials = onPlatform
@@ -132,18 +237,30 @@ function tokenBox({ platformUrl, onPlatform }: GraphiqlPageOptions): Html {
         <form id="lectern-exchange"><input id="lectern-client-id" placeholder="Client ID (lc_...)" autocomplete="off" spellcheck="false" required>
         <input id="lectern-client-secret" type="password" placeholder="Client secret (lcs_...)" autocomplete="off" required>
         <button type="submit">Get a token</button></form>`
-    : html`Client credentials of this instance: create them in its <a href="/control-panel">Control Panel</a> (acting as a user),
+    : html`${signIn ? 'Or client' : 'Client'} credentials of this instance: create them in its <a href="/control-panel">Control Panel</a> (acting as a user),
         then exchange them in <a href="${platformUrl}${GRAPHQL_PATH}">GraphiQL on the platform address</a> or with
         <code>${curl}</code>`;
+  // One click for the user signed in to this instance's Control Panel; a way there for anyone else.
+  const mine = signIn
+    ? signIn.user
+      ? html`<li><button id="lectern-use-sign-in" type="button" data-csrf="${signIn.csrfToken}">Use my sign-in</button>
+          a token for <strong>${signIn.user.email}</strong> (signed in to this instance's Control Panel), with your permissions.
+          It is listed under <a href="${ACCOUNT_APPS}">Apps you authorized</a>, where Remove access revokes it.</li>`
+      : html`<li id="lectern-not-signed-in">You are not signed in to this instance: <a href="${GRAPHIQL_SIGN_IN}">sign in to its Control Panel</a>
+          and you come back here to a <strong>Use my sign-in</strong> button that gets a token for you in one click.</li>`
+    : onPlatform && signInTokens
+      ? html`<li>Signed in to an instance's Control Panel, open the instance's own GraphiQL (listed on <a href="/">the platform page</a>):
+          its <strong>Use my sign-in</strong> button gets a token for you in one click.</li>`
+      : '';
   return html`<div id="lectern-start" role="region" aria-label="How to get an access token">
 <button id="lectern-hide" type="button" title="Hide this box">Hide</button>
 <p><strong>Lectern Core GraphQL API.</strong> Every request needs an access token: paste it after <code>Bearer </code> in
 <strong>Request Headers</strong> (below the query). The Docs and completion load once it is there; it is kept in this tab only.</p>
 <p><strong>Get a token</strong> (valid 1 hour):</p>
 <ul>
-<li>${credentials}</li>
+${onPlatform ? '' : mine}<li>${credentials}</li>
 ${onPlatform ? html`<li>Or with curl: <code>${curl}</code></li>` : ''}
-<li>From the command line: <code>npm run cli -- --help</code> lists the commands that create client credentials and tokens.</li>
+${onPlatform ? mine : ''}<li>From the command line: <code>npm run cli -- --help</code> lists the commands that create client credentials and tokens.</li>
 <li>For a user who signs in (the authorization code flow): the OAuth 2.0 walk-through in the README and docs.</li>
 </ul>
 <p id="lectern-token-status" role="status"></p>
@@ -164,8 +281,10 @@ body>.graphiql-container{flex:1;min-height:0;height:auto}
 #lectern-token-status:empty{display:none}#lectern-token-status.error{color:#8a1c14}`;
 
 /**
- * GraphiQL (graphql-helix's, GraphiQL 1.x) for `GET /graphql` in development, with a box on
- * top that says how to get a token, and the Request Headers pane open on `Authorization: Bearer `.
+ * GraphiQL (graphql-helix's, GraphiQL 1.x) for `GET /graphql` in development (and on instances'
+ * addresses where GRAPHIQL_SIGN_IN_TOKENS allows), with a box on top that says how to get a token
+ * (on an instance's address first the "Use my sign-in" button, or the way to sign in), and the
+ * Request Headers pane open on `Authorization: Bearer `.
  * GraphiQL fetches the schema once, when the page loads, with the headers then in its pane, and
  * never again: so scripts of Lectern's own go around it.
  * - Before GraphiQL: a request whose Authorization has no token yet is not sent: the schema's
@@ -174,7 +293,7 @@ body>.graphiql-container{flex:1;min-height:0;height:auto}
  * - After it: when the headers change and GraphiQL has no schema, the schema is fetched again
  *   (Docs and completion then work); a schema request the server refused (a token not valid)
  *   shows the server's errors as they are, not GraphiQL's JSON-in-a-string; the box's token
- *   button; the box hides on request.
+ *   buttons (client credentials exchanged; the signed-in user's token); the box hides on request.
  * Headers are not persisted (`shouldPersistHeaders: false`): a token lives in the tab only.
  */
 export function graphiqlPage(options: GraphiqlPageOptions): string {
@@ -235,6 +354,7 @@ export function graphiqlPage(options: GraphiqlPageOptions): string {
   const after = `<script>
 (function () {
   var tokenPath = '/oauth/token', send = window.fetch, hint = ${json(GRAPHIQL_TOKEN_HINT)};
+  var signInTokenPath = ${json(SIGN_IN_TOKEN_PATH)};
   var box = document.createElement('div');
   box.innerHTML = ${json(tokenBox(options).value)};
   box = box.firstElementChild;
@@ -287,6 +407,40 @@ export function graphiqlPage(options: GraphiqlPageOptions): string {
       .catch(function (err) {
         status.className = 'error';
         status.textContent = 'No token: ' + err.message;
+      });
+  });
+  // "Use my sign-in": a token for the user signed in to this instance's Control Panel, asked of
+  // this address with the session's cookie and the page's CSRF token (in the body, never in an address).
+  var mine = document.getElementById('lectern-use-sign-in');
+  if (mine) mine.addEventListener('click', function () {
+    var g = graphiql();
+    if (!g) return;
+    status.className = '';
+    status.textContent = 'Asking for a token...';
+    var body = new URLSearchParams({ _csrf: mine.getAttribute('data-csrf') || '' });
+    send(signInTokenPath, { method: 'POST', body: body, credentials: 'same-origin', cache: 'no-store' })
+      .then(function (res) {
+        return res.json().catch(function () { return {}; }).then(function (answer) {
+          if (answer.access_token) return answer;
+          var e = (answer && answer.error) || {}, err = new Error(e.message || 'no token in the answer (HTTP ' + res.status + ')');
+          err.signIn = e.details && e.details.signIn;
+          throw err;
+        });
+      })
+      .then(function (answer) {
+        g.setState({ headers: JSON.stringify({ Authorization: 'Bearer ' + answer.access_token }, null, 2) });
+        status.textContent = 'A token for ' + (answer.user && answer.user.email) + ' is in Request Headers (valid ' +
+          Math.round((answer.expires_in || 3600) / 60) + ' minutes).';
+      })
+      .catch(function (err) {
+        status.className = 'error';
+        status.textContent = 'No token: ' + err.message + ' ';
+        if (err.signIn) {
+          var a = document.createElement('a');
+          a.href = err.signIn;
+          a.textContent = 'Sign in';
+          status.appendChild(a);
+        }
       });
   });
   // Compared with the headers the page starts with, not with the first ones a tick sees: on a

@@ -119,6 +119,7 @@ const schema = z
     IDENTITY_CACHE_MAX: intIn(0, 1000000).default(20000),
     SEED_DEMO: bool.optional(),
     OAUTH_DEV_CALLBACK: bool.optional(),
+    GRAPHIQL_SIGN_IN_TOKENS: bool.optional(),
     LEGACY_REST_API: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
     WEBHOOK_TIMEOUT_MS: intIn(100, 60000).default(10000),
     WEBHOOK_RETRY_SCHEDULE: durations.default([5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000)),
@@ -269,6 +270,13 @@ export interface Config {
    * hand). On by default outside production, off in production.
    */
   oauthDevCallback: boolean;
+  /**
+   * GRAPHIQL_SIGN_IN_TOKENS: GraphiQL on an instance's address offers the user signed in to its
+   * Control Panel a token of their own in one click ("Use my sign-in", `POST /graphql/sign-in-token`).
+   * On by default outside production; off in production, where turning it on also serves GraphiQL
+   * on instances' addresses (it is not served there otherwise).
+   */
+  graphiqlSignInTokens: boolean;
   /** The legacy REST API answers (on) or, after its sunset, answers 410 Gone (off). */
   legacyRestApi: boolean;
   /** Keys that sign session cookies, newest first; outside production a random one per process when unset. */
@@ -351,6 +359,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
     // A development aid: production has real callbacks, and a page of codes is no part of a product.
     oauthDevCallback: e.OAUTH_DEV_CALLBACK ?? e.NODE_ENV !== 'production',
+    // A development aid too: in production, a page that turns a session into API tokens is the operator's choice.
+    graphiqlSignInTokens: e.GRAPHIQL_SIGN_IN_TOKENS ?? e.NODE_ENV !== 'production',
     legacyRestApi: e.LEGACY_REST_API === 'on',
     metricsToken: e.METRICS_TOKEN,
     webhooks: {

@@ -131,6 +131,32 @@ export function revokeClientAndTokens(db: Db, clientId: string, filter: { tenant
   });
 }
 
+/**
+ * The newest client of Lectern's own made by `createdBy` (no tenant, not revoked), made from
+ * `row()` when there is none. One caller at a time (a transaction-scoped advisory lock on the
+ * name), so two first uses at once make one client, not two.
+ */
+export function firstPartyClient(
+  db: Db,
+  createdBy: string,
+  row: () => Omit<ClientRow, 'id' | 'created_by' | 'created_at' | 'revoked_at'>,
+): Promise<ClientRow> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${CLIENTS}:${createdBy}`]);
+    const found = await trx<ClientRow>(CLIENTS)
+      .where({ created_by: createdBy })
+      .whereNull('tenant_id')
+      .whereNull('revoked_at')
+      .orderBy('id', 'desc')
+      .first();
+    if (found) return found;
+    const [inserted] = await trx(CLIENTS)
+      .insert({ ...row(), created_by: createdBy })
+      .returning<ClientRow[]>('*');
+    return inserted!;
+  });
+}
+
 /** The row id of a client, by its public id. */
 export function clientRowId(db: Db, clientId: string): Promise<Pick<ClientRow, 'id'> | undefined> {
   return db(CLIENTS).where({ client_id: clientId }).first<Pick<ClientRow, 'id'> | undefined>('id');
