@@ -9,8 +9,9 @@ import { PASSWORD } from '../helpers/rest.js';
 
 /**
  * The pages in a real browser (Debian's Chromium driven by playwright-core): the instance,
- * sign-in and consent pages of the authorization code flow, and the Control Panel's Authorized
- * Applications. `npm run test:browser`; CHROMIUM_PATH names the browser (default /usr/bin/chromium).
+ * sign-in and consent pages of the authorization code flow, the Control Panel's API clients, and
+ * the user's Apps you authorized. `npm run test:browser`; CHROMIUM_PATH names the browser (default
+ * /usr/bin/chromium).
  */
 let f: OAuthFixture;
 let browser: Browser;
@@ -94,7 +95,7 @@ test.serial('a tenant admin creates client credentials in the Control Panel, use
   await page.getByLabel('Email').fill(f.email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  t.is(await page.locator('h1').textContent(), 'Authorized Applications');
+  t.is(await page.locator('h1').textContent(), 'API clients');
   await page.getByLabel('Name').fill('Browser-made sync');
   await page.getByLabel('Acts as').selectOption({ label: 'svc@brw.test (viewer)' });
   await page.getByRole('button', { name: 'Create' }).click();
@@ -112,5 +113,15 @@ test.serial('a tenant admin creates client credentials in the Control Panel, use
   t.regex((await page.getByRole('status').textContent())!, /is revoked/);
   t.is((await f.hello(tokens.access_token)).status, 401);
   await t.throwsAsync(client.clientCredentialsGrant(config));
+  // The user's own page is one click away, named for what it lists; and back again.
+  await page.getByRole('navigation').getByRole('link', { name: 'Apps you authorized' }).click();
+  t.is(await page.locator('h1').textContent(), 'Apps you authorized');
+  t.is(new URL(page.url()).pathname, '/account/applications');
+  await page.getByRole('navigation').getByRole('link', { name: 'API clients' }).click();
+  t.is(await page.locator('h1').textContent(), 'API clients');
+  // A bookmark of the section's old address still opens it.
+  await page.goto(`${host}/control-panel/authorized-applications`);
+  t.is(new URL(page.url()).pathname, '/control-panel/api-clients');
+  t.is(await page.locator('h1').textContent(), 'API clients');
   await page.context().close();
 });

@@ -7,8 +7,9 @@ import { oauthFixture, type OAuthFixture } from '../helpers/oauth.js';
 import { PASSWORD } from '../helpers/rest.js';
 
 /**
- * The Control Panel's Authorized Applications section and a user's own applications page, on
- * a tenant's host, driven like a browser (cookie jar, forms with their CSRF fields).
+ * The Control Panel's API clients section (client credentials an administrator creates) and a
+ * user's "Apps you authorized" page, on a tenant's host, driven like a browser (cookie jar, forms
+ * with their CSRF fields).
  */
 let f: OAuthFixture;
 let host: string;
@@ -21,7 +22,7 @@ test.serial.before(async () => {
 });
 test.after.always(async () => f?.close());
 
-async function signIn(email = f.email, next = '/control-panel/authorized-applications'): Promise<Browser> {
+async function signIn(email = f.email, next = '/control-panel/api-clients'): Promise<Browser> {
   const b = new Browser(f.port);
   const landed = await b.follow(`${host}${next}`);
   if (!('page' in landed) || !landed.url.includes('/control-panel/login')) throw new Error('expected the sign-in page');
@@ -31,13 +32,18 @@ async function signIn(email = f.email, next = '/control-panel/authorized-applica
   return b;
 }
 
-const apps = `/control-panel/authorized-applications`;
+const apps = `/control-panel/api-clients`;
+/** The section's address before it was named for what it does; bookmarks and links to it still work. */
+const oldApps = '/control-panel/authorized-applications';
+
+/** The text of a page without its markup (what a reader sees). */
+const textOf = (page: string) => page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 
 test.serial(
   'when a tenant admin creates client credentials, then the secret is shown once and they get tokens acting as the chosen user',
   async (t) => {
     const b = await signIn();
-    t.regex(b.page!.text, /Authorized Applications/);
+    t.regex(b.page!.text, /<h1>API clients<\/h1>/);
     const svcId = /<option value="(\d+)">svc@ocp\.test/.exec(b.page!.text)![1]!;
     const firstFormId = /name="form_id" value="([^"]+)"/.exec(b.page!.text)![1]!;
     const created = await b.submit(`${host}${apps}`, { name: 'Website bookings', service_user: svcId }, { action: apps });
@@ -116,6 +122,45 @@ test.serial('a form without its CSRF token is refused, and sign-in never redirec
   const done = await away.submit(`${host}/control-panel/login`, { email: f.email, password: PASSWORD });
   t.is(login.status, 200);
   t.is(done.location, `${host}${apps}`);
+});
+
+test.serial(
+  'when a page is shown, then the sections are named by what they do: API clients (made here) and Apps you authorized (allowed by you)',
+  async (t) => {
+    const b = await signIn();
+    const nav = /<nav>([\s\S]*?)<\/nav>/.exec(b.page!.text)![1]!;
+    t.regex(nav, /<a href="\/control-panel\/api-clients">API clients<\/a>/);
+    t.regex(nav, /<a href="\/account\/applications">Apps you authorized<\/a>/);
+    t.regex(textOf(b.page!.text), /Create an API client/);
+    const mine = await b.get(`${host}/account/applications`);
+    t.is(mine.status, 200);
+    t.regex(mine.text, /<h1>Apps you authorized<\/h1>/);
+    t.regex(textOf(mine.text), /You have not authorized any app/);
+    for (const page of [b.page!.text, mine.text]) {
+      t.notRegex(textOf(page), /Authorized Applications|Authorized applications|My applications/i);
+    }
+  },
+);
+
+test.serial('when the old address of the section is asked, then it redirects to API clients for good, forms included', async (t) => {
+  const b = await signIn();
+  const moved = await b.get(`${host}${oldApps}?from=bookmark`);
+  t.is(moved.status, 301);
+  t.is(moved.location, `${host}${apps}?from=bookmark`);
+  const followed = await b.follow(`${host}${oldApps}`);
+  t.true('page' in followed && followed.url === `${host}${apps}` && followed.page.status === 200);
+  // A form of a page loaded before the move: posted again to the new address, method and body kept.
+  const creds = await createServiceClient(f.ctx.rt.knex, f.tenant, { name: 'Bookmarked', serviceUser: 'svc@ocp.test' });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(b.page!.text)![1]!;
+  const revoke = await b.send('POST', `${host}${oldApps}/${creds.clientId}/revoke`, { form: { _csrf: csrf } });
+  t.is(revoke.status, 308);
+  t.is(revoke.location, `${host}${apps}/${creds.clientId}/revoke`);
+  const reposted = await b.send('POST', revoke.location!, { form: { _csrf: csrf } });
+  t.is(reposted.status, 200);
+  t.regex(reposted.text, /Bookmarked is revoked/);
+  // Signed out, the old address leads to sign-in by way of the new one.
+  const anonymous = new Browser(f.port);
+  t.is((await anonymous.get(`${host}${oldApps}`)).location, `${host}${apps}`);
 });
 
 test.serial("when a user removes an application's access, then its access and refresh tokens stop working", async (t) => {

@@ -133,16 +133,17 @@ export function signInRefusal(
  * (one list for every section's pages, so a new section is one row).
  */
 export const CONTROL_PANEL_SECTIONS: readonly { href: string; label: string; permission: string }[] = [
-  { href: '/control-panel/authorized-applications', label: 'Authorized applications', permission: 'AUTHORIZED_APPLICATIONS_EDIT' },
+  // Where an administrator creates client credentials (the permission keeps its old name: it is an interface).
+  { href: '/control-panel/api-clients', label: 'API clients', permission: 'AUTHORIZED_APPLICATIONS_EDIT' },
   { href: '/control-panel/portals', label: 'Portals', permission: 'WEBLINK_PORTALS_EDIT' },
   { href: '/control-panel/webhooks', label: 'Webhooks', permission: 'WEBHOOKS_VIEW' },
 ];
 
-/** The navigation of a Control Panel page for a signed-in user: the sections they may open, their applications, sign out. */
+/** The navigation of a Control Panel page for a signed-in user: the sections they may open, the apps they authorized, sign out. */
 export function controlPanelNav(ctx: AppContext, user: { email: string; permissions: readonly string[] }): Html {
   const sections = CONTROL_PANEL_SECTIONS.filter((s) => hasPermission(user.permissions, s.permission));
   return html`<nav>
 ${sections.map((s) => html`<a href="${s.href}">${s.label}</a>`)}
-<a href="/account/applications">My applications</a>
+<a href="/account/applications">Apps you authorized</a>
 <form method="post" action="/control-panel/logout" class="inline">${csrfField(ctx)}<button type="submit" class="secondary">Sign out ${user.email}</button></form></nav>`;
 }

@@ -18,15 +18,21 @@ import { AppError, ValidationError } from '../../platform/errors.js';
 
 /**
  * Server-rendered pages on a tenant's host:
- * - Control Panel, section Authorized Applications (tenant admins: `AUTHORIZED_APPLICATIONS_EDIT`,
- *   which the admin role holds): create client credentials acting as a chosen service user
- *   (the secret is shown once), list them, revoke them;
- * - `/account/applications`: the applications a user has authorized, with "remove access".
+ * - Control Panel, section API clients (tenant admins: `AUTHORIZED_APPLICATIONS_EDIT`, which the
+ *   admin role holds): create client credentials acting as a chosen service user (the secret is
+ *   shown once), list them, revoke them. Named by what it does: it was "Authorized Applications"
+ *   at `/control-panel/authorized-applications`, which still redirects here (bookmarks, links);
+ * - `/account/applications`, "Apps you authorized": the integrations a user has allowed to act for
+ *   them (the OAuth consent), with "Remove access".
  * Signing in here is the tenant's own sign-in; the session is this host's alone.
  */
 
+/** The permission keeps its name: roles and integrations name it. */
 export const CONTROL_PANEL_PERMISSION = 'AUTHORIZED_APPLICATIONS_EDIT';
-const APPS = '/control-panel/authorized-applications';
+const APPS = '/control-panel/api-clients';
+/** The section's address before it was named for what it does. */
+const OLD_APPS = '/control-panel/authorized-applications';
+const ACCOUNT_APPS = '/account/applications';
 
 interface PageUser {
   id: number;
@@ -65,6 +71,14 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     );
 
   router.get('/control-panel', (ctx) => ctx.redirect(APPS));
+  // The old address of the section and of its forms: moved for good. A page load is a 301; a form
+  // posted from a page loaded before the move is a 308, so the browser posts it again, unchanged.
+  const moved = (ctx: AppContext) => {
+    ctx.status = ctx.method === 'GET' || ctx.method === 'HEAD' ? 301 : 308;
+    ctx.redirect(`${APPS}${ctx.path.slice(OLD_APPS.length)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+  };
+  router.all(OLD_APPS, moved);
+  router.all(`${OLD_APPS}/:clientId/revoke`, moved);
   router.get('/control-panel/login', (ctx) => loginPage(ctx, { next: ctx.query.next as string | undefined }));
   router.post('/control-panel/login', async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
@@ -100,16 +114,18 @@ export function controlPanelRoutes(deps: { knex: Knex; signIn: SignIn }): Router
     );
     sendPage(
       ctx,
-      'Authorized Applications',
+      'API clients',
       html`${extra.created ?? ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-<p>Client credentials let a server of yours call the Lectern GraphQL API as one of this instance's users, with that user's permissions.</p>
-<h2>Create client credentials</h2>
+<p>An API client is a client id and secret (OAuth client credentials) that a server of yours exchanges for tokens of the
+Lectern GraphQL API, acting as one of this instance's users, with that user's permissions.
+Integrations that people sign in to and allow are not listed here: each user sees those under <a href="${ACCOUNT_APPS}">Apps you authorized</a>.</p>
+<h2>Create an API client</h2>
 <form method="post" action="${APPS}">${csrfField(ctx)}<input type="hidden" name="form_id" value="${oneTimeFormId()}">
 <label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. Website booking sync">
 <label for="service_user">Acts as</label><select id="service_user" name="service_user" required>
 ${users.map((u) => html`<option value="${u.id}">${u.email} (${u.role})</option>`)}</select>
 <button type="submit">Create</button></form>
-<h2>Client credentials of ${tenant.name}</h2>
+<h2>API clients of ${tenant.name}</h2>
 ${
   clients.length
     ? html`<table><thead><tr><th>Name</th><th>Client id</th><th>Acts as</th><th>Created</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
@@ -119,14 +135,14 @@ ${
     );
   }
 
-  /** The signed-in user, if allowed into the Authorized Applications section. */
+  /** The signed-in user, if allowed into the API clients section. */
   async function admin(ctx: AppContext): Promise<PageUser | undefined> {
     const user = await currentUser(ctx);
     if (user && !hasPermission(user.permissions, CONTROL_PANEL_PERMISSION)) {
       throw new AppError(
         403,
         'permission_denied',
-        `Your role does not have the ${CONTROL_PANEL_PERMISSION} permission: ask an administrator of this instance.`,
+        `API clients need the ${CONTROL_PANEL_PERMISSION} permission, which your role does not have: ask an administrator of this instance.`,
       );
     }
     return user;
@@ -143,8 +159,7 @@ ${
     const body = ctx.request.body as Record<string, unknown>;
     if (!claimForm(ctx, body.form_id)) {
       return applicationsPage(ctx, user, {
-        error:
-          'This form was already sent: those client credentials exist (their secret was shown once). Create new ones if you need a secret.',
+        error: 'This form was already sent: that API client exists (its secret was shown once). Create a new one if you need a secret.',
         status: 409,
       });
     }
@@ -181,32 +196,33 @@ Copy the secret now: it is shown only this once.</p>
     const apps = await listAuthorizedApplications(knex, tenantOf(ctx).id, user.id);
     sendPage(
       ctx,
-      'Applications you have authorized',
+      'Apps you authorized',
       html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${
   apps.length
-    ? html`<table><thead><tr><th>Application</th><th>Authorized</th><th></th></tr></thead><tbody>
+    ? html`<p>These apps may use Lectern as you, with your permissions, until you remove their access.</p>
+<table><thead><tr><th>App</th><th>Authorized</th><th></th></tr></thead><tbody>
 ${apps.map(
   (a) => html`<tr><td>${a.name}</td><td>${a.authorizedAt.slice(0, 10)}</td><td>
-<form method="post" action="/account/applications/${a.clientId}/remove" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">Remove access</button></form></td></tr>`,
+<form method="post" action="${ACCOUNT_APPS}/${a.clientId}/remove" class="inline">${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove access of ${a.name}">Remove access</button></form></td></tr>`,
 )}</tbody></table>`
-    : html`<p class="muted">No application can act for you.</p>`
+    : html`<p class="muted">You have not authorized any app: none can act for you.</p>`
 }`,
       { nav: nav(ctx, user) },
     );
   }
 
-  router.get('/account/applications', async (ctx) => {
+  router.get(ACCOUNT_APPS, async (ctx) => {
     const user = await currentUser(ctx);
     if (user) await myApplicationsPage(ctx, user);
   });
 
-  router.post('/account/applications/:clientId/remove', async (ctx) => {
+  router.post(`${ACCOUNT_APPS}/:clientId/remove`, async (ctx) => {
     const user = await currentUser(ctx);
     if (!user) return;
     const clientId = String((ctx as unknown as { params: { clientId: string } }).params.clientId);
     await removeApplicationAccess(knex, tenantOf(ctx).id, user.id, clientId);
-    await myApplicationsPage(ctx, user, 'Access removed: that application can no longer act for you.');
+    await myApplicationsPage(ctx, user, 'Access removed: that app can no longer act for you.');
   });
 
   return router;
