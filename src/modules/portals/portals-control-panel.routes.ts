@@ -7,6 +7,7 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from '../../p
 import { hasPermission } from '../../platform/permissions.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
 import { activeUserWithPermissions } from '../users/index.js';
+import { normaliseDomain } from './portals.rules.js';
 import { addPortal, listPortals, removePortal } from './portals.service.js';
 
 /**
@@ -18,6 +19,12 @@ import { addPortal, listPortals, removePortal } from './portals.service.js';
 
 export const PORTALS_PERMISSION = 'WEBLINK_PORTALS_EDIT';
 const PORTALS = '/control-panel/portals';
+
+/** The form's field, as the page labels it: its error names it the same way and says what to type. */
+const ADDRESS_LABEL = 'Website address';
+const ADDRESS_WANTED =
+  `${ADDRESS_LABEL}: type the website's host name, such as courses.example.com (pasting its address, ` +
+  'such as https://courses.example.com/, works too), with no port and nothing after the name.';
 
 interface PageUser {
   email: string;
@@ -65,14 +72,17 @@ export function portalsControlPanelRoutes(deps: { knex: Knex }): Router<AppState
       ctx,
       'Portals',
       html`${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : ''}${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-<p>A portal is a website address your WebLink catalogue is published at, such as <code>${tenant.slug}.administrateweblink.com</code> or your own domain.
+<p>A portal is a website address your WebLink catalogue is published at: your own site's host name, such as
+<code>www.example.com</code> or <code>courses.example.com</code>.
 Its pages get a portal token from <code>POST /portal/guest</code> with <code>{"domain": "&lt;portal&gt;"}</code> and send it with their WebLink requests.</p>
 <h2>Add a portal</h2>
 <form method="post" action="${PORTALS}">${csrfField(ctx)}
-<label for="domain">Website address</label><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com">
+<label for="domain">${ADDRESS_LABEL}</label><input id="domain" name="domain" required maxlength="300" value="${extra.domain ?? ''}" placeholder="e.g. courses.example.com"${
+        extra.error && extra.status === 400 ? html` aria-invalid="true"` : ''
+      }>
 <button type="submit">Add</button></form>
 <h2>Portals of ${tenant.name}</h2>
-${portals.length ? html`<table><thead><tr><th>Address</th><th>Added</th><th>By</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">None yet.</p>`}`,
+${portals.length ? html`<table><thead><tr><th>Website address</th><th>Added</th><th>By</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">None yet.</p>`}`,
       { status: extra.status ?? 200, nav: nav(ctx, user) },
     );
   }
@@ -86,6 +96,9 @@ ${portals.length ? html`<table><thead><tr><th>Address</th><th>Added</th><th>By</
     const user = await admin(ctx);
     if (!user) return;
     const domain = String((ctx.request.body as Record<string, unknown>).domain ?? '');
+    // Checked here first so the message speaks of the field as the page names it (the service's
+    // names the API's `domain`).
+    if (normaliseDomain(domain).domain === null) return portalsPage(ctx, user, { error: ADDRESS_WANTED, domain, status: 400 });
     try {
       const added = await addPortal(knex, tenantOf(ctx), { domain, createdBy: user.email });
       await portalsPage(ctx, user, { notice: `${added.domain} is a portal of this instance now.` });
