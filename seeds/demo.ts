@@ -44,6 +44,8 @@ import { requestTenantStats } from '../src/modules/tenant-stats/tenant-stats.ser
 import { setUserContact } from '../src/modules/users/users.data.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createTenant } from '../src/platform/tenancy/provision.js';
+import { loadConfig, platformBaseUrl, type Config } from '../src/platform/config.js';
+import { demoImageUrl } from './images/index.js';
 import type { Tenant } from '../src/platform/tenancy/tenant.js';
 import { tenantSlugTaken } from '../src/platform/tenancy/tenants.data.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
@@ -290,8 +292,11 @@ async function seedEvents(db: Db, companyIds: number[]): Promise<SeededBasics> {
   };
 }
 
-/** The address of a demo image (a placeholder host: websites show a broken image or their own fallback). */
-const image = (file: string) => `https://images.demo-training.test/${file}`;
+/**
+ * Where the demo's pictures are served unless told: the platform address of the embedded default
+ * (`http://localhost:3000`), as the configuration's defaults make it.
+ */
+const defaultImagesBase = () => platformBaseUrl(loadConfig({}));
 
 /** Where an event takes place: one of the demo's two training centres, or online (an LMS event). */
 type Venue = 'london' | 'manchester' | 'online';
@@ -334,7 +339,7 @@ const EXISTING: Record<'FAW' | 'LT1', Pick<DemoCourse, 'french' | 'teaser' | 'im
   FAW: {
     french: null,
     teaser: 'Three days to become your workplace\u2019s qualified first aider, with a certificate valid for three years.',
-    image: 'first-aid.jpg',
+    image: 'first-aid.svg',
     price: { amount: '395', currency: 'GBP' },
     events: [{ venue: 'manchester', week: 6, days: 3, places: 12 }],
   },
@@ -345,7 +350,7 @@ const EXISTING: Record<'FAW' | 'LT1', Pick<DemoCourse, 'french' | 'teaser' | 'im
       teaser: 'Deux jours pour les nouveaux managers : d\u00e9l\u00e9guer, donner du feedback et mener des r\u00e9unions utiles.',
     },
     teaser: 'Two days for new managers: delegation, feedback and meetings that get things done.',
-    image: 'leading-teams.jpg',
+    image: 'leading-teams.svg',
     price: { amount: '650', currency: 'GBP' },
     events: [{ venue: 'london', week: 4, weekday: 1, days: 2, hours: ['09:30', '16:30'], places: 10 }],
   },
@@ -364,7 +369,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'firstAid',
     teaser: 'One day to handle an emergency at work until help arrives.',
     description: '<p>One day of practical emergency first aid: CPR, choking, bleeding and shock.</p>',
-    image: 'emergency-first-aid.jpg',
+    image: 'emergency-first-aid.svg',
     price: { amount: '120', currency: 'GBP' },
     events: [
       { venue: 'london', week: 2, weekday: 1, days: 1, places: 12 },
@@ -383,7 +388,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'healthAndSafety',
     teaser: 'Prevent fires, use the right extinguisher and get everyone out safely.',
     description: '<p>Fire prevention, extinguishers and evacuation, online or in half a day.</p>',
-    image: 'fire-safety.jpg',
+    image: 'fire-safety.svg',
     price: { amount: '95', currency: 'GBP' },
     sessionLayout: 'single',
     events: [
@@ -402,7 +407,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'firstAid',
     teaser: 'Spot the signs of poor mental health and give first support with confidence.',
     description: '<p>Online preparation, then two days in the classroom.</p>',
-    image: 'mental-health.jpg',
+    image: 'mental-health.svg',
     price: { amount: '250', currency: 'GBP' },
     events: [
       { venue: 'london', week: 5, days: 2, places: 16, onlineDaysBefore: 14 },
@@ -420,7 +425,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'healthAndSafety',
     teaser: 'Lift, carry and move loads without injury (priced in euros for our Irish customers).',
     description: '<p>Half theory, half practice, with an assessment.</p>',
-    image: 'manual-handling.jpg',
+    image: 'manual-handling.svg',
     price: { amount: '140', currency: 'EUR' },
     events: [
       { venue: 'manchester', week: 3, weekday: 2, days: 1, places: 14 },
@@ -438,7 +443,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'leadership',
     teaser: 'Coaching conversations that help your team grow.',
     description: '<p>Two days of coaching models and practice with an actor.</p>',
-    image: 'coaching.jpg',
+    image: 'coaching.svg',
     price: { amount: '450', currency: 'GBP' },
     events: [
       { venue: 'london', week: 6, weekday: 2, days: 2, places: 10 },
@@ -456,7 +461,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
     category: 'leadership',
     teaser: 'Plan, track and deliver projects on time, whatever your method.',
     description: '<p>Three days: scope, plan, risks, stakeholders and delivery.</p>',
-    image: 'project-management.jpg',
+    image: 'project-management.svg',
     price: { amount: '595', currency: 'GBP' },
     events: [
       { venue: 'manchester', week: 4, days: 3, places: 12 },
@@ -566,14 +571,14 @@ const startOf = (e: EventRow) => e.classroom_start ?? e.lms_start ?? `${e.start_
  * their objectives and prices, and French translations of courses, paths and categories (French
  * is enabled). Adds to what {@link seedEvents} made, after it, so the ids it gave stay the same.
  */
-async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise<DemoCatalogue> {
+async function seedCatalogue(db: Db, basics: SeededBasics, today: Date, imagesBase: string): Promise<DemoCatalogue> {
   await enableLocale(db, 'fr');
   const normal = (await priceLevelNamed(db, 'Normal'))!.id;
   const monday = mondayAfter(today);
   const priced = (owner: PriceOwner, id: number, price: { amount: string; currency: string }) =>
     setPrice(db, owner, id, { price_level_id: normal, currency_code: price.currency, amount: price.amount });
   const picture = (file: string, name: string) =>
-    insertDocument(db, { name, url: image(file), folder: 'Catalogue images', description: `Image of ${name}` });
+    insertDocument(db, { name, url: demoImageUrl(imagesBase, file), folder: 'Catalogue images', description: `Image of ${name}` });
   const translate = async ({ entity, lockOwner }: TranslatedKind, id: number, texts: Record<string, string>) => {
     const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
@@ -689,7 +694,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       frenchDescription: 'Secourisme d\u2019urgence, s\u00e9curit\u00e9 incendie et manutention : l\u2019essentiel pour chaque site.',
       isBundle: false,
       category: basics.categories.healthAndSafety,
-      image: 'workplace-safety.jpg',
+      image: 'workplace-safety.svg',
       price: { amount: '299', currency: 'GBP' },
       objectives: [
         { event_id: byCode('EFAW').events[0]!.id },
@@ -705,7 +710,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date): Promise
       frenchDescription: 'Diriger des \u00e9quipes, coaching et gestion de projet, r\u00e9serv\u00e9s ensemble \u00e0 un prix group\u00e9.',
       isBundle: true,
       category: basics.categories.leadership,
-      image: 'new-manager.jpg',
+      image: 'new-manager.svg',
       price: { amount: '1495', currency: 'GBP' },
       objectives: [
         { event_id: byCode('LT1').events[1]!.id },
@@ -1018,9 +1023,10 @@ export interface DemoContent extends DemoCatalogue {
  * delegates, order settings, and the public catalogue (prices, images, learning paths, French
  * translations), its events scheduled after `today`; then what integrators read of people and
  * the schedule (accounts' addresses, venues, sessions, staff, learners' attendance, regions, price
- * levels). Tests use it to get a tenant like the demo.
+ * levels). Tests use it to get a tenant like the demo. Its pictures' documents are absolute addresses
+ * under `imagesBase`, Lectern's platform address (where src/app/demo-images.ts serves seeds/images/).
  */
-export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoContent> {
+export async function seedDemoContent(db: Db, today = new Date(), imagesBase = defaultImagesBase()): Promise<DemoContent> {
   const companyIds = await insertCompanies(db, COMPANIES);
   const contactIds = await insertContacts(
     db,
@@ -1041,7 +1047,7 @@ export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoC
     db,
     companyIds.map((c) => c.id),
   );
-  const catalogue = await seedCatalogue(db, basics, today);
+  const catalogue = await seedCatalogue(db, basics, today, imagesBase);
   const { trading } = await seedAccounts(
     db,
     companyIds.map((c) => c.id),
@@ -1054,14 +1060,16 @@ export async function seedDemoContent(db: Db, today = new Date()): Promise<DemoC
 /**
  * Creates the `demo` tenant with an admin user (Priya Shah's: `users` names her), its content
  * ({@link seedDemoContent}, events scheduled from today) and its portals: its website's
- * (`www.demo-training.test`) and one at the production service's WebLink address. Returns
- * undefined when the tenant already exists (a second `npm start` keeps the data it has).
+ * (`www.demo-training.test`) and one at the production service's WebLink address. Its pictures
+ * are served by Lectern at `config`'s platform address (the process's configuration unless given).
+ * Returns undefined when the tenant already exists (a second `npm start` keeps the data it has,
+ * pictures' addresses included).
  */
-export async function seedDemo(knex: Knex): Promise<Tenant | undefined> {
+export async function seedDemo(knex: Knex, config: Config = loadConfig()): Promise<Tenant | undefined> {
   if (await tenantSlugTaken(knex, DEMO.slug)) return undefined;
   const tenant = await createTenant(knex, { slug: DEMO.slug, name: DEMO.name });
   await withTenant(knex, tenant, async (db) => {
-    const content = await seedDemoContent(db);
+    const content = await seedDemoContent(db, new Date(), platformBaseUrl(config));
     const admin = await createUser(db, { email: DEMO.email, password: DEMO.password, role: 'admin' });
     await setUserContact(db, admin.id, content.adminContactId);
     await requestTenantStats(db, tenant.id);

@@ -1,4 +1,5 @@
 import { webhookMetrics } from './webhook-metrics.js';
+import { demoImages } from './demo-images.js';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import compose from 'koa-compose';
@@ -77,6 +78,8 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use(metrics.middleware);
   // Every /api/v2 response, errors and unknown tenants included, carries the deprecation headers.
   app.use((ctx, next) => (ctx.path === '/api/v2' || ctx.path.startsWith('/api/v2/') ? deprecation(ctx, next) : next()));
+  // The seeded demo's pictures, on every address (its documents point at the platform address's).
+  app.use(demoImages());
   app.use(bodyParsing(rt.config.bodyLimit));
   app.use(platform.routes());
   app.use(platform.allowedMethods());

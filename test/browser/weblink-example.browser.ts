@@ -5,6 +5,7 @@ import test from 'ava';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { seedDemoContent, type DemoCatalogue } from '../../seeds/demo.js';
 import { addPortal } from '../../src/modules/portals/portals.service.js';
+import { platformBaseUrl } from '../../src/platform/config.js';
 import { freePort } from '../../src/platform/util/net.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { hex, ROOT, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
@@ -13,8 +14,10 @@ import { hex, ROOT, setupTestRuntime, startTestApp, type TestContext } from '../
  * The WebLink example page (examples/weblink/) in a real browser, as a training company would put
  * it on its own site: served from another origin by a static server, it gets a guest token for
  * its portal from Lectern, asks the catalogue and the events through the portal, and shows the
- * demo catalogue (names, images, prices, dates); the language switch asks again in French.
- * `npm run test:browser`; CHROMIUM_PATH names the browser (default /usr/bin/chromium).
+ * demo catalogue (names, images, prices, dates); the language switch asks again in French. The
+ * pictures are the demo's own, served by Lectern (/demo-images/) and loaded for real.
+ * `npm run test:browser`; CHROMIUM_PATH names the browser (default /usr/bin/chromium);
+ * WEBLINK_SCREENSHOT=<file.png> saves the catalogue as the page shows it.
  */
 let ctx: TestContext;
 let app: { port: number; close(): Promise<void> };
@@ -29,7 +32,8 @@ const FILES: Record<string, string> = { '/index.html': 'text/html; charset=utf-8
 test.serial.before(async () => {
   ctx = await setupTestRuntime();
   const tenant = await ctx.freshTenant('wlx');
-  catalogue = await withTenant(ctx.rt.knex, tenant, (db) => seedDemoContent(db));
+  // The pictures at the address this test's Lectern answers on (its platform address), as npm start seeds them.
+  catalogue = await withTenant(ctx.rt.knex, tenant, (db) => seedDemoContent(db, new Date(), platformBaseUrl(ctx.rt.config)));
   await addPortal(ctx.rt.knex, tenant, { domain });
   app = await startTestApp(ctx.rt);
   // The training company's own web server: the example's files as they are, nothing else.
@@ -80,16 +84,9 @@ function day(localDateTime: string, lang: 'en' | 'fr'): string {
   return `${DAYS[lang][weekday]} ${d} ${MONTHS[lang][m - 1]} ${y}`;
 }
 
-/** Opens the page (images of the placeholder host answered locally) and waits for the catalogue. */
+/** Opens the page and waits for the catalogue. */
 async function open(): Promise<{ page: Page; requests: Request[] }> {
-  const context = await browser.newContext();
-  await context.route('https://images.demo-training.test/**', (route) =>
-    route.fulfill({
-      status: 200,
-      contentType: 'image/svg+xml',
-      body: '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="7"><rect width="16" height="7" fill="#0b6e4f"/></svg>',
-    }),
-  );
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   const requests: Request[] = [];
   page.on('request', (r) => {
@@ -135,10 +132,25 @@ test.serial(
     const faw = card(page, 'First Aid at Work');
     t.is(await faw.locator('.price').textContent(), '£395');
     const image = faw.locator('img');
-    t.is(await image.getAttribute('src'), 'https://images.demo-training.test/first-aid.jpg');
-    await image.scrollIntoViewIfNeeded();
-    // Resolves once the (lazily loaded) image is there; a broken one would have been replaced.
-    await image.evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
+    t.is(await image.getAttribute('src'), `http://localhost:${app.port}/demo-images/first-aid.svg`);
+    // Every card's picture loads from Lectern: decode() resolves once an image is there and
+    // rejects for a broken one; a drawn picture has its size (800 by 350).
+    const images = page.locator('li.item img');
+    t.is(await images.count(), names.length, 'a picture on every card');
+    for (const img of await images.all()) {
+      await img.scrollIntoViewIfNeeded();
+      const size = await img.evaluate(async (el) => {
+        const picture = el as unknown as { decode(): Promise<void>; naturalWidth: number; naturalHeight: number; src: string };
+        await picture.decode();
+        return { src: picture.src, width: picture.naturalWidth, height: picture.naturalHeight };
+      });
+      t.regex(size.src, new RegExp(`^http://localhost:${app.port}/demo-images/[a-z-]+\\.svg$`));
+      t.deepEqual([size.width, size.height], [800, 350], size.src);
+    }
+    if (process.env.WEBLINK_SCREENSHOT) {
+      await page.locator('h1').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: process.env.WEBLINK_SCREENSHOT, fullPage: true });
+    }
     t.regex((await faw.locator('.teaser').textContent())!, /qualified first aider/);
     // The seeded FAW event has 4 of its 12 places booked.
     t.regex((await faw.locator('.dates').textContent())!, /8 places left/);
