@@ -1,7 +1,7 @@
 import { DEMO, seedDemo } from '../seeds/demo.js';
 import { startWorkers } from './app/workers.js';
 import { createApp } from './app/web.js';
-import { loadConfig, tenantBaseUrl } from './platform/config.js';
+import { loadConfig, tenantBaseUrl, type Config } from './platform/config.js';
 import { startHttpServer } from './kit/http/server.js';
 import { checkPortFree, listenError } from './kit/http/port.js';
 import { exitOnBootError, onShutdownSignal } from './platform/process.js';
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const rt = await createRuntime(config, 'lectern');
   const migrated = await migrateAll(rt.knex, { concurrency: config.migrateConcurrency });
   if (migrated.failed.length) throw new Error(`migrations failed for tenants: ${migrated.failed.join(', ')}`);
-  const seeded = config.seedDemo ? await seedDemo(rt.knex) : undefined;
+  const seeded = config.seedDemo ? await seedDemo(rt.knex, config) : undefined;
   const workers = startWorkers(rt);
   const http = await startHttpServer(createApp(rt), config.port, config.host, config).catch(async (err: unknown) => {
     // Taken since the check: stop what started (an embedded PostgreSQL among it), then say so.
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `Lectern is running: web and worker in one process (database: ${rt.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}, queues: ${rt.queues.kind})`,
-    `  Address:             http://localhost:${http.port}   (GET /healthz, /readyz, /metrics)`,
+    `  Address:             http://localhost:${http.port}   (GET /healthz, /readyz)`,
+    ...metricsLines(config, `http://localhost:${http.port}/metrics`),
     ...(demoReachable
       ? [
           `  Demo tenant REST:    ${tenantBaseUrl({ ...config, port: http.port }, DEMO.slug)}/api/v2`,
@@ -55,6 +56,23 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/**
+ * How to read `/metrics` (see metricsAccess in src/app/health.ts): it answers the METRICS_TOKEN as a
+ * bearer token (what a Prometheus scrape sends), or a platform administrator's Basic credentials.
+ */
+function metricsLines(config: Config, url: string): string[] {
+  const indent = ' '.repeat(23);
+  return config.metricsToken
+    ? [
+        `  Metrics:             ${url}   (Authorization: Bearer <METRICS_TOKEN>,`,
+        `${indent}or a platform administrator's curl -u <email>:<password>)`,
+      ]
+    : [
+        `  Metrics:             ${url}   (platform administrators only: curl -u <email>:<password>;`,
+        `${indent}npm run cli -- admins:create makes one; or set METRICS_TOKEN and send it as a Bearer token)`,
+      ];
 }
 
 main().catch(exitOnBootError);
