@@ -1,5 +1,5 @@
 import { Kind, parse, type FieldNode, type SelectionNode } from 'graphql';
-import { REST_SUNSET } from '../kit/http/deprecation.js';
+import { REST_DEPRECATED_AT, REST_SUNSET } from '../kit/http/deprecation.js';
 
 /**
  * `GET /api/v2/migration`: where each legacy REST endpoint's job is done in the Core GraphQL API
@@ -189,10 +189,13 @@ export const MIGRATION_MAP: MigrationEntry[] = ENTRIES.map((e) => ({
   ...(e.note && e.operations.length ? { note: e.note } : {}),
 }));
 
+/** A date as the page writes it: `12 May 2026`. */
+const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** The guide as a page, for people. */
-export function migrationGuideHtml(): string {
+/** The guide as a page, for people (`now`: whether the sunset has passed is said as of then). */
+export function migrationGuideHtml(now = new Date()): string {
   const rows = MIGRATION_MAP.map((m) => {
     const what = m.operations.length
       ? `<code>${esc(m.graphql)}</code>${m.note ? `<p>${esc(m.note)}</p>` : ''}${m.operations.map((o) => `<pre><code>${esc(o)}</code></pre>`).join('')}`
@@ -202,8 +205,15 @@ export function migrationGuideHtml(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lectern: migrating from REST v2 to GraphQL</title>
 <style>body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}td{padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}pre{white-space:pre-wrap;background:#f6f6f6;padding:.4rem}</style></head>
 <body><h1>Migrating from the legacy REST API v2 to GraphQL</h1>
-<p>The REST API under <code>/api/v2/</code> is deprecated and retired on ${esc(REST_SUNSET.toUTCString())}. Use the Core GraphQL API at
-<code>POST /graphql</code> with an OAuth 2.0 bearer token (<code>/oauth/authorize</code>, <code>/oauth/token</code>).</p>
+<p>The REST API under <code>/api/v2/</code> is deprecated: every response says so in its <code>Deprecation</code> header
+(since ${esc(day(REST_DEPRECATED_AT))}) and names its sunset in its <code>Sunset</code> header: ${esc(day(REST_SUNSET))}.
+The sunset is the date from which the API may stop answering${now >= REST_SUNSET ? ' (it has passed: that may be at any time now)' : ''};
+the date itself switches nothing off. The API answers as before until the operator of this Lectern turns it off
+(<code>LEGACY_REST_API=off</code>). Once it is off, every call under <code>/api/v2/</code>
+answers <code>410 Gone</code> (error <code>api_retired</code>) naming the GraphQL address; this guide and
+<code>/api/v2/openapi.json</code> are still served.</p>
+<p>Use the Core GraphQL API at <code>POST /graphql</code> with an OAuth 2.0 bearer token (<code>/oauth/authorize</code>,
+<code>/oauth/token</code>).</p>
 <p>GraphQL ids are global ids: <code>"&lt;Event id&gt;"</code> stands for the base64 of <code>Event:&lt;REST id&gt;</code> (REST's
 <code>id</code> is GraphQL's <code>legacyId</code>). Where GraphQL has nothing for an endpoint yet, the guide says so.</p>
 <table><thead><tr><th>REST v2</th><th>GraphQL</th></tr></thead><tbody>

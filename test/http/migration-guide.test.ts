@@ -1,7 +1,7 @@
 import test from 'ava';
 import { GraphQLObjectType, parse, validate, type GraphQLSchema } from 'graphql';
 import { buildSchema } from '../../src/app/graphql-schema.js';
-import { MIGRATION_MAP } from '../../src/app/migration-guide.js';
+import { MIGRATION_MAP, migrationGuideHtml } from '../../src/app/migration-guide.js';
 import { RESOURCES } from '../../src/app/rest-routes.js';
 import { request, setupTestRuntime, startTestApp, type TestContext } from '../helpers/harness.js';
 
@@ -110,5 +110,59 @@ test('when the guide is fetched, then JSON gives the map and HTML shows every en
     t.true(html.text.includes(esc(entry.rest)), entry.rest);
     t.true(html.text.includes(esc(entry.graphql)), entry.graphql);
     for (const operation of entry.operations) t.true(html.text.includes(`<pre><code>${esc(operation)}</code></pre>`), operation);
+  }
+});
+
+/** What a reader sees of a page (tags dropped: the guide's inline `code` is part of its sentences). */
+const textOf = (page: string) =>
+  page
+    .replace(/<[^>]+>/g, '')
+    .replace(/&quot;/g, '"')
+    .replace(/\s+/g, ' ');
+
+test('when the guide is read, then it says in the present tense what the Sunset date means and what the operator switch does', async (t) => {
+  const tenant = await ctx.freshTenant('mgs');
+  const rest = await request(app.port, { path: '/api/v2/crm/contacts', host: `${tenant.slug}.localhost` });
+  t.not(rest.status, 410, 'the API answers while it is on');
+  const sunset = new Date(String(rest.headers.sunset));
+  const sunsetDay = sunset.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+  const page = textOf((await request(app.port, { path: '/api/v2/migration', headers: { accept: 'text/html' } })).text);
+  t.notRegex(page, /\bwas retired\b|\bis retired\b|\bretired on\b/i);
+  t.true(page.includes(`names its sunset in its Sunset header: ${sunsetDay}.`), page.slice(0, 900));
+  t.regex(page, /The sunset is the date from which the API may stop answering/);
+  t.regex(
+    page,
+    /the date itself switches nothing off\. The API answers as before until the operator of this Lectern turns it off \(LEGACY_REST_API=off\)/,
+  );
+  t.regex(page, /Once it is off, every call under \/api\/v2\/ answers 410 Gone \(error api_retired\)/);
+  // Past or not yet: said as of the day the page is read.
+  t.is(page.includes('(it has passed: that may be at any time now)'), Date.now() >= sunset.getTime());
+  const before = textOf(migrationGuideHtml(new Date(sunset.getTime() - 86_400_000)));
+  const after = textOf(migrationGuideHtml(new Date(sunset.getTime() + 1)));
+  t.false(before.includes('it has passed'));
+  t.true(after.includes('it has passed'));
+});
+
+test('when the operator turns the API off, then it is as the guide says: 410 Gone naming GraphQL, the guide still served', async (t) => {
+  const off = await setupTestRuntime({ LEGACY_REST_API: 'off' });
+  const offApp = await startTestApp(off.rt);
+  try {
+    const tenant = await off.freshTenant('mgo');
+    const gone = await request(offApp.port, { path: '/api/v2/crm/contacts', host: `${tenant.slug}.localhost` });
+    t.is(gone.status, 410);
+    t.is(gone.json.error.code, 'api_retired');
+    t.regex(gone.json.error.message, /\/graphql/);
+    const guide = await request(offApp.port, {
+      path: '/api/v2/migration',
+      host: `${tenant.slug}.localhost`,
+      headers: { accept: 'text/html' },
+    });
+    t.is(guide.status, 200);
+    t.regex(guide.text, /LEGACY_REST_API=off/);
+    t.is((await request(offApp.port, { path: '/api/v2/openapi.json', host: `${tenant.slug}.localhost` })).status, 200);
+  } finally {
+    await offApp.close();
+    await off.cleanup();
   }
 });
