@@ -14,7 +14,7 @@ import { changeAccount, createAccount } from '../src/modules/crm/accounts.servic
 import type { AccountInput, AddressInput } from '../src/modules/crm/accounts.rules.js';
 import { insertDelegate, insertDelegates, type DelegateRow } from '../src/modules/delegates/delegates.data.js';
 import { recordAttendance, registerContacts } from '../src/modules/delegates/learners.service.js';
-import { insertDocument } from '../src/modules/documents/documents.data.js';
+import { documentUrls, insertDocument, setDocumentUrl } from '../src/modules/documents/documents.data.js';
 import { eventsByIds, insertEvent, type EventRow, type NewEvent } from '../src/modules/events/events.data.js';
 import { createEventSessions, layoutOf, updateSession, type SessionUpdateInput } from '../src/modules/events/sessions.service.js';
 import type { SessionRow } from '../src/modules/events/sessions.data.js';
@@ -45,9 +45,9 @@ import { setUserContact } from '../src/modules/users/users.data.js';
 import { createUser } from '../src/modules/users/users.service.js';
 import { createTenant } from '../src/platform/tenancy/provision.js';
 import { loadConfig, platformBaseUrl, type Config } from '../src/platform/config.js';
-import { demoImageUrl } from './images/index.js';
+import { demoImageUrl, demoPictureFiles } from './images/index.js';
 import type { Tenant } from '../src/platform/tenancy/tenant.js';
-import { tenantSlugTaken } from '../src/platform/tenancy/tenants.data.js';
+import { activeTenantBySlug, tenantSlugTaken, toTenant } from '../src/platform/tenancy/tenants.data.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 
 /** Local demo credentials, printed by `npm start`. Only ever seeded outside production. */
@@ -57,8 +57,8 @@ export const DEMO = {
   email: 'admin@demo.test',
   password: 'lectern-demo',
   portal: 'www.demo-training.test',
-  /** Its portal at the production service's WebLink address (Core's `portals` shows it without a vanity URL). */
-  weblinkPortal: 'demo.administrateweblink.com',
+  /** Its second website, for its courses (Core's `portals` lists both). */
+  coursesPortal: 'courses.demo-training.test',
 } as const;
 
 /** Locale ids are the same in every instance (the catalogue of locales): English 1, French 3. */
@@ -578,7 +578,7 @@ async function seedCatalogue(db: Db, basics: SeededBasics, today: Date, imagesBa
   const priced = (owner: PriceOwner, id: number, price: { amount: string; currency: string }) =>
     setPrice(db, owner, id, { price_level_id: normal, currency_code: price.currency, amount: price.amount });
   const picture = (file: string, name: string) =>
-    insertDocument(db, { name, url: demoImageUrl(imagesBase, file), folder: 'Catalogue images', description: `Image of ${name}` });
+    insertDocument(db, { name, url: demoImageUrl(imagesBase, file), folder: DEMO_PICTURES_FOLDER, description: `Image of ${name}` });
   const translate = async ({ entity, lockOwner }: TranslatedKind, id: number, texts: Record<string, string>) => {
     const { problems } = await upsertTranslation(db, entity, lockOwner, id, { id: FRENCH }, { texts }, async () => []);
     if (problems.length) throw new Error(`demo translation of ${entity.entityName} ${id}: ${JSON.stringify(problems)}`);
@@ -1057,16 +1057,44 @@ export async function seedDemoContent(db: Db, today = new Date(), imagesBase = d
   return { ...catalogue, adminContactId: contacts.Priya! };
 }
 
+const DEMO_PICTURES_FOLDER = 'Catalogue images';
+
+/** The demo's pictures as seeded before Lectern served them (a host that never existed), and as served since. */
+const DEMO_PICTURE = /^(?:https:\/\/images\.demo-training\.test\/([a-z-]+)\.jpg|https?:\/\/[^/]+\/demo-images\/([a-z-]+)\.svg)$/;
+
+/**
+ * Points the demo's pictures at `base`: a demo seeded on another port, or before Lectern served
+ * its pictures, shows them again. Only the demo's own documents move: in its pictures' folder, at
+ * an address of one of its pictures.
+ */
+export async function pointDemoPictures(db: Db, base: string): Promise<number> {
+  const files = demoPictureFiles();
+  let moved = 0;
+  for (const { id, url, folder } of await documentUrls(db)) {
+    if (folder !== DEMO_PICTURES_FOLDER) continue;
+    const m = DEMO_PICTURE.exec(url);
+    const file = m && `${m[1] ?? m[2]}.svg`;
+    if (!file || !files.has(file) || url === demoImageUrl(base, file)) continue;
+    await setDocumentUrl(db, id, demoImageUrl(base, file));
+    moved++;
+  }
+  return moved;
+}
+
 /**
  * Creates the `demo` tenant with an admin user (Priya Shah's: `users` names her), its content
  * ({@link seedDemoContent}, events scheduled from today) and its portals: its website's
- * (`www.demo-training.test`) and one at the production service's WebLink address. Its pictures
+ * (`www.demo-training.test`) and its courses site (`courses.demo-training.test`). Its pictures
  * are served by Lectern at `config`'s platform address (the process's configuration unless given).
- * Returns undefined when the tenant already exists (a second `npm start` keeps the data it has,
- * pictures' addresses included).
+ * Returns undefined when the tenant already exists: a second `npm start` keeps the data it has,
+ * but points the demo's pictures at this start's address ({@link pointDemoPictures}).
  */
 export async function seedDemo(knex: Knex, config: Config = loadConfig()): Promise<Tenant | undefined> {
-  if (await tenantSlugTaken(knex, DEMO.slug)) return undefined;
+  if (await tenantSlugTaken(knex, DEMO.slug)) {
+    const row = await activeTenantBySlug(knex, DEMO.slug);
+    if (row) await withTenant(knex, toTenant(row), (db) => pointDemoPictures(db, platformBaseUrl(config)));
+    return undefined;
+  }
   const tenant = await createTenant(knex, { slug: DEMO.slug, name: DEMO.name });
   await withTenant(knex, tenant, async (db) => {
     const content = await seedDemoContent(db, new Date(), platformBaseUrl(config));
@@ -1075,8 +1103,8 @@ export async function seedDemo(knex: Knex, config: Config = loadConfig()): Promi
     await requestTenantStats(db, tenant.id);
   });
   // The demo's website, for the WebLink example page (examples/weblink) and the plugins' way in,
-  // and its portal at a WebLink address (Core's `portals` lists both).
-  for (const domain of [DEMO.portal, DEMO.weblinkPortal]) {
+  // and its courses site (Core's `portals` lists both).
+  for (const domain of [DEMO.portal, DEMO.coursesPortal]) {
     await addPortal(knex, tenant, { domain, createdBy: 'seed:demo' }).catch((err: unknown) => {
       // Another instance of this database has it already: the demo goes without.
       if (!(err instanceof ConflictError)) throw err;

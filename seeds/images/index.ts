@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -15,3 +16,9 @@ export const demoImageUrl = (base: string, file: string): string => `${base}${DE
  * (dist/seeds/images/ holds only the compiled index). The first that exists is used.
  */
 export const DEMO_IMAGES_DIRS = [import.meta.dirname, path.resolve(import.meta.dirname, '../../../seeds/images')];
+
+/** The pictures there are (`first-aid.svg`...). */
+export function demoPictureFiles(): Set<string> {
+  const dir = DEMO_IMAGES_DIRS.find((d) => existsSync(path.join(d, 'first-aid.svg')));
+  return new Set(dir ? readdirSync(dir).filter((f) => f.endsWith('.svg')) : []);
+}

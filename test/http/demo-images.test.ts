@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { seedDemoContent } from '../../seeds/demo.js';
+import { pointDemoPictures, seedDemoContent } from '../../seeds/demo.js';
 import { platformBaseUrl } from '../../src/platform/config.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
@@ -109,3 +109,26 @@ test.serial('only the pictures of seeds/images can be named: no other file, fold
     t.notRegex(res.text, /"name": "lectern"|root:x:0|<svg/, asked);
   }
 });
+
+test.serial(
+  'when the demo starts again on another address, or was seeded before Lectern served its pictures, then its pictures point at this address and nothing else moves',
+  async (t) => {
+    const other = await ctx.freshTenant('dim2');
+    const moved = await withTenant(ctx.rt.knex, other, async (db) => {
+      await seedDemoContent(db, new Date(), 'http://localhost:3999');
+      // A demo seeded before: a picture on the host that never existed; and a document of the customer's own.
+      await db('documents').where({ id: 2 }).update({ url: 'https://images.demo-training.test/leading-teams.jpg' });
+      await db('documents').insert({ name: 'Brochure', url: 'https://cdn.example.com/demo-images/first-aid.svg' });
+      const n = await pointDemoPictures(db, 'http://localhost:3001');
+      return { n, urls: await db('documents').orderBy('id').pluck('url') };
+    });
+    t.is(moved.n, urls.length, 'every demo picture moved');
+    t.deepEqual(
+      moved.urls.slice(0, urls.length),
+      urls.map((u) => u.replace(platformBaseUrl(ctx.rt.config), 'http://localhost:3001')),
+    );
+    t.is(moved.urls[1], 'http://localhost:3001/demo-images/leading-teams.svg');
+    t.is(moved.urls.at(-1), 'https://cdn.example.com/demo-images/first-aid.svg', "a document of the customer's own stays where it is");
+    t.is(await withTenant(ctx.rt.knex, other, (db) => pointDemoPictures(db, 'http://localhost:3001')), 0, 'a second start moves nothing');
+  },
+);

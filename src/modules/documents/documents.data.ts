@@ -32,3 +32,13 @@ export async function insertDocument(
 ): Promise<DocumentRow> {
   return Document.query(db).insert(row).returning('*') as unknown as Promise<DocumentRow>;
 }
+
+/** Every document's address, for a seed that moves its own documents (seeds/demo.ts). */
+export function documentUrls(db: Db): Promise<Pick<DocumentRow, 'id' | 'url' | 'folder'>[]> {
+  return db(Document.tableName).select('id', 'url', 'folder').orderBy('id');
+}
+
+/** Points a document at another address. */
+export async function setDocumentUrl(db: Db, id: number, url: string): Promise<void> {
+  await db(Document.tableName).where({ id }).update({ url });
+}

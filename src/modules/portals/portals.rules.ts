@@ -13,7 +13,7 @@ import { problem, type Problem } from '../../platform/problems.js';
 
 export const MAX_DOMAIN_LENGTH = 253;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-const MESSAGE = 'must be a website host name such as acme.administrateweblink.com (no port or path)';
+const MESSAGE = 'must be a website host name such as courses.example.com (no port or path)';
 
 /** The domain in its stored form, or the problem with it. */
 export function normaliseDomain(
