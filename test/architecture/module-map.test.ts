@@ -16,7 +16,7 @@ const rows = new Map(
   ]),
 );
 
-test("each module of src/modules has a row in the module table of docs/architecture.md, with at least one test file", (t) => {
+test('each module of src/modules has a row in the module table of docs/architecture.md, with at least one test file', (t) => {
   const modules = readdirSync(path.join(root, 'src/modules'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
@@ -39,7 +39,7 @@ test("each module of src/modules has a row in the module table of docs/architect
   );
 });
 
-test("every test file the module table of docs/architecture.md names exists", (t) => {
+test('every test file the module table of docs/architecture.md names exists', (t) => {
   const named = [...rows.values()].flat();
   t.true(named.length > 30);
   t.deepEqual(
