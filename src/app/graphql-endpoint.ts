@@ -230,7 +230,10 @@ export interface GraphiqlPageOptions {
  */
 function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPageOptions): Html {
   const tokenUrl = `${platformUrl}/oauth/token`;
-  const curl = `curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${tokenUrl}`;
+  // The command wraps between its arguments only: a browser would break a line after any hyphen
+  // (`-s -` / `u "$CLIENT_ID..."`), which reads as another command. Copied, it is the same text.
+  const curlParts = ['curl -s', '-u "$CLIENT_ID:$CLIENT_SECRET"', '-d grant_type=client_credentials', tokenUrl];
+  const curl = html`${curlParts.map((part, i) => html`${i ? ' ' : ''}<span class="arg">${part}</span>`)}`;
   const credentials = onPlatform
     ? html`Client credentials of an instance (create them in its Control Panel, acting as a user: the instances and their Control
         Panels are listed on <a href="/">the platform page</a>), exchanged here:
@@ -244,8 +247,8 @@ function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPag
   const mine = signIn
     ? signIn.user
       ? html`<li><button id="lectern-use-sign-in" type="button" data-csrf="${signIn.csrfToken}">Use my sign-in</button>
-          a token for <strong>${signIn.user.email}</strong> (signed in to this instance's Control Panel), with your permissions.
-          It is listed under <a href="${ACCOUNT_APPS}">Apps you authorized</a>, where Remove access revokes it.</li>`
+          gets a token for <strong>${signIn.user.email}</strong>, signed in to this instance's Control Panel, with your permissions
+          (listed under <a href="${ACCOUNT_APPS}">Apps you authorized</a>, where Remove access revokes it).</li>`
       : html`<li id="lectern-not-signed-in">You are not signed in to this instance: <a href="${GRAPHIQL_SIGN_IN}">sign in to its Control Panel</a>
           and you come back here to a <strong>Use my sign-in</strong> button that gets a token for you in one click.</li>`
     : onPlatform && signInTokens
@@ -261,7 +264,7 @@ function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPag
 ${onPlatform ? '' : mine}<li>${credentials}</li>
 ${onPlatform ? html`<li>Or with curl: <code>${curl}</code></li>` : ''}
 ${onPlatform ? mine : ''}<li>From the command line: <code>npm run cli -- --help</code> lists the commands that create client credentials and tokens.</li>
-<li>For a user who signs in (the authorization code flow): the OAuth 2.0 walk-through in the README and docs.</li>
+<li>For an application that users sign in to (the authorization code flow): the walk-throughs of <code>docs/oauth.md</code>.</li>
 </ul>
 <p id="lectern-token-status" role="status"></p>
 </div>`;
@@ -273,11 +276,11 @@ body>.graphiql-container{flex:1;min-height:0;height:auto}
 #lectern-start{flex:none;position:relative;padding:.55rem 5rem .55rem 1rem;background:#fff8e1;border-bottom:1px solid #e0cf9a;
   font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1d2433}
 #lectern-start p,#lectern-start ul{margin:.15rem 0}#lectern-start ul{padding-left:1.2rem}
-#lectern-start code{background:#f3ecd2;padding:0 .25rem;border-radius:3px;word-break:break-all}
+#lectern-start code{background:#f3ecd2;padding:0 .25rem;border-radius:3px;overflow-wrap:anywhere}#lectern-start code .arg{white-space:nowrap}
 #lectern-exchange{display:inline}#lectern-start input{font:inherit;padding:.1rem .35rem;border:1px solid #c5cad3;border-radius:3px;width:13rem}
 #lectern-start button{font:inherit;padding:.1rem .6rem;border:1px solid #2453a6;border-radius:3px;background:#2453a6;color:#fff;cursor:pointer}
 #lectern-hide{position:absolute;top:.5rem;right:1rem;background:#fff!important;color:#2453a6!important}
-#lectern-start.hidden>:not(p:first-of-type):not(#lectern-hide){display:none}
+#lectern-start.hidden>:not(p:first-of-type):not(#lectern-hide):not(#lectern-token-status){display:none}
 #lectern-token-status:empty{display:none}#lectern-token-status.error{color:#8a1c14}`;
 
 /**

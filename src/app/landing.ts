@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, AppMiddleware } from '../kit/http/context.js';
-import { html, type Html, sendPage } from '../kit/http/pages.js';
+import { html, Html, sendPage } from '../kit/http/pages.js';
 import { listPortals } from '../modules/portals/portals.service.js';
 import { PORTAL_GUEST_PATH } from '../modules/portals/portals.routes.js';
 import { platformBaseUrl, tenantBaseUrl, type Config } from '../platform/config.js';
@@ -84,7 +84,7 @@ export interface LandingInstance {
   weblinkExample: string | null;
 }
 
-const DOCS = 'README.md at the root of the repository';
+const DOCS = 'README.md at the root of the repository, then docs/ (one page per area: REST, GraphQL, OAuth, configuration...)';
 
 /** Paths served on the platform address only, and how to name what they are. */
 const PLATFORM_ONLY: { matches: (path: string, config: Config) => boolean; what: string }[] = [
@@ -157,7 +157,7 @@ async function landing(rt: Runtime, config: Config, ctx: AppContext): Promise<vo
     throw new AppError(405, 'method_not_allowed', `${ctx.method} is not supported on / (allowed: GET, HEAD, OPTIONS)`);
   }
   const described = await describe(rt, config);
-  if (wantsPage(ctx)) sendPage(ctx, 'Lectern', landingPage(described));
+  if (wantsPage(ctx)) sendPage(ctx, 'Lectern', landingPage(described, { signInTokens: config.graphiqlSignInTokens }));
   else ctx.body = described;
 }
 
@@ -270,8 +270,15 @@ async function describe(rt: Runtime, config: Config): Promise<Landing> {
   };
 }
 
+/**
+ * The page's own style, after the shared one: addresses and commands in `code` wrap where there is
+ * room (at a space, or whole on the next line) and are cut only when one is wider than the column,
+ * instead of anywhere (`http://loc` / `alhost:3000`).
+ */
+const LANDING_STYLE = new Html('<style>.landing code{word-break:normal;overflow-wrap:anywhere}</style>');
+
 /** The landing page: the instances (when listed), what the platform address serves, where to read on. */
-function landingPage(l: Landing): Html {
+function landingPage(l: Landing, opts: { signInTokens: boolean }): Html {
   const link = (href: string, text?: string) => html`<a href="${href}">${text ?? href}</a>`;
   // On the platform address's own rows, the path is enough to read (the link is whole).
   const here = (href: string) => link(href, href.slice(l.address.length));
@@ -287,7 +294,11 @@ function landingPage(l: Landing): Html {
 <li>${link(i.controlPanel, 'Control Panel')}: client credentials, portals, webhooks; sign in as one of its users${
               i.slug === DEMO_SLUG ? ' (the demo administrator: the start banner prints the email and password)' : ''
             }</li>
-<li>${i.graphiql ? link(i.graphiql, 'GraphiQL') : html`<code>${i.graphql}</code>`}: the Core GraphQL API, with an access token of this instance</li>
+<li>${i.graphiql ? link(i.graphiql, 'GraphiQL') : html`<code>${i.graphql}</code>`}: the Core GraphQL API, with an access token of this instance${
+              i.graphiql && opts.signInTokens
+                ? html` (signed in to its Control Panel, <strong>Use my sign-in</strong> there gets you one)`
+                : ''
+            }</li>
 <li>WebLink GraphQL, its public catalogue (no token needed): <code>POST ${i.weblink}</code></li>
 <li>${
               i.weblinkExample
@@ -299,7 +310,7 @@ function landingPage(l: Landing): Html {
           )}
 ${l.instancesNotShown ? html`<p class="muted">And ${l.instancesNotShown} more: <code>npm run cli -- tenants:list</code>.</p>` : ''}
 <p class="muted">Listed, newest first, because this is not production (NODE_ENV); in production this page lists no instance.</p>`;
-  return html`<div class="landing">
+  return html`${LANDING_STYLE}<div class="landing">
 <p>A multi-tenant course management backend. This is its <strong>platform address</strong>, <code>${l.address}</code>: OAuth, the Core GraphQL API, WebLink for websites, and operations. Each instance (a training company) has an address of its own, <code>${l.instanceAddress}</code>.</p>
 <h2>Instances</h2>
 ${instances}

@@ -103,11 +103,15 @@ test('when a browser opens /graphql on the platform address, then the first scre
   const text = box(res.text);
   t.regex(text, /Every request needs an access token: paste it after <code>Bearer <\/code> in\s+<strong>Request Headers<\/strong>/);
   t.regex(text, /<code>npm run cli -- --help<\/code>/);
+  // The command as it reads (and is copied): its arguments are in spans that keep each on one line.
   t.true(
-    text.includes(
-      `curl -s -u &quot;$CLIENT_ID:$CLIENT_SECRET&quot; -d grant_type=client_credentials http://localhost:${dev.rt.config.port}/oauth/token`,
-    ),
+    text
+      .replace(/<\/?span[^>]*>/g, '')
+      .includes(
+        `<code>curl -s -u &quot;$CLIENT_ID:$CLIENT_SECRET&quot; -d grant_type=client_credentials http://localhost:${dev.rt.config.port}/oauth/token</code>`,
+      ),
   );
+  t.regex(text, /<span class="arg">-u &quot;\$CLIENT_ID:\$CLIENT_SECRET&quot;<\/span>/);
   // The exchange: a secret field, sent by the page's script to the same origin's token endpoint, in the body.
   t.regex(text, /<form id="lectern-exchange">/);
   t.regex(text, /<input id="lectern-client-secret" type="password"/);

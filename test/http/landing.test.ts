@@ -44,6 +44,11 @@ test('when a browser opens the platform address, then a page lists each instance
   t.true(r.text.includes(tenant.name), "the instance's name");
   t.true(r.text.includes(`<code>POST ${base}/weblink/graphql</code>`), 'WebLink GraphQL (no page: a POST)');
   t.regex(r.text, /README\.md/);
+  t.regex(r.text, /then docs\/ \(one page per area/, 'the docs folder, now that there is one');
+  // Outside production GraphiQL on an instance's address has the signed-in user's button (GRAPHIQL_SIGN_IN_TOKENS).
+  t.regex(r.text, /signed in to its Control Panel, <strong>Use my sign-in<\/strong> there gets you one/);
+  // Addresses and commands are not cut anywhere (the shared style's `break-all`), only where one is wider than the column.
+  t.regex(r.text, /<style>\.landing code\{word-break:normal;overflow-wrap:anywhere\}<\/style>/);
   t.is(r.headers['x-frame-options'], 'DENY');
 });
 
