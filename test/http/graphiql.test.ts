@@ -3,6 +3,7 @@ import { GRAPHIQL_PLACEHOLDER, GRAPHIQL_SIGN_IN, GRAPHIQL_TOKEN_HINT, SIGN_IN_TO
 import { GRAPHIQL_CLIENT } from '../../src/modules/oauth/sign-in-tokens.service.js';
 import { hashSecret } from '../../src/modules/oauth/secrets.js';
 import { createUser } from '../../src/modules/users/users.service.js';
+import { loadConfig } from '../../src/platform/config.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { Browser } from '../helpers/browser.js';
@@ -13,7 +14,11 @@ import { PASSWORD } from '../helpers/rest.js';
  * GraphiQL's first screen (`GET /graphql` from a browser, outside production): a box that says
  * how to get a token, the Request Headers pane open on `Authorization: Bearer `, headers kept in
  * the tab only; on the platform address a form that exchanges client credentials for a token in
- * the page, on an instance's address the way to its Control Panel. Never in production.
+ * the page, on an instance's address the way to its Control Panel. Not in production, except on
+ * instances' addresses where GRAPHIQL_SIGN_IN_TOKENS turns the button below on.
+ * "Use my sign-in" (GRAPHIQL_SIGN_IN_TOKENS): on an instance's address, the user signed in to its
+ * Control Panel gets an access token of their own (`POST /graphql/sign-in-token`, same origin and
+ * CSRF token only), revocable under Apps you authorized; anyone else is led to the sign-in.
  * (What the page then does in a browser: test/browser/graphiql.browser.ts.)
  */
 let apps: Awaited<ReturnType<typeof developmentAndProductionApps>>;
@@ -305,4 +310,14 @@ test("when the user removes GraphiQL's access under Apps you authorized, then it
   // A new click gives a new token, listed again.
   const again = await b.send('POST', `${base}${SIGN_IN_TOKEN_PATH}`, { form: { _csrf: csrf }, headers: { origin: base } });
   t.is((await hello(port, `${tenant.slug}.localhost:${port}`, again.json.access_token)).status, 200);
+});
+
+test('GRAPHIQL_SIGN_IN_TOKENS is on outside production and off in production unless set', (t) => {
+  const production = { NODE_ENV: 'production', SESSION_SECRET: 'z'.repeat(32) };
+  t.true(loadConfig({}).graphiqlSignInTokens);
+  t.true(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).graphiqlSignInTokens);
+  t.false(loadConfig(production).graphiqlSignInTokens);
+  t.true(loadConfig({ ...production, GRAPHIQL_SIGN_IN_TOKENS: 'true' }).graphiqlSignInTokens);
+  t.false(loadConfig({ GRAPHIQL_SIGN_IN_TOKENS: 'false' }).graphiqlSignInTokens);
+  t.throws(() => loadConfig({ GRAPHIQL_SIGN_IN_TOKENS: 'maybe' }), { message: /GRAPHIQL_SIGN_IN_TOKENS: must be true or false/ });
 });
