@@ -38,7 +38,7 @@ const DEMO_SLUG = 'demo';
 /** Whether the landing page lists the instances, and the example page is served: outside production. */
 const forDevelopment = (config: Config) => config.env !== 'production';
 
-/** What `GET /` answers an API client (see the README's "The platform address"). */
+/** What `GET /` answers an API client (see docs/configuration.md, "Addresses: the platform and the instances"). */
 export interface Landing {
   name: 'Lectern';
   /** The platform address (the OAuth issuer). */

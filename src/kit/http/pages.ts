@@ -39,7 +39,7 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;border:0;border-radius:4px;backgro
 button.secondary{background:#e3e6eb;color:#1d2433}button.danger{background:#b3261e}
 .error{background:#fdecea;color:#8a1c14;padding:.7rem 1rem;border-radius:4px}.notice{background:#e8f3ea;padding:.7rem 1rem;border-radius:4px}
 table{width:100%;border-collapse:collapse;margin-top:1rem}td,th{text-align:left;padding:.45rem;border-bottom:1px solid #e3e6eb;vertical-align:top}
-code{background:#f0f1f4;padding:.1rem .3rem;border-radius:3px;word-break:break-all}.muted{color:#5b6475}form.inline{display:inline}
+code{background:#f0f1f4;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}.muted{color:#5b6475}form.inline{display:inline}
 nav{margin-bottom:1.2rem}nav a{margin-right:1rem}td form.inline button,nav button{margin-top:0}
 .landing h2{font-size:1.1rem;margin:1.8rem 0 .5rem}.landing h3{font-size:1rem;margin:1.2rem 0 .3rem}.landing ul{margin:.3rem 0;padding-left:1.2rem}
 .landing li{margin:.2rem 0}.landing th{width:11rem;font-weight:600}.landing section.instance{border-top:1px solid #e3e6eb}`;
