@@ -3,13 +3,15 @@
 // from POST /portal/guest, then WebLink GraphQL with `Authorization: Bearer <token>` and
 // `weblink-portal: <domain>`. The language switch adds `weblink-content-locale` (French).
 //
-// Settings come from the address: ?api=http://localhost:3000&portal=www.demo-training.test[&lang=fr]
+// Settings come from the address: ?api=http://localhost:3000&portal=www.demo-training.test[&lang=fr].
+// Without ?api=, the Lectern that serves the page (at /examples/weblink/), else npm start's address.
 /* global window, document, fetch, btoa, URLSearchParams, DOMParser -- a page in the browser */
 'use strict';
 
 (function () {
   const params = new URLSearchParams(window.location.search);
-  const API = (params.get('api') || 'http://localhost:3000').replace(/\/+$/, '');
+  const servedByLectern = /^https?:$/.test(window.location.protocol) && window.location.pathname.startsWith('/examples/weblink/');
+  const API = (params.get('api') || (servedByLectern ? window.location.origin : 'http://localhost:3000')).replace(/\/+$/, '');
   const PORTAL = params.get('portal') || 'www.demo-training.test';
   // Locale ids are the same in every Lectern instance: French is Locale 3 (a global id, base64).
   const LOCALES = { en: null, fr: btoa('Locale:3') };

@@ -84,15 +84,15 @@ function day(localDateTime: string, lang: 'en' | 'fr'): string {
   return `${DAYS[lang][weekday]} ${d} ${MONTHS[lang][m - 1]} ${y}`;
 }
 
-/** Opens the page and waits for the catalogue. */
-async function open(): Promise<{ page: Page; requests: Request[] }> {
+/** Opens the page (the company's site's copy unless told) and waits for the catalogue. */
+async function open(url = pageUrl): Promise<{ page: Page; requests: Request[] }> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   const requests: Request[] = [];
   page.on('request', (r) => {
     if (r.url().includes('/weblink/graphql') && r.method() === 'POST') requests.push(r);
   });
-  await page.goto(pageUrl, { waitUntil: 'domcontentloaded' });
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
   await settled(page, 'en');
   return { page, requests };
 }
@@ -213,3 +213,12 @@ test.serial(
     await page.context().close();
   },
 );
+
+test.serial('when Lectern serves the page and no api is given, then the page calls the Lectern that served it', async (t) => {
+  // The landing page's link carries ?api=; an address typed by hand (another port than npm start's) has none.
+  const lectern = `http://localhost:${app.port}`;
+  const { page, requests } = await open(`${lectern}/examples/weblink/?portal=${domain}`);
+  t.true(requests.length >= 1);
+  for (const r of requests) t.true(r.url().startsWith(`${lectern}/weblink/graphql`), r.url());
+  t.true((await page.locator('li.item h2').count()) > 0);
+});
