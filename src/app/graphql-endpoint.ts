@@ -263,7 +263,7 @@ function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPag
 <ul>
 ${onPlatform ? '' : mine}<li>${credentials}</li>
 ${onPlatform ? html`<li>Or with curl: <code>${curl}</code></li>` : ''}
-${onPlatform ? mine : ''}<li>From the command line: <code>npm run cli -- --help</code> lists the commands that create client credentials and tokens.</li>
+${onPlatform ? mine : ''}<li>From the command line, in one step: <code>npm run cli -- tokens:create --tenant &lt;instance&gt;</code> (<code>npm run cli -- --help</code> lists the others).</li>
 <li>For an application that users sign in to (the authorization code flow): the walk-throughs of <code>docs/oauth.md</code>.</li>
 </ul>
 <p id="lectern-token-status" role="status"></p>

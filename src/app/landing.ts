@@ -157,7 +157,7 @@ async function landing(rt: Runtime, config: Config, ctx: AppContext): Promise<vo
     throw new AppError(405, 'method_not_allowed', `${ctx.method} is not supported on / (allowed: GET, HEAD, OPTIONS)`);
   }
   const described = await describe(rt, config);
-  if (wantsPage(ctx)) sendPage(ctx, 'Lectern', landingPage(described, { signInTokens: config.graphiqlSignInTokens }));
+  if (wantsPage(ctx)) sendPage(ctx, 'Platform address', landingPage(described, { signInTokens: config.graphiqlSignInTokens }));
   else ctx.body = described;
 }
 

@@ -1,5 +1,6 @@
 import { webhookMetrics } from './webhook-metrics.js';
 import { demoImages } from './demo-images.js';
+import { favicon } from './favicon.js';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import compose from 'koa-compose';
@@ -80,6 +81,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use((ctx, next) => (ctx.path === '/api/v2' || ctx.path.startsWith('/api/v2/') ? deprecation(ctx, next) : next()));
   // The seeded demo's pictures, on every address (its documents point at the platform address's).
   app.use(demoImages());
+  app.use(favicon());
   app.use(bodyParsing(rt.config.bodyLimit));
   app.use(platform.routes());
   app.use(platform.allowedMethods());

@@ -65,7 +65,7 @@ export const COMMANDS = {
   },
   'legacy-usage': {
     area: 'usage',
-    summary: 'Who still calls the retired REST API: calls per day, endpoint and user',
+    summary: 'Who still calls the deprecated REST API: calls per day, endpoint and user',
     flags: { tenant: { required: true, description: 'tenant slug' }, days: { description: 'how many days back (default 30)' } },
   },
   'tenants:configure': {
