@@ -163,7 +163,12 @@ export function graphqlEndpoint(
       );
       if (!auth.ok) {
         ctx.set('WWW-Authenticate', auth.challenge);
-        return graphqlErrors(ctx, 401, auth.message, 'UNAUTHENTICATED');
+        // Outside production, a request with no token is told the one-step way to get one.
+        const hint =
+          !ctx.get('authorization') && rt.config.env !== 'production'
+            ? ` (here: npm run cli -- tokens:create --tenant ${hostTenant?.slug ?? '<instance>'})`
+            : '';
+        return graphqlErrors(ctx, 401, auth.message + hint, 'UNAUTHENTICATED');
       }
       const { tenant, userId, clientId, check } = auth.grant;
       const message = 'The user of this token is no longer active';

@@ -321,3 +321,22 @@ test('GRAPHIQL_SIGN_IN_TOKENS is on outside production and off in production unl
   t.false(loadConfig({ GRAPHIQL_SIGN_IN_TOKENS: 'false' }).graphiqlSignInTokens);
   t.throws(() => loadConfig({ GRAPHIQL_SIGN_IN_TOKENS: 'maybe' }), { message: /GRAPHIQL_SIGN_IN_TOKENS: must be true or false/ });
 });
+
+test.serial(
+  'when a request comes with no token, then outside production the answer names the one-step command that prints one',
+  async (t) => {
+    const tenant = await apps.dev.freshTenant('hint');
+    const body = { query: '{ hello }' };
+    const dev = await request(apps.port, { method: 'POST', path: '/graphql', host: `${tenant.slug}.localhost:${apps.port}`, body });
+    t.is(dev.status, 401);
+    t.is(
+      dev.json.errors[0].message,
+      `An access token is required: send Authorization: Bearer <token> (here: npm run cli -- tokens:create --tenant ${tenant.slug})`,
+    );
+    const platform = await request(apps.port, { method: 'POST', path: '/graphql', body });
+    t.regex(platform.json.errors[0].message, /tokens:create --tenant <instance>\)$/);
+    const prod = await request(apps.prodPort, { method: 'POST', path: '/graphql', headers: { 'x-forwarded-proto': 'https' }, body });
+    t.is(prod.status, 401);
+    t.is(prod.json.errors[0].message, 'An access token is required: send Authorization: Bearer <token>');
+  },
+);
