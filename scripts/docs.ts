@@ -59,6 +59,7 @@ export function withContents(text: string): string {
   const start = lines.indexOf(START);
   if (start >= 0) {
     const end = lines.indexOf(END, start);
+    if (end < 0) throw new Error(`${START} without ${END}: put it back after the contents`);
     return [...lines.slice(0, start), block, ...lines.slice(end + 1)].join('\n');
   }
   // After the title and its blank line.

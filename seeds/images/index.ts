@@ -17,8 +17,16 @@ export const demoImageUrl = (base: string, file: string): string => `${base}${DE
  */
 export const DEMO_IMAGES_DIRS = [import.meta.dirname, path.resolve(import.meta.dirname, '../../../seeds/images')];
 
+/**
+ * The folder of {@link DEMO_IMAGES_DIRS} that holds the pictures: built, dist/seeds/images/ exists
+ * too but holds only the compiled index, so a folder counts only when it has pictures.
+ */
+export function demoImagesDir(dirs: readonly string[] = DEMO_IMAGES_DIRS): string | undefined {
+  return dirs.find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.svg')));
+}
+
 /** The pictures there are (`first-aid.svg`...). */
 export function demoPictureFiles(): Set<string> {
-  const dir = DEMO_IMAGES_DIRS.find((d) => existsSync(path.join(d, 'first-aid.svg')));
+  const dir = demoImagesDir();
   return new Set(dir ? readdirSync(dir).filter((f) => f.endsWith('.svg')) : []);
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppMiddleware } from '../kit/http/context.js';
 import { AppError, NotFoundError } from '../platform/errors.js';
-import { DEMO_IMAGES_DIRS, DEMO_IMAGES_PATH } from '../../seeds/images/index.js';
+import { DEMO_IMAGES_PATH, demoImagesDir } from '../../seeds/images/index.js';
 
 /**
  * The demo's pictures (seeds/images/), served by Lectern itself at `GET /demo-images/<file>` on
@@ -25,18 +25,15 @@ interface Picture {
 
 /** The pictures, by name; read once (they are a few KB each, and fixed for the life of the process). */
 async function readPictures(): Promise<Map<string, Picture>> {
-  for (const dir of DEMO_IMAGES_DIRS) {
-    const names = await fs.readdir(dir).catch(() => undefined);
-    if (!names) continue;
-    const pictures = new Map<string, Picture>();
-    for (const name of names.filter((n) => NAME.test(n)).sort()) {
-      const body = await fs.readFile(path.join(dir, name));
-      const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-      pictures.set(name, { body, type: TYPES[path.extname(name)]!, etag });
-    }
-    return pictures;
+  const pictures = new Map<string, Picture>();
+  const dir = demoImagesDir();
+  if (!dir) return pictures;
+  for (const name of (await fs.readdir(dir)).filter((n) => NAME.test(n)).sort()) {
+    const body = await fs.readFile(path.join(dir, name));
+    const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    pictures.set(name, { body, type: TYPES[path.extname(name)]!, etag });
   }
-  return new Map();
+  return pictures;
 }
 
 export function demoImages(): AppMiddleware {

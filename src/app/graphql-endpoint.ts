@@ -146,7 +146,16 @@ export function graphqlEndpoint(
       const page = (signIn?: GraphiqlPageOptions['signIn']) => {
         ctx.type = 'html';
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = graphiqlPage({ platformUrl: platformBaseUrl(rt.config), onPlatform: !hostTenant, signInTokens, signIn });
+        // Never in a frame: the page holds the session's CSRF token and a button that mints a token.
+        ctx.set('X-Frame-Options', 'DENY');
+        ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
+        ctx.body = graphiqlPage({
+          platformUrl: platformBaseUrl(rt.config),
+          onPlatform: !hostTenant,
+          platformGraphiql: rt.config.env !== 'production',
+          signInTokens,
+          signIn,
+        });
       };
       if (!hostTenant || !offerSignIn) return page();
       return pageSession(ctx, async () => page({ user: await signedInUser(ctx, hostTenant), csrfToken: ctx.state.csrfToken! }));
@@ -219,6 +228,8 @@ export interface GraphiqlPageOptions {
   platformUrl: string;
   /** The page is on the platform address (else on an instance's, where the Control Panel is). */
   onPlatform: boolean;
+  /** The platform address serves GraphiQL too (outside production): an instance's page may send one there. */
+  platformGraphiql?: boolean;
   /** GRAPHIQL_SIGN_IN_TOKENS: instances' GraphiQL have the "Use my sign-in" button (the platform's says so). */
   signInTokens?: boolean;
   /**
@@ -233,7 +244,7 @@ export interface GraphiqlPageOptions {
  * credentials for a token itself (`POST /oauth/token`, same origin; the secret goes in the body,
  * never in an address, and nothing is stored) and puts it in the headers pane.
  */
-function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPageOptions): Html {
+function tokenBox({ platformUrl, onPlatform, platformGraphiql = true, signInTokens, signIn }: GraphiqlPageOptions): Html {
   const tokenUrl = `${platformUrl}/oauth/token`;
   // The command wraps between its arguments only: a browser would break a line after any hyphen
   // (`-s -` / `u "$CLIENT_ID..."`), which reads as another command. Copied, it is the same text.
@@ -246,7 +257,7 @@ function tokenBox({ platformUrl, onPlatform, signInTokens, signIn }: GraphiqlPag
         <input id="lectern-client-secret" type="password" placeholder="Client secret (lcs_...)" autocomplete="off" required>
         <button type="submit">Get a token</button></form>`
     : html`${signIn ? 'Or client' : 'Client'} credentials of this instance: create them in its <a href="/control-panel">Control Panel</a> (acting as a user),
-        then exchange them in <a href="${platformUrl}${GRAPHQL_PATH}">GraphiQL on the platform address</a> or with
+        then exchange them ${platformGraphiql ? html`in <a href="${platformUrl}${GRAPHQL_PATH}">GraphiQL on the platform address</a> or ` : ''}with
         <code>${curl}</code>`;
   // One click for the user signed in to this instance's Control Panel; a way there for anyone else.
   const mine = signIn

@@ -177,8 +177,8 @@ export const COMMANDS = {
   'portals:add': {
     area: 'portals',
     summary:
-      "Add a portal (a website address of the instance's WebLink catalogue; https://courses.demo-training.test/ is taken as courses.demo-training.test); a domain belongs to one instance",
-    flags: { ...tenantFlag, domain: { required: true, description: 'host name, e.g. courses.demo-training.test' } },
+      "Add a portal (a website address of the instance's WebLink catalogue; https://courses.example.com/ is taken as courses.example.com); a domain belongs to one instance",
+    flags: { ...tenantFlag, domain: { required: true, description: 'host name, e.g. courses.example.com' } },
   },
   'portals:list': {
     area: 'portals',
@@ -206,7 +206,8 @@ export const COMMANDS = {
   'seed:demo': {
     area: 'database',
     // The slug is seeds/demo.ts's DEMO.slug (not imported here: it would load the seed); a test compares them.
-    summary: "Create the 'demo' tenant with an admin user and sample data (no-op when it exists)",
+    summary:
+      "Create the 'demo' tenant with an admin user and sample data (when it exists: only its pictures are pointed at this PORT/BASE_DOMAIN)",
     flags: {},
   },
 } as const satisfies Record<string, CommandSpec>;

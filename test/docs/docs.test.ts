@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { DOC_PAGES, linkProblems, readRepoFile, ROOT, withContents } from '../../scripts/docs.js';
+import { parseDoc } from '../helpers/doc-examples.js';
 
 /**
  * The docs a newcomer reads (issue 26): a README read in five minutes that leads to docs/, a
@@ -52,4 +53,23 @@ test('the link check sees a broken link, a missing heading and a link outside th
     problems.map((p) => p.problem),
     ['no heading #no-such-heading in docs/rest.md', 'no file docs/nothing.md', 'a link outside the repository'],
   );
+});
+
+test('the example parser refuses what it would otherwise skip without a word, and joins a command continued by |, && or \\', (t) => {
+  const block = (body: string, fence = 'sh') => `\`\`\`${fence}\n${body}\n\`\`\``;
+  t.throws(() => parseDoc('x.md', block('echo hi\n  # => hi')), { message: /# =>/ });
+  t.throws(() => parseDoc('x.md', block('echo hi\n#=> hi')), { message: /# =>/ });
+  t.throws(() => parseDoc('x.md', block('echo hi', 'bash')), { message: /fenced/ });
+  t.throws(() => parseDoc('x.md', `- a list\n  ${block('echo hi')}`), { message: /indented fence/ });
+  t.throws(() => parseDoc('x.md', block("cat <<'JSON'\n{}\nJSON")), { message: /heredoc/ });
+  const page = parseDoc('x.md', block('false &&\n  echo no\n# => \necho a |\n  tr a b\n# => b\ncurl -d \'{"a":\n1}\' x'));
+  t.deepEqual(
+    page.steps.map((s) => [s.command, s.expected]),
+    [
+      ['false &&\n  echo no', ''],
+      ['echo a |\n  tr a b', 'b'],
+      ['curl -d \'{"a":\n1}\' x', undefined],
+    ],
+  );
+  t.deepEqual(parseDoc('x.md', `<!-- not run: a server -->\n${block('npm start')}`).notRun, [{ line: 2, reason: 'a server' }]);
 });

@@ -11,8 +11,9 @@ import { hex, request, ROOT, spawnTs, waitFor } from '../helpers/harness.js';
  * The docs cannot drift (issue 26): every example command of README.md and docs/*.md runs, as a
  * newcomer would type it, against `npm start` on its embedded default (a fresh data folder, the
  * demo seeded), page after page in the README's reading order on the one instance, and what each
- * prints is compared with the answer the docs show under it (`# => ...`). A page that needed
- * another page's leftovers (an id it did not look up, a record it did not make) fails here.
+ * prints is compared with the answer the docs show under it (`# => ...`). CI runs the pages in
+ * reading order and in reverse order, so a page that needs another page's leftovers (an id it did
+ * not look up, a record it did not make) fails in one of the two.
  *
  * Each page runs in one bash, so a page's variables (`B`, `TOKEN`, `gql`) carry from block to
  * block. The ports the docs name are ports of the test's choosing: Lectern's 3000, and the 4000 of
@@ -23,11 +24,13 @@ let port: number;
 let receiverPort: number;
 let server: ReturnType<typeof spawnTs> | undefined;
 
+const queuePrefix = `d${hex()}`;
+/** The server's environment, and every page's shell's: the CLI's jobs go to the queues the server's worker reads. */
 const env = () => ({
   DATA_DIR: dataDir,
   DATABASE_URL: '',
   REDIS_URL: '',
-  QUEUE_PREFIX: `d${hex()}`,
+  QUEUE_PREFIX: queuePrefix,
   PORT: String(port),
   NODE_ENV: 'development',
   LOG_LEVEL: 'warn',
@@ -102,9 +105,10 @@ async function runPage(page: DocPage): Promise<StepResult[]> {
   }
   const results: StepResult[] = [];
   let rest = out;
-  for (const step of page.steps) {
+  for (const [i, step] of page.steps.entries()) {
     const m = STEP_END.exec(rest);
-    if (!m) {
+    // A mark of another step (a command that ate the next one's mark) is a step that did not finish.
+    if (!m || Number(m[1]) !== i) {
       results.push({ step, output: rest.replace(own, 'localhost:3000') });
       break;
     }
@@ -114,7 +118,10 @@ async function runPage(page: DocPage): Promise<StepResult[]> {
   return results;
 }
 
-const pages = docFiles(ROOT).map((f) => parseDoc(f, readFileSync(path.join(ROOT, f), 'utf8')));
+// In the README's reading order; DOCS_ORDER=reverse runs them the other way round (CI does both), so a
+// page that used what a page before it made, or that a page after it relies on, fails one of the two.
+const files = process.env.DOCS_ORDER === 'reverse' ? docFiles(ROOT).reverse() : docFiles(ROOT);
+const pages = files.map((f) => parseDoc(f, readFileSync(path.join(ROOT, f), 'utf8')));
 
 test.serial('the docs have example commands, and each one that is not run says why', (t) => {
   const steps = pages.flatMap((p) => p.steps);

@@ -10,8 +10,10 @@ import path from 'node:path';
  * - a line `# => <text>` is (a line of) what the command before it prints, `...` standing for
  *   anything (ids, times, the rest of a long answer);
  * - any other `#` line is a comment;
- * - everything else is shell: a command ends at the end of a line, unless the line ends with `\`
- *   or leaves a quote open.
+ * - everything else is shell: a command ends at the end of a line, unless the line ends with `\`,
+ *   `|`, `&&` or `||`, or leaves a quote open.
+ * What would be silently skipped is refused instead: an answer line not written exactly `# =>`, a
+ * shell block fenced as anything but `sh` (`bash`, `shell`, `console`), an indented fence, a heredoc.
  */
 export interface DocStep {
   file: string;
@@ -61,7 +63,7 @@ function continues(text: string): boolean {
       while (i < text.length && text[i] !== '\n') i++;
     }
   }
-  return single || double || /\\\n?$/.test(text);
+  return single || double || /(\\|\||&&)\n?$/.test(text.trimEnd() + '\n');
 }
 
 export function parseDoc(file: string, text: string): DocPage {
@@ -77,7 +79,10 @@ export function parseDoc(file: string, text: string): DocPage {
   };
   lines.forEach((raw, i) => {
     const n = i + 1;
+    if (/^\s+```/.test(raw)) throw new Error(`${file}:${n}: an indented fence: the docs test would not see its block`);
     const fence = /^```(\S*)/.exec(raw);
+    if (fence && !inBlock && /^(bash|shell|console|zsh)$/.test(fence[1]!))
+      throw new Error(`${file}:${n}: a shell block is fenced as \`\`\`sh (run) or marked not run, not \`\`\`${fence[1]}`);
     if (fence && !inBlock) {
       inBlock = true;
       const before = lines
@@ -96,6 +101,10 @@ export function parseDoc(file: string, text: string): DocPage {
       return;
     }
     if (!inBlock || !run) return;
+    if (/^\s*#\s*=>/.test(raw) && !/^# => ?/.test(raw))
+      throw new Error(`${file}:${n}: an answer line is written "# => ...", from the line's start`);
+    if (/(^|[^<])<<-?\s*(['"]?)[A-Za-z_]\w*\2/.test(raw))
+      throw new Error(`${file}:${n}: a heredoc: the docs test runs commands line by line`);
     if (pending) {
       pending.text += '\n' + raw;
       if (!continues(pending.text)) {

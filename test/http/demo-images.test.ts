@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { pointDemoPictures, seedDemoContent } from '../../seeds/demo.js';
+import { demoImagesDir } from '../../seeds/images/index.js';
 import { platformBaseUrl } from '../../src/platform/config.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
@@ -132,3 +133,14 @@ test.serial(
     t.is(await withTenant(ctx.rt.knex, other, (db) => pointDemoPictures(db, 'http://localhost:3001')), 0, 'a second start moves nothing');
   },
 );
+
+test('when the first folder to look in has no pictures (the build: dist/seeds/images/ holds only the compiled index), then the pictures are found in the next', async (t) => {
+  const built = await fs.mkdtemp(path.join(ROOT, '.lectern', 'built-images-'));
+  try {
+    await fs.writeFile(path.join(built, 'index.js'), '');
+    t.is(demoImagesDir([built, path.join(ROOT, 'seeds/images')]), path.join(ROOT, 'seeds/images'));
+    t.is(demoImagesDir([built]), undefined);
+  } finally {
+    await fs.rm(built, { recursive: true, force: true });
+  }
+});

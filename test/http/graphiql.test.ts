@@ -270,6 +270,10 @@ test('when NODE_ENV is production with GRAPHIQL_SIGN_IN_TOKENS=true, then an ins
   t.is(done.location, `${base}/graphql`);
   const page = await b.send('GET', `${base}/graphql`, { headers: { ...BROWSER, ...https } });
   t.is(page.status, 200);
+  // Never framed (it holds the CSRF token), and no link to a platform GraphiQL production does not serve.
+  t.is(page.headers['x-frame-options'], 'DENY');
+  t.regex(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
+  t.notRegex(page.text, /GraphiQL on the platform address/);
   const csrf = buttonCsrf(page.text);
   t.truthy(csrf);
   const res = await b.send('POST', `${base}${SIGN_IN_TOKEN_PATH}`, { form: { _csrf: csrf! }, headers: { ...https, origin: base } });

@@ -185,7 +185,8 @@ export function openApiDocument(resources: readonly Resource[], extraPaths: Reco
     info: {
       title: 'Lectern legacy REST API v2',
       version: '2',
-      description: 'Deprecated since 12 May 2025; its sunset date, from when it may stop answering, is 12 May 2026. It answers until the operator turns it off (then every call is 410 Gone). Migrate to the GraphQL API (see /api/v2/migration).',
+      description:
+        'Deprecated since 12 May 2025; its sunset date, from when it may stop answering, is 12 May 2026. It answers until the operator turns it off (then every call is 410 Gone). Migrate to the GraphQL API (see /api/v2/migration).',
     },
     servers: [{ url: 'https://{tenant}.lectern.example.com', variables: { tenant: { default: 'demo' } } }],
     security: [{ basic: [] }],
