@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBenchExtras } from './lib/extras.js';
+import { RESULTS_DIR, writeResult } from './lib/results.js';
+import { summarise, summaryTable } from './lib/summary.js';
 
 /**
  * `npm run bench -- <name> [--flags]`: runs one benchmark from bench/. Benchmarks are never
@@ -60,6 +62,12 @@ if (name === 'all') {
   build();
   ensureBenchExtras();
   process.exit(await runAll());
+}
+if (name === 'summary') {
+  // `npm run bench -- summary [files...]`: the summary table of the given results files, or of
+  // the newest file of each benchmark in bench/results (no build, nothing measured).
+  process.stdout.write(`${summaryTable(await summarise(await newestResults(args)))}\n`);
+  process.exit(0);
 }
 const load = name ? BENCHES[name] : undefined;
 if (!load) {
@@ -158,8 +166,38 @@ async function runAll(): Promise<number> {
       '',
     ].join('\n'),
   );
+  // Every row of the speed targets, from this run's files (docs/benchmarks.md, "Every row in one run").
+  const produced = new Map<string, string>();
+  for (const o of outcomes) for (const f of o.files) produced.set(o.bench, path.resolve(f));
+  const lines = await summarise(produced);
+  const table = summaryTable(lines);
+  process.stdout.write(`\nEvery row of the speed targets, from this run:\n\n${table}\n\n`);
+  await writeResult(
+    'summary',
+    { rows: lines, files: Object.fromEntries([...produced].map(([b, f]) => [b, path.relative(process.cwd(), f)])) },
+    { table },
+  );
   if (stopping) return stopping === 'SIGINT' ? 130 : 143;
   return failed.length ? 1 : 0;
+}
+
+/**
+ * Bench name to results file: the files named (their bench read from the file), or else the
+ * newest file of each benchmark in bench/results.
+ */
+async function newestResults(files: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (files.length) {
+    for (const f of files) out.set((JSON.parse(await readFile(f, 'utf8')) as { bench: string }).bench, path.resolve(f));
+    return out;
+  }
+  const { readdir } = await import('node:fs/promises');
+  // The names end in a sortable UTC time, so the last of a bench's files in name order is its newest.
+  for (const f of (await readdir(RESULTS_DIR)).filter((n) => n.endsWith('.json')).sort()) {
+    const bench = /^([a-z][a-z0-9-]*?)-\d{4}-/.exec(f)?.[1];
+    if (bench && bench in BENCHES) out.set(bench, path.join(RESULTS_DIR, f));
+  }
+  return out;
 }
 
 /** Signals a process group (0: only checks that it still has a process); false when it has none. */
