@@ -1,7 +1,8 @@
+import http from 'node:http';
 import { createUser } from '../src/modules/users/users.service.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { freePort, startHelper, startProcess, stopProcess } from './lib/env.js';
-import { benchTenant, cell, compareArgs, compareServers, type BenchServer, type Outcome } from './lib/compare.js';
+import { benchTenant, cell, compareArgs, compareServers, compareVariants, type BenchServer, type Outcome } from './lib/compare.js';
 import { round } from './lib/load.js';
 import { writeResult } from './lib/results.js';
 
@@ -28,6 +29,13 @@ export async function main(argv: string[]): Promise<void> {
     await trx('contacts').insert(
       Array.from({ length: 1000 }, (_, i) => ({ first_name: `First${i}`, last_name: `Last${i}`, email: `p${i}@bench.test` })),
     );
+    // 50 event categories with 3 sub-categories each (ids 1-50 the parents).
+    await trx('categories').insert(
+      Array.from({ length: 50 }, (_, i) => ({ name: `Topic ${i}`, priority: i, introduction: `About topic ${i}` })),
+    );
+    await trx('categories').insert(
+      Array.from({ length: 150 }, (_, i) => ({ name: `Sub ${i}`, priority: 3 - (i % 3), parent_id: (i % 50) + 1, introduction: null })),
+    );
   });
 
   const auth = `Basic ${Buffer.from('bench@bench.test:bench-password-1').toString('base64')}`;
@@ -43,6 +51,8 @@ export async function main(argv: string[]): Promise<void> {
       body: JSON.stringify({ first_name: 'New', last_name: `Person${i}`, email: `new${i}@bench.test` }),
     }),
   };
+
+  const category = (i: number) => ({ path: `/api/v2/event/categories/${(i % 50) + 1}`, host, headers: { authorization: auth } });
 
   const helper = async (name: Exclude<Server['name'], 'lectern'>, script: string, env: Record<string, string> = {}): Promise<Server> => ({
     name,
@@ -62,9 +72,29 @@ export async function main(argv: string[]): Promise<void> {
   await new Promise((r) => setTimeout(r, 2500));
 
   let results: Record<string, Record<Server['name'], Outcome>>;
+  let categoryResults: Record<'lectern' | 'one', Outcome>;
   let peakRss: number;
   try {
     ({ results, peakRssMb: peakRss } = await compareServers(servers, scenarios, { seconds, rounds, concurrency }));
+    // An event category embeds its sub-categories: Lectern against the one statement that answers the same JSON.
+    const [lectern, one] = [servers[0]!, servers[3]!];
+    for (const id of [1, 17, 50]) {
+      const answers = await Promise.all(
+        [lectern, one].map((s) => getText(s.port, `/api/v2/event/categories/${id}`, { host, authorization: auth })),
+      );
+      if (answers[0] !== answers[1] || !answers[0]!.includes('"sub_categories":[{'))
+        throw new Error(`category ${id}: Lectern answered ${answers[0]}, the one statement ${answers[1]}`);
+    }
+    process.stderr.write(`GET category :id: ${rounds} rounds of ${round(seconds / rounds, 1)}s per server, concurrency ${concurrency}\n`);
+    const compared = await compareVariants(
+      [
+        { ...lectern, name: 'lectern' as const, next: category },
+        { ...one, name: 'one' as const, next: category },
+      ],
+      { seconds, rounds, concurrency },
+    );
+    categoryResults = compared.results;
+    peakRss = Math.max(peakRss, compared.peakRssMb);
   } finally {
     await stopProcess(servers[0]!.proc);
     for (const s of servers.slice(1)) s.proc.kill('SIGTERM');
@@ -72,7 +102,7 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
 
-  const errors = Object.values(results)
+  const errors = [...Object.values(results), categoryResults]
     .flatMap((r) => Object.values(r))
     .reduce((n, o) => n + o.errors, 0);
   const table = [
@@ -82,6 +112,7 @@ export async function main(argv: string[]): Promise<void> {
       ([n, r]) =>
         `| ${n} | ${cell(r.lectern)} | ${cell(r.knex)} | ${cell(r.bare)} | ${cell(r.one)} | ${round(r.lectern.rps / r.bare.rps)} | **${round(r.lectern.rps / r.one.rps)}** |`,
     ),
+    `| GET category :id (with its 3 sub-categories) | ${cell(categoryResults.lectern)} | - | - | ${cell(categoryResults.one)} | - | **${round(categoryResults.lectern.rps / categoryResults.one.rps)}** |`,
   ].join('\n');
   const lines = [
     '',
@@ -94,5 +125,21 @@ export async function main(argv: string[]): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
+  // The category row has two servers: Lectern and the one statement.
+  (results as Record<string, Partial<Record<Server['name'], Outcome>>>)['GET category :id'] = categoryResults;
   await writeResult('rest', { concurrency, seconds, rounds, results, peakRssMb: peakRss, errors }, { table, args: argv });
+}
+
+/** A GET's body as text (fetch cannot send a Host header of its own). */
+function getText(port: number, path: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
+  });
 }

@@ -53,6 +53,19 @@ async function oneStatement(ctx: Koa.Context, id: string | undefined): Promise<v
   }
 }
 
+// An event category with its sub-categories (id, name, introduction; by priority, then id), as
+// Lectern answers GET /api/v2/event/categories/:id, in one statement (BENCH_MODE=one only).
+const categories = `"${schema}".categories`;
+const categoryJson = `select json_build_object('id', c.id, 'name', c.name, 'introduction', c.introduction, 'sub_categories',
+  coalesce((select json_agg(json_build_object('id', s.id, 'name', s.name, 'introduction', s.introduction) order by s.priority, s.id)
+    from ${categories} s where s.parent_id = c.id), '[]'::json)) as record from ${categories} c where c.id = $1`;
+
+app.use(async (ctx, next) => {
+  const m = /^\/api\/v2\/event\/categories\/(\d+)$/.exec(ctx.path);
+  if (!m || !one) return next();
+  ctx.body = (await pool.query(categoryJson, [Number(m[1])])).rows[0]?.record;
+});
+
 app.use(async (ctx) => {
   const m = /^\/api\/v2\/crm\/contacts(?:\/(\d+))?$/.exec(ctx.path);
   if (!m) return;

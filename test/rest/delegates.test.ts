@@ -285,6 +285,36 @@ test('when a delegate is deleted, then the deleted record is answered', async (t
   t.is((await f.api('GET', `event/delegates/${d.id}`)).status, 404);
 });
 
+test("sub_categories are in their order (priority, then id) in GET :id, the list, PUT and DELETE answers, and a child is nobody else's", async (t) => {
+  const parent = (await f.api('POST', 'event/categories', { name: 'Ordered', priority: 1 })).json;
+  const other = (await f.api('POST', 'event/categories', { name: 'Other', priority: 1 })).json;
+  const made: { id: number; name: string }[] = [];
+  for (const [name, priority] of [
+    ['C', 3],
+    ['A', 1],
+    ['B', 2],
+    ['A2', 1],
+  ] as const)
+    made.push((await f.api('POST', 'event/categories', { name, priority, parent_id: parent.id })).json);
+  const expected = ['A', 'A2', 'B', 'C'].map((n) => {
+    const c = made.find((m) => m.name === n)!;
+    return { id: c.id, name: n, introduction: null };
+  });
+  t.deepEqual((await f.api('GET', `event/categories/${parent.id}`)).json.sub_categories, expected);
+  const listed = (await f.api('GET', `event/categories?id=${parent.id}`)).json;
+  t.deepEqual(listed[0].sub_categories, expected);
+  t.deepEqual((await f.api('GET', `event/categories/${other.id}`)).json.sub_categories, []);
+  t.deepEqual((await f.api('PUT', `event/categories/${parent.id}`, { name: 'Ordered again' })).json.sub_categories, expected);
+  const leaf = made.find((m) => m.name === 'C')!;
+  t.deepEqual((await f.api('DELETE', `event/categories/${leaf.id}`)).json, {
+    id: leaf.id,
+    name: 'C',
+    introduction: null,
+    sub_categories: [],
+  });
+  t.deepEqual((await f.api('GET', `event/categories/${parent.id}`)).json.sub_categories, expected.slice(0, 3));
+});
+
 test('when a category is created with priority, then priority is stored but never returned, and sub_categories list its children', async (t) => {
   const parent = await f.api('POST', 'event/categories', { name: 'Health & Safety', priority: 2 });
   t.deepEqual(Object.keys(parent.json), ['id', 'name', 'introduction', 'sub_categories']);

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { AppError, BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { Problem } from '../../platform/problems.js';
 import { coerceInput, normaliseFields, outputValue, type FieldDef, type Fields } from './fields.js';
@@ -27,6 +27,12 @@ export interface ResourceDef {
   operations: Operation[];
   /** Fills embedded and computed fields of freshly serialised records, batched over the page. */
   enrich?: (db: Db, rows: Row[], records: RestRecord[]) => Promise<void>;
+  /**
+   * Embedded fields read in the same statement as the record: field name to a select expression
+   * correlated with the resource's table (its JSON as PostgreSQL builds it). Lists, GET :id and
+   * DELETE read them with the row; a row written by POST gets them in one more statement.
+   */
+  embedded?: Record<string, (db: Db) => Knex.Raw>;
   /** Checks beyond field types (cross-field rules); returns field errors. */
   check?: (db: Db, values: Row, existing: Row | undefined) => Promise<Record<string, string>>;
 }
@@ -98,15 +104,38 @@ export function defineResource(input: ResourceDef): Resource {
   const notFound = (id: number) => new NotFoundError(`${def.name} ${id} does not exist`);
 
   const toRecord = compileRecordShape(readable);
+  const embedded = Object.entries(def.embedded ?? {});
+  /** The row's columns and its embedded fields, each under the field's name. */
+  const selection = (db: Db) => [`${def.table}.*`, ...embedded.map(([name, sql]) => db.raw('(?) as ??', [sql(db), name]))];
 
   async function serialise(db: Db, rows: Row[]): Promise<RestRecord[]> {
     const records = rows.map(toRecord);
+    if (embedded.length && rows.length) {
+      // Rows read without them (a fresh insert's) get them in one statement for the lot.
+      const missing = rows.filter((r) => !Object.hasOwn(r, embedded[0]![0]));
+      const found = missing.length
+        ? new Map(
+            (
+              (await db(def.table)
+                .whereIn(
+                  'id',
+                  missing.map((r) => r.id as number),
+                )
+                .select(['id', ...selection(db).slice(1)])) as Row[]
+            ).map((r) => [r.id, r]),
+          )
+        : undefined;
+      rows.forEach((row, i) => {
+        const source = Object.hasOwn(row, embedded[0]![0]) ? row : found?.get(row.id);
+        for (const [name] of embedded) records[i]![name] = source?.[name] ?? [];
+      });
+    }
     if (def.enrich && rows.length) await def.enrich(db, rows, records);
     return records;
   }
 
   async function findRow(db: Db, id: number, lock = false): Promise<Row | undefined> {
-    const q = db(def.table).where({ id }).first();
+    const q = db(def.table).where({ id }).first(selection(db));
     return (lock ? q.forUpdate() : q) as Promise<Row | undefined>;
   }
 
@@ -160,7 +189,7 @@ export function defineResource(input: ResourceDef): Resource {
     serialise,
     async list(db, query) {
       const q = parseListQuery(query, fields);
-      const rows = (await applyListQuery(db(def.table).select(`${def.table}.*`), def.table, q)) as Row[];
+      const rows = (await applyListQuery(db(def.table).select(selection(db)), def.table, q)) as Row[];
       return serialise(db, rows);
     },
     async get(db, id) {

@@ -1,5 +1,5 @@
 import type { ModelObject } from 'objection';
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 
 /**
@@ -37,9 +37,6 @@ export class Category extends BaseModel {
 /** The rows a foreign key of another table points at, for the REST engine's existence check (`category 7 does not exist`): all the access to the table it gives. */
 export const CATEGORY_ROWS = { table: Category.tableName, label: 'category' } as const;
 
-/** A sub category as a parent's record lists it. */
-export type SubCategory = Pick<Category, 'id' | 'name' | 'introduction' | 'parent_id'>;
-
 /**
  * Whether `categoryId` is `parentId` or one of its ancestors: then `parentId` is the category
  * itself or one of its descendants, and cannot become its parent.
@@ -56,12 +53,16 @@ export async function isSelfOrAncestorOf(db: Db, categoryId: number, parentId: n
   return rows.length > 0;
 }
 
-/** The sub categories of these categories, in their order (priority, then id). */
-export function subCategoriesOf(db: Db, parentIds: readonly number[]): Promise<SubCategory[]> {
-  return db(Category.tableName)
-    .whereIn('parent_id', parentIds as number[])
-    .orderBy(['priority', 'id'])
-    .select('id', 'name', 'introduction', 'parent_id');
+/**
+ * A category's sub categories as its REST record embeds them (id, name, introduction, in their
+ * order: priority, then id), as JSON built by PostgreSQL: a select expression correlated with the
+ * `categories` row of the statement it is part of.
+ */
+export function subCategoriesJson(db: Db): Knex.Raw {
+  return db.raw(
+    `coalesce((select json_agg(json_build_object('id', s.id, 'name', s.name, 'introduction', s.introduction) order by s.priority, s.id) from ?? s where s.parent_id = ??), '[]'::json)`,
+    [Category.tableName, `${Category.tableName}.id`],
+  );
 }
 
 /**

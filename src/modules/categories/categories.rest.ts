@@ -1,5 +1,5 @@
 import { defineResource, restFieldErrors } from '../../kit/rest/resource.js';
-import { Category, isSelfOrAncestorOf, subCategoriesOf, CATEGORY_ROWS } from './categories.data.js';
+import { Category, isSelfOrAncestorOf, subCategoriesJson, CATEGORY_ROWS } from './categories.data.js';
 import { categoryParentProblems } from './categories.rules.js';
 
 /** An event topic (contract: "Category", module events). */
@@ -27,15 +27,6 @@ export const categories = defineResource({
       categoryParentProblems(parentId as number, await isSelfOrAncestorOf(db, existing.id as number, parentId as number)),
     );
   },
-  async enrich(db, rows, records) {
-    const children = await subCategoriesOf(
-      db,
-      rows.map((r) => r.id as number),
-    );
-    rows.forEach((row, i) => {
-      records[i]!.sub_categories = children
-        .filter((c) => c.parent_id === row.id)
-        .map(({ id, name, introduction }) => ({ id, name, introduction }));
-    });
-  },
+  // Read with the category, in the same statement.
+  embedded: { sub_categories: subCategoriesJson },
 });
