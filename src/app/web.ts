@@ -67,8 +67,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   void rt.changes.ensureStarted();
   const metrics = createMetrics(rt.queues, webhookMetrics(rt.knex, rt.config.queuePrefix));
   const platform = platformRoutes(rt, metrics);
-  const legacyRest = legacyRestRoutes(rt, rt.legacyUsage);
-  const tenantRouters = [tenantInfoRoutes(rt), legacyRest];
+  const tenantRouters = [tenantInfoRoutes(rt), legacyRestRoutes(rt, rt.legacyUsage)];
   rt.legacyUsage.start();
   const deprecation = restDeprecation({
     enabled: rt.config.legacyRestApi,
@@ -81,25 +80,9 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   // Every /api/v2 response, errors and unknown tenants included, carries the deprecation headers.
   app.use((ctx, next) => (ctx.path === '/api/v2' || ctx.path.startsWith('/api/v2/') ? deprecation(ctx, next) : next()));
   // The seeded demo's pictures, on every address (its documents point at the platform address's).
-  // The legacy REST API on an instance's address, its busiest path, goes straight to its routes:
-  // none of the middleware between here and them answers `/api/v2/...` on an instance's address
-  // (platform routes, pictures, GraphQL, portals, WebLink, OAuth, the platform address's own
-  // answers), and passing through each of them cost more than a tenth of a request's CPU. The
-  // platform routes under /api/v2 (openapi.json, migration) and the platform address go the long way.
-  const body = bodyParsing(rt.config.bodyLimit);
-  const tenant = resolveTenant(rt.registry, rt.config.baseDomain);
-  const restStraight = stack(body, tenant, legacyRest.routes(), legacyRest.allowedMethods());
-  const answered = () => Promise.resolve();
-  app.use((ctx, next) =>
-    ctx.path.startsWith('/api/v2/') &&
-    slugFromHost(ctx.get('host'), rt.config.baseDomain) !== undefined &&
-    platform.match(ctx.path, ctx.method).path.length === 0
-      ? restStraight(ctx, answered)
-      : next(),
-  );
   app.use(demoImages());
   app.use(favicon());
-  app.use(body);
+  app.use(bodyParsing(rt.config.bodyLimit));
   app.use(platform.routes());
   app.use(platform.allowedMethods());
   app.use(queueDashboard(rt));
@@ -151,7 +134,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   );
   app.use(
     compose([
-      tenant,
+      resolveTenant(rt.registry, rt.config.baseDomain),
       ...tenantRouters.flatMap((r) => [r.routes(), r.allowedMethods()]),
       only((ctx) => /^\/(control-panel|account)(\/|$)/.test(ctx.path), tenantPages),
     ]),
