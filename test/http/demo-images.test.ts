@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { pointDemoPictures, seedDemoContent } from '../../seeds/demo.js';
@@ -135,7 +136,7 @@ test.serial(
 );
 
 test('when the first folder to look in has no pictures (the build: dist/seeds/images/ holds only the compiled index), then the pictures are found in the next', async (t) => {
-  const built = await fs.mkdtemp(path.join(ROOT, '.lectern', 'built-images-'));
+  const built = await fs.mkdtemp(path.join(os.tmpdir(), 'lectern-built-images-'));
   try {
     await fs.writeFile(path.join(built, 'index.js'), '');
     t.is(demoImagesDir([built, path.join(ROOT, 'seeds/images')]), path.join(ROOT, 'seeds/images'));
