@@ -88,6 +88,8 @@ const schema = z
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     DATA_DIR: z.string().min(1).default('.lectern'),
     DB_POOL_MAX: intIn(1, 200).default(10),
+    DB_CONNECTION_MAX_SCHEMAS: intIn(0, 10_000_000).default(1000),
+    DB_CONNECTION_MAX_AGE: z.union([z.literal('0'), duration]).default(3_600_000),
     WORKER_CONCURRENCY: intIn(1, 100).default(5),
     WORKER_LOCK_MS: intIn(1000, 600000).default(30000),
     JOB_ATTEMPTS: intIn(1, 100).default(8),
@@ -217,6 +219,10 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
   dbPoolMax: number;
+  /** A pooled connection that has served more distinct tenant schemas is replaced (0: never). */
+  dbConnectionMaxSchemas: number;
+  /** A pooled connection older than this (ms) is replaced when next handed out (0: never). */
+  dbConnectionMaxAgeMs: number;
   workerConcurrency: number;
   /** How long a worker's claim on a job lasts without renewal; a killed worker's jobs run again after it. */
   workerLockMs: number;
@@ -330,6 +336,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
+    dbConnectionMaxSchemas: e.DB_CONNECTION_MAX_SCHEMAS,
+    dbConnectionMaxAgeMs: e.DB_CONNECTION_MAX_AGE === '0' ? 0 : e.DB_CONNECTION_MAX_AGE,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerLockMs: e.WORKER_LOCK_MS,
     jobAttempts: e.JOB_ATTEMPTS,

@@ -56,7 +56,14 @@ export async function createPlatformRuntime(config: Config, name: string, log = 
   const { url, embedded } = await resolveDatabase(config, log);
   // The embedded PostgreSQL has no pooler in front: a direct URL is only DATABASE_URL's partner.
   const directUrl = (config.databaseUrl && config.databaseDirectUrl) || url;
-  const knex = createKnex(url, { poolMax: config.dbPoolMax, applicationName: `lectern-${name}`, log, queueNamespace: config.queuePrefix });
+  const knex = createKnex(url, {
+    poolMax: config.dbPoolMax,
+    applicationName: `lectern-${name}`,
+    log,
+    queueNamespace: config.queuePrefix,
+    maxSchemasPerConnection: config.dbConnectionMaxSchemas,
+    maxConnectionAgeMs: config.dbConnectionMaxAgeMs,
+  });
   // Its PostgreSQL backend LISTENs, and pins search_path with a startup option (`-c`), on
   // connections it keeps: sessions a pooler in transaction mode does not give.
   const queues = createQueueBackend({

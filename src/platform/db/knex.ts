@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { tooManyBindings } from './transaction.js';
+import { limitSchemasPerConnection, withinSchemaLimit } from './recycle.js';
 
 export type { Knex };
 /** A transaction (or the root knex) that service functions receive first. */
@@ -21,6 +22,10 @@ export interface KnexOptions {
   queueNamespace?: string;
   /** Where knex's own warnings go (the migrator prints to stdout otherwise). */
   log?: Logger | undefined;
+  /** A connection that has served more distinct tenant schemas is replaced (recycle.ts); 0 or absent: no limit. */
+  maxSchemasPerConnection?: number;
+  /** A connection older than this (ms) is replaced when next handed out; 0 or absent: no limit. */
+  maxConnectionAgeMs?: number;
 }
 
 /**
@@ -42,7 +47,7 @@ export function queueNamespaceOf(db: Db): string | undefined {
  * per transaction (see withTenant), and a session is not ours behind a pooler in transaction mode.
  */
 export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
-  const knex = knexFactory({
+  const knex: Knex = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: opts.applicationName },
     pool: {
@@ -52,6 +57,15 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
         unnamedStatementsOnly(conn);
         done(null, conn);
       },
+      // Checked each time the pool hands a connection out: never during a transaction.
+      validate: (conn: pg.Client): boolean => withinSchemaLimit(knex.client.config as object, conn),
+      // A tenth of jitter, so connections made together are not all replaced at once.
+      ...(opts.maxConnectionAgeMs
+        ? {
+            maxConnectionLifetimeMillis: opts.maxConnectionAgeMs,
+            maxConnectionLifetimeJitterMillis: Math.floor(opts.maxConnectionAgeMs / 10),
+          }
+        : {}),
     },
     acquireConnectionTimeout: 10000,
     log: {
@@ -62,6 +76,7 @@ export function createKnex(databaseUrl: string, opts: KnexOptions): Knex {
     },
   });
   if (opts.queueNamespace) queueNamespaces.set(knex.client.config as object, opts.queueNamespace);
+  limitSchemasPerConnection(knex.client.config as object, opts.maxSchemasPerConnection ?? 0);
   // Statements outside a request transaction get the same refusal of too many bound values.
   const client = knex.client as { query(conn: unknown, obj: { bindings?: unknown[] }): Promise<unknown> };
   const query = client.query.bind(client);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { AppError, MAX_BOUND_VALUES, tooManyValues } from '../errors.js';
+import { noteSchema } from './recycle.js';
 
 /**
  * A transaction on one pooled connection, opened and closed by us rather than by
@@ -322,9 +323,11 @@ export async function runTransaction<T>(
   opening: string,
   fn: (db: Knex) => Promise<T>,
   firstCheck?: FirstStatementCheck,
+  schema?: string,
 ): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
+  if (schema) noteSchema(root.client.config, conn, schema);
   const check = checkState(firstCheck);
   const begin: PendingBegin = { opening };
   const { db, end } = lease(knex, conn, undefined, check, false, begin);
@@ -383,9 +386,11 @@ export async function runStatements<T>(
   opening: string,
   fn: (db: Knex) => Promise<T>,
   firstCheck?: FirstStatementCheck,
+  schema?: string,
 ): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
+  if (schema) noteSchema(root.client.config, conn, schema);
   const check = checkState(firstCheck);
   const { db, end } = lease(knex, conn, opening, check);
   try {

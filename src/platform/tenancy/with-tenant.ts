@@ -76,7 +76,7 @@ export async function withTenant<T>(
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
   const writes = opts.readOnly ? '' : changeSettings(knex, opts.via);
   const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}${writes}`;
-  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn, opts.check);
+  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn, opts.check, schema);
   const result = await runTransaction(
     knex,
     opening,
@@ -85,6 +85,7 @@ export async function withTenant<T>(
       return fn(db);
     },
     opts.check,
+    schema,
   );
   if (trx && opts.dispatcher) afterCommitDispatch(trx, opts.dispatcher);
   return result;
