@@ -76,7 +76,8 @@ export async function main(argv: string[]): Promise<void> {
   if (values.reuse) await undoBenchMigration(knex, migrateConcurrency);
 
   const port = await freePort();
-  const web = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' }, port);
+  // The web process as deployed: its connections replaced past DB_CONNECTION_MAX_SCHEMAS (default 1000).
+  let web = await startProcess('dist/src/web.js', { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' }, port);
   const pid = web.pid!;
   const hostOf = (i: number) => `${slug(i)}.localhost:${port}`;
   const webMemory = () => backendMemory(knex, database, 'lectern-web');
@@ -164,6 +165,20 @@ export async function main(argv: string[]): Promise<void> {
     const pgMany = await webMemory();
     // The single tenant again, now that the database holds N schemas, in the same warm process.
     const oneAgain = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
+
+    // Side by side: the same warm phase on a web process whose connections are never replaced
+    // (DB_CONNECTION_MAX_SCHEMAS=0, DB_CONNECTION_MAX_AGE=0), what the bound saves and costs.
+    await stopProcess(web);
+    process.stderr.write(`phase 5: the same, connections never replaced: ${warmup}s warm-up, ${seconds}s warm\n`);
+    web = await startProcess(
+      'dist/src/web.js',
+      { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', DB_CONNECTION_MAX_SCHEMAS: '0', DB_CONNECTION_MAX_AGE: '0' },
+      port,
+    );
+    await runLoad({ port, concurrency, seconds: warmup, next: rotate });
+    const unbounded = await runLoad({ port, concurrency, seconds, next: rotate });
+    const pgUnbounded = await webMemory();
+    const rssUnbounded = await rssMb(web.pid!);
     const loadAtEnd = load();
 
     // The table and figures of docs/benchmarks.md, as they are written there.
@@ -180,6 +195,7 @@ export async function main(argv: string[]): Promise<void> {
       row(`${num(n)}, cold`, cold, rssMany, undefined),
       row(`${num(n)}, warm`, many, rssMany, pgMany),
       row('1, again', oneAgain, rssMany, pgMany),
+      row(`${num(n)}, warm, connections never replaced`, unbounded, rssUnbounded, pgUnbounded),
     ].join('\n');
     const out = [
       '',
@@ -192,7 +208,8 @@ export async function main(argv: string[]): Promise<void> {
       '',
       table,
       '',
-      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}; 1 again / 1: ${round(oneAgain.p50ms / one.p50ms).toFixed(2)}`,
+      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}; 1 again / 1: ${round(oneAgain.p50ms / one.p50ms).toFixed(2)}; connections never replaced: ${round(unbounded.p50ms / one.p50ms).toFixed(2)}`,
+      `PostgreSQL memory per web connection at ${num(n)} tenants: **${pgMany ? pgMany.meanMb.toFixed(1) : 'n/a'} MB** (DB_CONNECTION_MAX_SCHEMAS ${process.env.DB_CONNECTION_MAX_SCHEMAS ?? 'default, 1000'}), ${pgUnbounded ? pgUnbounded.meanMb.toFixed(1) : 'n/a'} MB with connections never replaced`,
       '',
     ];
     process.stdout.write(out.join('\n') + '\n');
@@ -230,8 +247,9 @@ export async function main(argv: string[]): Promise<void> {
         oneAgain,
         rssOne,
         rssMany,
-        postgresMemoryPerWebConnection: { one: pgOne, many: pgMany },
+        postgresMemoryPerWebConnection: { one: pgOne, many: pgMany, manyNeverReplaced: pgUnbounded },
         p50Ratio: ratio,
+        neverReplaced: { many: unbounded, p50Ratio: round(unbounded.p50ms / one.p50ms) },
       },
       { table, args: argv },
     );

@@ -53,6 +53,23 @@ function idParam(ctx: AppContext, name = 'id'): number {
 }
 
 /**
+ * The template of the route the router matched for this request (`/api/v2/crm/contacts/:id`), or
+ * of its last middleware when no route matched: the last layer the router found for the path
+ * that runs for the method, as `router.match(path, method).pathAndMethod.at(-1)` would answer,
+ * read from what the router kept of its match (`ctx.matched`, this router's layers last) rather
+ * than matching every route again.
+ */
+function matchedTemplate(ctx: AppContext): string | undefined {
+  const matched = (ctx as unknown as { matched?: { path: string; methods: string[] }[] }).matched ?? [];
+  const method = ctx.method.toUpperCase();
+  for (let i = matched.length - 1; i >= 0; i--) {
+    const layer = matched[i]!;
+    if (layer.methods.length === 0 || layer.methods.includes(method)) return layer.path;
+  }
+  return undefined;
+}
+
+/**
  * The legacy REST API v2 on a tenant's host: HTTP Basic auth of a tenant user, usage counting,
  * then one generic handler per operation of each resource, plus the delegate and custom
  * template sub-resources.
@@ -67,8 +84,7 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
     } finally {
       // The route template (`/api/v2/crm/contacts/:id`), also when authentication stopped the
       // request before the route ran; unknown paths share one key so counts stay bounded.
-      const layer = router.match(ctx.path, ctx.method).pathAndMethod.at(-1);
-      usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${layer?.path ?? '(unknown path)'}`);
+      usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${matchedTemplate(ctx) ?? '(unknown path)'}`);
     }
   });
   // Credentials first, outside any transaction: a request that fails them never takes one.

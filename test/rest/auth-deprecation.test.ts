@@ -90,6 +90,9 @@ test('each REST call is counted per tenant, user, endpoint and day, and the CLI 
     await c.api('GET', 'crm/contacts');
     await c.api('GET', 'crm/contacts/12345');
     await c.api('GET', 'crm/campaigns', undefined, { headers: { authorization: basic(c.email, 'wrong-password') } });
+    await c.api('PUT', 'crm/contacts/12345', { first_name: 'X' });
+    await c.api('GET', 'crm/no-such-thing-1');
+    await c.api('GET', 'crm/no-such-thing-2');
     await c.ctx.rt.legacyUsage.flush();
     const r = await runTs('src/cli/main.ts', ['legacy-usage', '--tenant', c.tenant.slug]);
     t.is(r.code, 0, r.stderr);
@@ -107,6 +110,13 @@ test('each REST call is counted per tenant, user, endpoint and day, and the CLI 
       rows.find((x) => x.endpoint === 'GET /api/v2/crm/campaigns'),
       { calls: 1, email: null },
     );
+    t.like(
+      rows.find((x) => x.endpoint === 'PUT /api/v2/crm/contacts/:id'),
+      { calls: 1, email: c.email },
+    );
+    // Unknown paths share one key (counts stay bounded), never the path asked.
+    t.false(rows.some((x) => x.endpoint.includes('no-such-thing')));
+    t.is(rows.length, 4, JSON.stringify(rows.map((x) => x.endpoint)));
   } finally {
     await c.close();
   }
