@@ -33,7 +33,9 @@ export class WriteAdmission {
 
   constructor(private readonly opts: AdmissionOptions) {
     this.limiter =
-      opts.writesPerSecond > 0 ? new RateLimiterMemory({ keyPrefix: 'write_admission', points: opts.writesPerSecond, duration: 1 }) : undefined;
+      opts.writesPerSecond > 0
+        ? new RateLimiterMemory({ keyPrefix: 'write_admission', points: opts.writesPerSecond, duration: 1 })
+        : undefined;
   }
 
   /** Tenants that asked to write within the window (the asking one included, as it asks now). */
