@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError } from '../../platform/errors.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
@@ -17,32 +17,37 @@ export type Admission = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
  * Fair shares of a web process's write intake between tenants (ADMISSION_WRITES_PER_SECOND,
- * ADMISSION_ACTIVE_WINDOW_MS). Each tenant has a bucket of `writesPerSecond` points a second
- * (rate-limiter-flexible's in-memory limiter, keyed by tenant); a write costs as many points as
- * there are tenants writing (those with a write asked for in the last `activeWindowMs`, itself
- * included). So a lone tenant may use the whole capacity, and while N tenants write each is
- * admitted at most 1/N of it: one tenant's flood cannot take the CPU the others' writes need.
- * Past its share a write is refused before anything is read or written (no half-written order),
- * with the seconds to wait until the tenant's next second begins.
+ * ADMISSION_ACTIVE_WINDOW_MS), counted per second with rate-limiter-flexible's in-memory
+ * limiter: the process's writes, and each tenant's. A write is refused only when all of these
+ * hold: another tenant is writing too (asked to write within `activeWindowMs`), the process has
+ * admitted more than `writesPerSecond` writes this second, and this tenant more than its fair
+ * share of them (`writesPerSecond` / the tenants writing). So a tenant writing alone is never
+ * refused, capacity nobody else asks for is not held back, and while several tenants write one
+ * tenant's flood cannot take more than its share of the CPU the others' writes need. A refusal
+ * comes before anything is read or written (nothing is half-written), with the seconds to wait
+ * until the next second begins; refused writes are not counted.
  */
 export class WriteAdmission {
-  private readonly limiter: RateLimiterMemory | undefined;
+  private readonly perTenant: RateLimiterMemory | undefined;
+  private readonly total: RateLimiterMemory | undefined;
   /** Tenant id → when it last asked to write (ms). */
   private readonly lastWrite = new Map<number, number>();
   private lastPrune = 0;
 
   constructor(private readonly opts: AdmissionOptions) {
-    this.limiter =
-      opts.writesPerSecond > 0
-        ? new RateLimiterMemory({ keyPrefix: 'write_admission', points: opts.writesPerSecond, duration: 1 })
-        : undefined;
+    if (opts.writesPerSecond > 0) {
+      // Counts are never refused by the limiters themselves: the decision is made below.
+      const points = Number.MAX_SAFE_INTEGER;
+      this.perTenant = new RateLimiterMemory({ keyPrefix: 'write_admission_tenant', points, duration: 1 });
+      this.total = new RateLimiterMemory({ keyPrefix: 'write_admission_total', points, duration: 1 });
+    }
   }
 
   /** Tenants that asked to write within the window (the asking one included, as it asks now). */
   writing(tenantId: number, now = Date.now()): number {
     this.lastWrite.set(tenantId, now);
     const since = now - this.opts.activeWindowMs;
-    // Forget quiet tenants at most every window, so the count stays a walk over the writing ones.
+    // Forget quiet tenants at most once a window, so the count stays a walk over the writing ones.
     if (now - this.lastPrune >= this.opts.activeWindowMs) {
       this.lastPrune = now;
       for (const [id, at] of this.lastWrite) if (at < since) this.lastWrite.delete(id);
@@ -53,14 +58,14 @@ export class WriteAdmission {
   }
 
   async admit(tenantId: number): Promise<Admission> {
-    if (!this.limiter) return { ok: true };
-    const cost = Math.min(this.writing(tenantId), this.opts.writesPerSecond);
-    const res = await this.limiter.consume(String(tenantId), cost).catch((r: unknown) => {
-      if (r instanceof RateLimiterRes) return r;
-      throw r;
-    });
-    if (res.consumedPoints <= this.opts.writesPerSecond) return { ok: true };
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+    if (!this.perTenant || !this.total) return { ok: true };
+    const writing = this.writing(tenantId);
+    const key = String(tenantId);
+    const [total, mine] = await Promise.all([this.total.consume('all'), this.perTenant.consume(key)]);
+    const share = this.opts.writesPerSecond / writing;
+    if (writing === 1 || total.consumedPoints <= this.opts.writesPerSecond || mine.consumedPoints <= share) return { ok: true };
+    await Promise.all([this.total.reward('all'), this.perTenant.reward(key)]);
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(mine.msBeforeNext / 1000)) };
   }
 }
 
