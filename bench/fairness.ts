@@ -20,7 +20,10 @@ import { writeResult } from './lib/results.js';
  * the order being stored to its invoice being stored); the time from the client's send is
  * shown beside it, as it adds the web process's intake, which the flood's requests share. Real web and worker processes, one queue store
  * (REDIS_URL, with QUEUE_SHARDS / REDIS_CLUSTER as set; without REDIS_URL, BullMQ's PostgreSQL
- * backend).
+ * backend). Both clients honour a 429 (ADMISSION_WRITES_PER_SECOND, read by the web process from
+ * the environment) as an integrator would: wait `Retry-After`, send the same order again; the
+ * 429s are counted. The row is `figures.p99Ratio` (= figures.flood.stored.p99ms /
+ * figures.idle.stored.p99ms) in the results JSON.
  */
 interface Sent {
   id: number;
