@@ -80,7 +80,7 @@ export function summarise(latencies: number[], errors: number, seconds: number):
 export function requestJson(
   port: number,
   r: { method?: string; path: string; host: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; json: unknown }> {
+): Promise<{ status: number; json: unknown; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: '127.0.0.1', port, method: r.method ?? 'GET', path: r.path, headers: { host: r.host, ...r.headers } },
@@ -95,7 +95,7 @@ export function requestJson(
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, json });
+          resolve({ status: res.statusCode ?? 0, json, headers: res.headers });
         });
       },
     );

@@ -96,6 +96,8 @@ const schema = z
     RECONCILE_AFTER_MS: intIn(500, 86400000).default(60000),
     APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
     WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
+    ADMISSION_WRITES_PER_SECOND: intIn(0, 1000000).default(100),
+    ADMISSION_ACTIVE_WINDOW_MS: intIn(100, 60000).default(2000),
     STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
     WEBLINK_STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(5000),
     PROXY_HOPS: intIn(1, 10).default(1),
@@ -234,6 +236,10 @@ export interface Config {
   applyBatchSize: number;
   /** WebLink requests allowed per client address per minute (per tenant). */
   weblinkRateLimit: number;
+  /** REST writes a web process admits per second, shared fairly by the tenants writing (0: no limit). */
+  admissionWritesPerSecond: number;
+  /** How long after its last write a tenant still counts as writing, for the fair share. */
+  admissionActiveWindowMs: number;
   /** Longest a statement of a REST, Core GraphQL or page request may run. */
   statementTimeoutMs: number;
   /** Longest a statement of a (public, anonymous) WebLink request may run. */
@@ -344,6 +350,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileAfterMs: e.RECONCILE_AFTER_MS,
     applyBatchSize: e.APPLY_BATCH_SIZE,
     weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
+    admissionWritesPerSecond: e.ADMISSION_WRITES_PER_SECOND,
+    admissionActiveWindowMs: e.ADMISSION_ACTIVE_WINDOW_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     weblinkStatementTimeoutMs: e.WEBLINK_STATEMENT_TIMEOUT_MS,
     proxyHops: e.PROXY_HOPS,

@@ -1,0 +1,97 @@
+import test from 'ava';
+import type { Tenant } from '../../src/platform/tenancy/tenant.js';
+import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
+import { request, setupTestRuntime, startTestApp, type HttpResult, type TestContext } from '../helpers/harness.js';
+import { orderFor, orderSetup, type OrderSetup } from '../helpers/orders.js';
+import { basic, PASSWORD } from '../helpers/rest.js';
+
+/**
+ * Write admission (ADMISSION_WRITES_PER_SECOND, here 10 a second for the process): over real
+ * HTTP, a tenant flooding `POST /api/v2/orders` while another tenant writes is refused past its
+ * share with 429 `rate_limited` and `Retry-After`, the other tenant's orders are admitted, a
+ * refused order writes nothing, and a tenant writing alone is never refused.
+ */
+const CAPACITY = 10;
+let ctx: TestContext;
+let app: { port: number; close(): Promise<void> };
+let noisy: OrderSetup;
+let quiet: OrderSetup;
+let lone: OrderSetup;
+
+test.serial.before(async () => {
+  ctx = await setupTestRuntime({ ADMISSION_WRITES_PER_SECOND: String(CAPACITY), ADMISSION_ACTIVE_WINDOW_MS: '2000' });
+  noisy = await orderSetup(ctx.rt.knex, await ctx.freshTenant('admn'), 'admn');
+  quiet = await orderSetup(ctx.rt.knex, await ctx.freshTenant('admq'), 'admq');
+  lone = await orderSetup(ctx.rt.knex, await ctx.freshTenant('adml'), 'adml');
+  app = await startTestApp(ctx.rt);
+});
+test.after.always(async () => {
+  await app?.close();
+  await ctx?.cleanup();
+});
+
+const order = (s: OrderSetup, i: number): Promise<HttpResult> =>
+  request(app.port, {
+    method: 'POST',
+    path: '/api/v2/orders',
+    host: `${s.tenant.slug}.localhost`,
+    headers: { authorization: basic(s.email, PASSWORD), accept: 'application/json' },
+    body: orderFor(s, i),
+  });
+
+const stored = (tenant: Tenant) =>
+  withTenant(ctx.rt.knex, tenant, async (db) => ({
+    orders: Number((await db('opportunities').count('* as n').first())!.n),
+    lines: Number((await db('opportunity_lines').count('* as n').first())!.n),
+    outbox: Number((await db('platform.outbox').where({ tenant_id: tenant.id }).count('* as n').first())!.n),
+  }));
+
+/** Waits until no tenant has written for the admission window, so each test starts alone. */
+const quietPeriod = () => new Promise((r) => setTimeout(r, 2100));
+
+test.serial('when a tenant writes alone, then it is never refused, even past the capacity', async (t) => {
+  await quietPeriod();
+  const answers = await Promise.all(Array.from({ length: 3 * CAPACITY }, (_, i) => order(lone, i)));
+  t.deepEqual(
+    answers.map((a) => a.status),
+    Array.from({ length: 3 * CAPACITY }, () => 200),
+    answers.map((a) => a.text.slice(0, 200)).join('\n'),
+  );
+  t.is((await stored(lone.tenant)).orders, 3 * CAPACITY);
+});
+
+test.serial(
+  "when a tenant floods orders while another writes, then the flood gets 429 with Retry-After past its share, writes nothing for them, and the other's orders are admitted",
+  async (t) => {
+    await quietPeriod();
+    const before = await stored(noisy.tenant);
+    // The quiet tenant writes: from now on two tenants are writing, each with half the capacity.
+    t.is((await order(quiet, 1)).status, 200);
+    const flood = await Promise.all(Array.from({ length: 5 * CAPACITY }, (_, i) => order(noisy, 100 + i)));
+    const admitted = flood.filter((a) => a.status === 200);
+    const refused = flood.filter((a) => a.status === 429);
+    t.is(admitted.length + refused.length, flood.length, flood.map((a) => `${a.status} ${a.text.slice(0, 200)}`).join('\n'));
+    t.true(refused.length > 0, 'the flood was refused past its share');
+    // The process's capacity a second at most while it is past it (the flood may straddle two seconds).
+    t.true(admitted.length <= 2 * CAPACITY, `${admitted.length} admitted`);
+    const r = refused[0]!;
+    t.is(r.json.error.code, 'rate_limited');
+    const retry = Number(r.headers['retry-after']);
+    t.true(retry >= 1 && retry <= 2, String(r.headers['retry-after']));
+    t.is(r.json.error.details.retryAfterSeconds, retry);
+    // Nothing half-written: exactly the admitted orders are stored, with their lines and outbox rows.
+    const after = await stored(noisy.tenant);
+    t.is(after.orders - before.orders, admitted.length);
+    t.is(after.lines - before.lines, admitted.length);
+    t.is(after.outbox - before.outbox, admitted.length);
+    // The quiet tenant's writes are admitted during the flood.
+    const quietAnswers = await Promise.all([order(quiet, 2), order(quiet, 3)]);
+    t.deepEqual(
+      quietAnswers.map((a) => a.status),
+      [200, 200],
+    );
+    // After Retry-After, the flooding tenant's order is admitted again.
+    await new Promise((res) => setTimeout(res, retry * 1000));
+    t.is((await order(noisy, 999)).status, 200);
+  },
+);
