@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { basicAuth } from '../modules/users/basic-auth.js';
 import { bodyErrors } from '../kit/http/body.js';
+import { WriteAdmission, writeAdmission } from '../kit/http/admission.js';
 import { tenantOf, type AppContext, type AppMiddleware, type AppState } from '../kit/http/context.js';
 import { dbOf, requestDb } from '../kit/http/request-db.js';
 import type { Knex } from '../platform/db/knex.js';
@@ -89,6 +90,14 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   });
   // Credentials first, outside any transaction: a request that fails them never takes one.
   router.use(basicAuth(rt.knex, rt.passwords, rt.identities));
+  // Each tenant's writes at its fair share of the process's intake while others write
+  // (docs/reliability.md): after authentication, so nobody without a tenant's credentials can
+  // spend its share; before the transaction, so a refused write reads and writes nothing.
+  router.use(
+    writeAdmission(
+      new WriteAdmission({ writesPerSecond: rt.config.admissionWritesPerSecond, activeWindowMs: rt.config.admissionActiveWindowMs }),
+    ),
+  );
   router.use(requestDb(rt));
   router.use(bodyErrors());
 

@@ -12,7 +12,6 @@ import { queueDashboard } from './queue-dashboard.js';
 import { logUnansweredErrors, requestContext } from '../kit/http/request-id.js';
 import { resolveTenant } from '../kit/http/tenant.js';
 import { restDeprecation } from '../kit/http/deprecation.js';
-import { WriteAdmission, writeAdmission } from '../kit/http/admission.js';
 import { tenantInfoRoutes } from '../modules/tenant-info/tenant-info.routes.js';
 import { legacyRestRoutes } from './rest-routes.js';
 import type { Runtime } from './runtime.js';
@@ -136,11 +135,6 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   app.use(
     compose([
       resolveTenant(rt.registry, rt.config.baseDomain),
-      // Each tenant's REST writes at its fair share of the process's intake (docs/reliability.md).
-      writeAdmission(
-        new WriteAdmission({ writesPerSecond: rt.config.admissionWritesPerSecond, activeWindowMs: rt.config.admissionActiveWindowMs }),
-        (ctx) => ctx.path.startsWith('/api/v2/'),
-      ),
       ...tenantRouters.flatMap((r) => [r.routes(), r.allowedMethods()]),
       only((ctx) => /^\/(control-panel|account)(\/|$)/.test(ctx.path), tenantPages),
     ]),

@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError } from '../../platform/errors.js';
-import type { AppContext, AppMiddleware } from './context.js';
+import type { AppMiddleware } from './context.js';
 
 /** The methods that write: a tenant's share of the intake counts these, never reads. */
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -70,14 +70,15 @@ export class WriteAdmission {
 }
 
 /**
- * REST writes (POST, PUT, PATCH, DELETE under `when`) of the request's tenant, admitted at its
- * fair share: past it, 429 `rate_limited` with `Retry-After` (the REST error body, as the other
- * 429s answer). Runs after the tenant is resolved and before authentication and the route.
+ * Writes (POST, PUT, PATCH, DELETE) of the request's tenant, admitted at its fair share: past
+ * it, 429 `rate_limited` with `Retry-After` (the REST error body, as the other 429s answer). The
+ * REST API runs it after authentication (a caller without the tenant's credentials cannot spend
+ * its share) and before the request's transaction.
  */
-export function writeAdmission(admission: WriteAdmission, when: (ctx: AppContext) => boolean): AppMiddleware {
+export function writeAdmission(admission: WriteAdmission): AppMiddleware {
   return async (ctx, next) => {
     const tenant = ctx.state.tenant;
-    if (!tenant || !WRITE_METHODS.has(ctx.method) || !when(ctx)) return next();
+    if (!tenant || !WRITE_METHODS.has(ctx.method)) return next();
     const admitted = await admission.admit(tenant.id);
     if (!admitted.ok) {
       ctx.set('Retry-After', String(admitted.retryAfterSeconds));
