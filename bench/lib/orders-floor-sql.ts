@@ -205,7 +205,10 @@ export interface WaitSummary {
   samples: number;
   /** Sessions of the bench's database seen active per sample, on average. */
   activePerSample: number;
-  /** `wait_event_type:wait_event` (or `CPU` when active with none) -> sessions seen so, summed over the samples. */
+  /**
+   * Sessions in a transaction, by what they were doing: `wait_event_type:wait_event`, `CPU` (active,
+   * no wait event), or `idle in transaction` (waiting for its client's next statement), summed over the samples.
+   */
   waits: Record<string, number>;
   /** Lock requests not granted, `locktype relation mode` -> how often seen (a relation's name, or a tuple/transactionid). */
   locksWaited: Record<string, number>;
@@ -222,19 +225,21 @@ export function sampleWaits(databaseUrl: string, everyMs = 20): { stop(): Promis
     await client.connect();
     while (!stopped) {
       const { rows } = await client.query<{ w: string; n: number }>(
-        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as w, count(*)::int as n from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and state = 'active' group by 1`,
+        `select case when state = 'active' then coalesce(wait_event_type || ':' || wait_event, 'CPU') else state end as w, count(*)::int as n
+           from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+            and state in ('active', 'idle in transaction') group by 1`,
       );
       const locks = await client.query<{ k: string; n: number }>(
         `select l.locktype || ' ' || coalesce(c.relname, '') || ' ' || l.mode as k, count(*)::int as n
            from pg_locks l left join pg_class c on c.oid = l.relation
-          where not l.granted and l.database in (0, (select oid from pg_database where datname = current_database())) or (not l.granted and l.database is null)
+          where not l.granted
           group by 1`,
       );
       summary.samples++;
       for (const r of rows) {
         add(summary.waits, r.w, r.n);
-        active += r.n;
+        if (r.w !== 'idle in transaction') active += r.n;
       }
       for (const r of locks.rows) add(summary.locksWaited, r.k.replace(/\s+/g, ' ').trim(), r.n);
       await new Promise((r) => setTimeout(r, everyMs));
@@ -246,7 +251,12 @@ export function sampleWaits(databaseUrl: string, everyMs = 20): { stop(): Promis
       await loop.catch(() => undefined);
       await client.end().catch(() => undefined);
       summary.activePerSample = round(active / Math.max(1, summary.samples), 2);
-      const top = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort((a, b) => b[1] - a[1]).slice(0, 12));
+      const top = (m: Record<string, number>) =>
+        Object.fromEntries(
+          Object.entries(m)
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 12),
+        );
       return { ...summary, waits: top(summary.waits), locksWaited: top(summary.locksWaited) };
     },
   };
