@@ -108,7 +108,7 @@ export async function main(argv: string[]): Promise<void> {
     `Floor: the same ${orders} orders' three transactions each (intake, registration, invoice) through Lectern's service functions in one bare process, no HTTP, no queue, ${values.concurrency} orders at a time (bench/lib/orders-floor.ts).`,
     ...results.map(
       (r) =>
-        `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order; hand-written SQL floor p50 ${r.sqlFloor.p50ms} ms / p99 ${r.sqlFloor.p99ms} ms, ${r.sqlFloor.cpuMsPerOrder} ms CPU per order (Lectern's floor / SQL floor ${r.ratios.floorToSqlFloor}).`,
+        `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order, ${r.floor.statementsPerOrder} statements per order (knex query events); hand-written SQL floor p50 ${r.sqlFloor.p50ms} ms / p99 ${r.sqlFloor.p99ms} ms, ${r.sqlFloor.cpuMsPerOrder} ms CPU per order, 3 round trips per order (Lectern's floor / SQL floor ${r.ratios.floorToSqlFloor}).`,
     ),
     ...results.flatMap((r) =>
       (['endToEnd', 'floor', 'sqlFloor'] as const).map((phase) => {

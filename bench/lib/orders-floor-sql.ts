@@ -186,6 +186,8 @@ async function runSqlFloor(input: SqlFloorInput): Promise<FloorResult> {
       cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length), 3),
       concurrency,
       warmupOrders: warmup,
+      // Three round trips; each is begin, set_config, one statement and commit in one simple-protocol message.
+      statementsPerOrder: 3,
     };
   } finally {
     await pool.end();
