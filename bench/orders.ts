@@ -9,6 +9,7 @@ import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { BENCH_SESSION_SECRET, benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
 import { orderFixture, type OrderFixture } from './lib/order-fixture.js';
 import { measureOrdersFloor, type FloorResult } from './lib/orders-floor.js';
+import { measureOrdersSqlFloor, sampleWaits, type WaitSummary } from './lib/orders-floor-sql.js';
 import { requestJson, round, runLoad, summarise, type LoadResult } from './lib/load.js';
 import { writeResult } from './lib/results.js';
 
@@ -36,6 +37,12 @@ interface BackendResult {
   endToEnd: { orders: number; seconds: number; ordersPerSecond: number; p50ms: number; p99ms: number; failed: number; redisCpu?: RedisCpu };
   noop: { jobs: number; seconds: number; jobsPerSecond: number; redisCpu?: RedisCpu };
   floor: FloorResult;
+  /** The same three transactions as minimal hand-written SQL, one round trip each (bench/lib/orders-floor-sql.ts). */
+  sqlFloor: FloorResult;
+  /** e2e / no-op, e2e / floor (Lectern's functions), e2e / sqlFloor, floor / sqlFloor. */
+  ratios: { e2eToNoop: number; e2eToFloor: number; e2eToSqlFloor: number; floorToSqlFloor: number };
+  /** What the database's sessions waited on (pg_stat_activity, pg_locks sampled every 20 ms) in each phase. */
+  waits: { endToEnd: WaitSummary; floor: WaitSummary; sqlFloor: WaitSummary };
 }
 
 const BACKEND_LABEL = { redis: 'Redis', postgres: 'PostgreSQL' } as const;
@@ -83,11 +90,11 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   const table = [
-    '| backend | workers | intake orders/s | intake p50 / p99 ms | end-to-end orders/s | e2e p50 / p99 ms | no-op jobs/s | floor orders/s | e2e / no-op | e2e / floor |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| backend | workers | intake orders/s | intake p50 / p99 ms | end-to-end orders/s | e2e p50 / p99 ms | no-op jobs/s | floor orders/s | SQL floor orders/s | e2e / no-op | e2e / floor | e2e / SQL floor |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
-        `| ${r.store} | ${workers} | ${int(r.intake.rps)} | ${int(r.intake.p50ms)} / ${int(r.intake.p99ms)} | ${int(r.endToEnd.ordersPerSecond)} | ${int(r.endToEnd.p50ms)} / ${int(r.endToEnd.p99ms)} | ${int(r.noop.jobsPerSecond)} | ${int(r.floor.ordersPerSecond)} | ${(r.endToEnd.ordersPerSecond / r.noop.jobsPerSecond).toFixed(2)} | ${(r.endToEnd.ordersPerSecond / r.floor.ordersPerSecond).toFixed(2)} |`,
+        `| ${r.store} | ${workers} | ${int(r.intake.rps)} | ${int(r.intake.p50ms)} / ${int(r.intake.p99ms)} | ${int(r.endToEnd.ordersPerSecond)} | ${int(r.endToEnd.p50ms)} / ${int(r.endToEnd.p99ms)} | ${int(r.noop.jobsPerSecond)} | ${int(r.floor.ordersPerSecond)} | ${int(r.sqlFloor.ordersPerSecond)} | ${r.ratios.e2eToNoop.toFixed(2)} | ${r.ratios.e2eToFloor.toFixed(2)} | ${r.ratios.e2eToSqlFloor.toFixed(2)} |`,
     ),
   ].join('\n');
   const lines = [
@@ -101,7 +108,18 @@ export async function main(argv: string[]): Promise<void> {
     `Floor: the same ${orders} orders' three transactions each (intake, registration, invoice) through Lectern's service functions in one bare process, no HTTP, no queue, ${values.concurrency} orders at a time (bench/lib/orders-floor.ts).`,
     ...results.map(
       (r) =>
-        `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order.`,
+        `${BACKEND_LABEL[r.backend]} floor: one order's three transactions p50 ${r.floor.p50ms} ms / p99 ${r.floor.p99ms} ms, ${r.floor.cpuMsPerOrder} ms of the floor process's CPU per order, ${r.floor.statementsPerOrder} statements per order (knex query events); hand-written SQL floor p50 ${r.sqlFloor.p50ms} ms / p99 ${r.sqlFloor.p99ms} ms, ${r.sqlFloor.cpuMsPerOrder} ms CPU per order, 3 round trips per order (Lectern's floor / SQL floor ${r.ratios.floorToSqlFloor}).`,
+    ),
+    ...results.flatMap((r) =>
+      (['endToEnd', 'floor', 'sqlFloor'] as const).map((phase) => {
+        const w = r.waits[phase];
+        const fmt = (m: Record<string, number>) =>
+          Object.entries(m)
+            .slice(0, 6)
+            .map(([k, n]) => `${k} ${Math.round((n / Math.max(1, w.samples)) * 100) / 100}`)
+            .join(', ') || 'none';
+        return `${BACKEND_LABEL[r.backend]} ${phase} waits (sessions per sample, ${w.samples} samples, ${w.activePerSample} active): ${fmt(w.waits)}; locks waited for: ${fmt(w.locksWaited)}`;
+      }),
     ),
     ...results
       .filter((r) => r.endToEnd.redisCpu && r.noop.redisCpu)
@@ -194,12 +212,14 @@ async function runBackend(
     await new Promise((r) => setTimeout(r, 2000));
     const cpuOf = () => (backend === 'redis' ? redisCpu(opts.redisUrl!) : Promise.resolve(undefined));
     const cpuBefore = await cpuOf();
+    const e2eWaits = sampleWaits(db.url);
     const started = Date.now();
     const sent = await runFixedLoad(port, opts.orders, opts.concurrency, order);
     const orderIds = sent.ids.map((o) => o.id);
     const done = await waitForAllOrders(knex, fixtures, sent.ids, 300_000);
     const seconds = (done.lastCompletedAt - started) / 1000;
     const e2eCpu = cpuBefore && cpuUse(cpuBefore, (await cpuOf())!, (Date.now() - started) / 1000, orderIds.length);
+    const e2eWaited = await e2eWaits.stop();
     await stopAll(procs);
     const e2e = summarise(done.latenciesMs, done.failed, seconds);
 
@@ -209,6 +229,7 @@ async function runBackend(
     process.stderr.write(
       `floor: ${opts.orders} orders (after ${warmup} to warm up) at concurrency ${opts.concurrency}, no queue, no HTTP\n`,
     );
+    const floorWaits = sampleWaits(db.url);
     const floor = await measureOrdersFloor({
       databaseUrl: db.url,
       queueNamespace: `${prefix}_floor`,
@@ -218,6 +239,20 @@ async function runBackend(
       warmup,
       concurrency: opts.concurrency,
     });
+    const floorWaited = await floorWaits.stop();
+    // The hand-written floor: the same orders, the same rows, the least SQL (one round trip per transaction).
+    process.stderr.write(`hand-written SQL floor: ${opts.orders} orders at concurrency ${opts.concurrency}\n`);
+    const sqlWaits = sampleWaits(db.url);
+    const sqlFloor = await measureOrdersSqlFloor({
+      databaseUrl: db.url,
+      queueNamespace: `${prefix}_floor`,
+      tenant: { id: tenant.id, schema: tenant.schema },
+      userId: actor.userId,
+      bodies: Array.from({ length: warmup + opts.orders }, (_, i) => body(i)),
+      warmup,
+      concurrency: opts.concurrency,
+    });
+    const sqlWaited = await sqlWaits.stop();
 
     // Intake alone: no workers, so the web process and the queue store are all that run.
     process.stderr.write(`intake: ${opts.seconds}s at concurrency ${opts.concurrency}, no workers\n`);
@@ -252,6 +287,14 @@ async function runBackend(
       },
       noop,
       floor,
+      sqlFloor,
+      ratios: {
+        e2eToNoop: round(orderIds.length / seconds / noop.jobsPerSecond, 3),
+        e2eToFloor: round(orderIds.length / seconds / floor.ordersPerSecond, 3),
+        e2eToSqlFloor: round(orderIds.length / seconds / sqlFloor.ordersPerSecond, 3),
+        floorToSqlFloor: round(floor.ordersPerSecond / sqlFloor.ordersPerSecond, 3),
+      },
+      waits: { endToEnd: e2eWaited, floor: floorWaited, sqlFloor: sqlWaited },
     };
   } finally {
     await stopAll([...running]);

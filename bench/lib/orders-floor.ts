@@ -59,6 +59,8 @@ export interface FloorResult {
   cpuMsPerOrder: number;
   concurrency: number;
   warmupOrders: number;
+  /** Statements knex sent per timed order (its 'query' event; whether BEGIN/COMMIT are among them is knex's choice): each is a round trip. */
+  statementsPerOrder?: number;
 }
 
 /** The web process's statement timeout (STATEMENT_TIMEOUT_MS's default), part of the intake's opening statement. */
@@ -114,6 +116,8 @@ async function runFloor(input: FloorInput): Promise<FloorResult> {
   };
   try {
     await runAll(bodies.slice(0, warmup), []);
+    let statements = 0;
+    knex.on('query', () => statements++);
     const latencies: number[] = [];
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -130,6 +134,7 @@ async function runFloor(input: FloorInput): Promise<FloorResult> {
       cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length), 3),
       concurrency,
       warmupOrders: warmup,
+      statementsPerOrder: round(statements / Math.max(1, latencies.length), 2),
     };
   } finally {
     await knex.destroy();

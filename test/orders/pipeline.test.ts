@@ -248,6 +248,37 @@ test.serial(
   },
 );
 
+test.serial(
+  'when overbooking is prevented and 50 orders of one place each arrive in parallel for an event with 10 places, then exactly 10 complete and 40 fail event_full',
+  async (t) => {
+    const tenPlaces = (
+      await f.api('POST', 'event/public_events', {
+        event_template_id: (await f.api('POST', 'event/event_templates', { title: 'Ten places' })).json.id,
+        title: 'Ten places',
+        start_date: '2027-07-01',
+        delegates_max: 10,
+      })
+    ).json.id;
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => configureOrders(db, { preventOverbooking: true }));
+    try {
+      const placed = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          f.api('POST', 'orders', { contact_id: contacts[0], items: [{ event_id: tenPlaces, price: 10, quantity: 1 }] }),
+        ),
+      );
+      const orders = await Promise.all(placed.map((r) => settle(r.json.order_id, ['completed', 'failed'])));
+      t.is(orders.filter((o) => o.state === 'completed').length, 10);
+      const failed = orders.filter((o) => o.state === 'failed');
+      t.is(failed.length, 40);
+      t.true(failed.every((o) => o.failure?.code === 'event_full' && o.registration === null));
+      const ev = (await f.api('GET', `event/public_events/${tenPlaces}`)).json;
+      t.is(ev.delegates_booked, 10);
+    } finally {
+      await withTenant(f.ctx.rt.knex, f.tenant, (db) => configureOrders(db, { preventOverbooking: false }));
+    }
+  },
+);
+
 test.serial('without the capacity check, an order may overbook an event (contract rule 4)', async (t) => {
   const r = await f.api('POST', 'orders', { contact_id: contacts[0], items: [{ event_id: smallEventId, price: 10, quantity: 9 }] });
   const order = await settle(r.json.order_id);
