@@ -102,9 +102,7 @@ export async function main(argv: string[]): Promise<void> {
     if (db.embedded?.owned) await db.embedded.stop();
   }
 
-  const errors = [...Object.values(results), categoryResults]
-    .flatMap((r) => Object.values(r))
-    .reduce((n, o) => n + o.errors, 0);
+  const errors = [...Object.values(results), categoryResults].flatMap((r) => Object.values(r)).reduce((n, o) => n + o.errors, 0);
   const table = [
     '| request | Lectern | knex floor | bare pg | one statement | Lectern / bare | Lectern / one statement |',
     '|---|---|---|---|---|---|---|',
