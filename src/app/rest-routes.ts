@@ -84,7 +84,8 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
       await next();
     } finally {
       // The route template (`/api/v2/crm/contacts/:id`), also when authentication stopped the
-      // request before the route ran; unknown paths share one key so counts stay bounded.
+      // request before the route ran (the router runs nothing for a path no route matches, so
+      // counts stay bounded; the fallback key is for a match this code does not foresee).
       usage.record(tenantOf(ctx).id, ctx.state.user?.id ?? null, `${ctx.method} ${matchedTemplate(ctx) ?? '(unknown path)'}`);
     }
   });

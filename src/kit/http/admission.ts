@@ -62,7 +62,9 @@ export class WriteAdmission {
     const writing = this.writing(tenantId);
     const key = String(tenantId);
     const [total, mine] = await Promise.all([this.total.consume('all'), this.perTenant.consume(key)]);
-    const share = this.opts.writesPerSecond / writing;
+    // At least one write a second each: with more tenants writing than the rate, every tenant's
+    // first write of a second is still admitted (a flood cannot take the quiet ones' turns).
+    const share = Math.max(1, this.opts.writesPerSecond / writing);
     if (writing === 1 || total.consumedPoints <= this.opts.writesPerSecond || mine.consumedPoints <= share) return { ok: true };
     await Promise.all([this.total.reward('all'), this.perTenant.reward(key)]);
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(mine.msBeforeNext / 1000)) };

@@ -116,20 +116,13 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
   };
   // Statements of an autocommit lease ({@link runStatements}) carry the lease's opening.
   const runQuery = root.constructor.prototype._query;
-  // The first statement of a transaction carries its BEGIN and opening.
   client._query = function (this: KnexClient, c: PgConnection, obj: KnexQuery) {
-    if (this.opening !== undefined) return openedQuery(c, this.opening, obj, this.check);
-    const pending: PendingBegin | undefined = this.begin;
-    if (pending?.opening === undefined) return runQuery.call(this, c, obj);
-    const opening = pending.opening;
-    pending.opening = undefined;
-    return openedQuery(c, opening, obj, this.check, true);
+    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj, this.check);
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
     // A stream would run without the read's opening (its settings): reads do not stream.
     if (this.opening !== undefined) return Promise.reject(new Error('A read in autocommit statements cannot stream'));
-    if (this.begin?.opening !== undefined) return Promise.reject(new Error('A transaction cannot stream before its first statement'));
     return stream.call(this, c, obj, s, o);
   };
   client.acquireConnection = function (this: KnexClient) {
@@ -167,75 +160,53 @@ const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig) => PgQueryIn
  * The opening's own row and completion are not part of the answer.
  */
 class OpenedQuery extends PgQuery {
-  /** Openings whose completion has not come back yet. */
-  private openingsPending: number;
+  private openingPending = true;
 
   constructor(
     config: pg.QueryConfig,
-    /** Trusted statements sent before this one: `BEGIN` when it opens a transaction, then the settings. */
-    private readonly openings: readonly string[],
-    /** Given the last opening's last column (text, or null), when the opening carries a {@link FirstStatementCheck}. */
+    private readonly opening: string,
+    /** Given the opening's last column (text, or null), when the opening carries a {@link FirstStatementCheck}. */
     private readonly onOpening?: (value: string | null) => void,
   ) {
     super({ ...config, queryMode: 'extended' } as pg.QueryConfig);
-    this.openingsPending = openings.length;
   }
 
   override prepare(connection: PgProtocol): void {
-    for (const text of this.openings) {
-      connection.parse({ text, name: '', types: [] });
-      connection.bind({ portal: '', statement: '', values: [] });
-      connection.execute({ portal: '', rows: 0 });
-    }
+    connection.parse({ text: this.opening, name: '', types: [] });
+    connection.bind({ portal: '', statement: '', values: [] });
+    connection.execute({ portal: '', rows: 0 });
     super.prepare(connection);
   }
 
   override handleDataRow(msg: unknown): void {
-    if (!this.openingsPending) return super.handleDataRow(msg);
-    // Fields of a row pg was not told the types of stay text (the openings have no Describe).
-    if (this.onOpening && this.openingsPending === 1)
-      this.onOpening(((msg as { fields: (string | null)[] }).fields.at(-1) ?? null) as string | null);
+    if (!this.openingPending) return super.handleDataRow(msg);
+    // Fields of a row pg was not told the types of stay text (the opening has no Describe).
+    if (this.onOpening) this.onOpening(((msg as { fields: (string | null)[] }).fields.at(-1) ?? null) as string | null);
   }
 
   override handleCommandComplete(msg: unknown, connection: PgProtocol): void {
-    if (this.openingsPending) this.openingsPending--;
+    if (this.openingPending) this.openingPending = false;
     else super.handleCommandComplete(msg, connection);
   }
 }
 
 /**
  * One statement of an autocommit lease: `opening`, then the statement, in one round trip
- * ({@link OpenedQuery}); or, `begin`, the first statement of a transaction: `BEGIN`, the opening
- * and the statement in one round trip (the transaction block BEGIN opens outlasts the Sync).
- * Until a statement has brought its value back, the opening also carries the lease's check.
+ * ({@link OpenedQuery}). Until a statement has brought its value back, the opening also carries
+ * the lease's check.
  */
-function openedQuery(
-  conn: PgConnection,
-  opening: string,
-  obj: KnexQuery,
-  check: CheckState | undefined,
-  begin = false,
-): Promise<KnexQuery> {
+function autocommitQuery(conn: PgConnection, opening: string, obj: KnexQuery, check?: CheckState): Promise<KnexQuery> {
   return new Promise((resolve, reject) => {
     const checked = check && !check.committed ? check : undefined;
     const onOpening = checked && ((value: string | null) => (checked.committed ??= { value }));
     const text = checked ? `${opening}, ${checked.sql} as lectern_check` : opening;
-    const query = new OpenedQuery(
-      { text: obj.sql, values: obj.bindings ?? [], ...obj.options },
-      begin ? ['BEGIN', text] : [text],
-      onOpening,
-    );
+    const query = new OpenedQuery({ text: obj.sql, values: obj.bindings ?? [], ...obj.options }, text, onOpening);
     (conn as unknown as pg.Client).query(query as unknown as pg.QueryConfig, (err: Error | null, response: unknown) => {
       if (err) return reject(err);
       obj.response = response;
       resolve(obj);
     });
   });
-}
-
-/** A transaction's opening until its first statement carries it (with BEGIN): then undefined. */
-interface PendingBegin {
-  opening: string | undefined;
 }
 
 interface Lease {
@@ -250,15 +221,14 @@ interface Lease {
  * `inside`: the handle of a check, whose statements run in the turn of the statement that brought
  * its value.
  */
-function lease(knex: Knex, conn: PgConnection, opening?: string, check?: CheckState, inside = false, begin?: PendingBegin): Lease {
+function lease(knex: Knex, conn: PgConnection, opening?: string, check?: CheckState, inside = false): Lease {
   const root = knex as any;
   const client = Object.create(connectionClient(root.client, conn));
   client.leaseOpen = true;
   client.opening = opening;
   client.check = check;
   client.inside = inside;
-  client.begin = begin;
-  client.leaseOf = { knex, conn, opening, begin };
+  client.leaseOf = { knex, conn, opening };
   const db = function (table?: string, options?: unknown) {
     const qb = client.queryBuilder();
     return table ? qb.table(table, options) : qb;
@@ -286,9 +256,7 @@ function lease(knex: Knex, conn: PgConnection, opening?: string, check?: CheckSt
   const outer = { isCompleted: () => !client.leaseOpen, _lastChild: Promise.resolve(), transactor: db };
   context.transaction = function (this: any, container?: unknown, options?: Record<string, unknown>) {
     if (opening) throw new Error('A read in autocommit statements cannot open a transaction');
-    const savepoint = () => this._transaction(container, { doNotRejectOnRollback: true, ...options }, outer);
-    // A savepoint needs the transaction begun: a first statement carries BEGIN before it.
-    return begin?.opening !== undefined ? db.raw('select 1').then(savepoint) : savepoint();
+    return this._transaction(container, { doNotRejectOnRollback: true, ...options }, outer);
   };
   context.withUserParams = () => {
     throw new Error('Cannot set user params on a transaction - it can only inherit params from main knex instance');
@@ -312,11 +280,9 @@ function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Runs `fn` in one transaction: `BEGIN` and `opening` (trusted SQL text, no parameters) travel with
- * the first statement `fn` sends, in its round trip, then `COMMIT`; `ROLLBACK` when anything throws.
- * A transaction that sent nothing sends nothing (its checks still run, in one statement). The
- * connection goes back to the pool either way; one that cannot even roll back is marked so the
- * pool drops it.
+ * Runs `fn` in one transaction: `BEGIN` and `opening` (trusted SQL text, no parameters) in one
+ * round trip, then `fn(db)`, then `COMMIT`; `ROLLBACK` when anything throws. The connection goes
+ * back to the pool either way; one that cannot even roll back is marked so the pool drops it.
  */
 export async function runTransaction<T>(
   knex: Knex,
@@ -329,44 +295,41 @@ export async function runTransaction<T>(
   const conn: PgConnection = await root.client.acquireConnection();
   if (schema) noteSchema(root.client.config, conn, schema);
   const check = checkState(firstCheck);
-  const begin: PendingBegin = { opening };
-  const { db, end } = lease(knex, conn, undefined, check, false, begin);
+  const { db, end } = lease(knex, conn, undefined, check);
   try {
+    if (!check) await inTurn(conn, () => conn.query(`BEGIN; ${opening}`));
+    else {
+      // The check's value comes back with BEGIN: the request's checks run before `fn` does.
+      await inTurn(conn, async () => {
+        const answers = (await conn.query(`BEGIN; ${opening}, ${check.sql} as lectern_check`)) as unknown as {
+          rows: Record<string, unknown>[];
+        }[];
+        const value = answers[1]?.rows[0]?.lectern_check;
+        check.committed = { value: value === null || value === undefined ? null : String(value) };
+        await settle(check, () => insideLease({ leaseOf: { knex, conn } }));
+      });
+    }
     let result: T;
     try {
       result = await fn(db);
-      // Nothing was sent: the checks still run (one statement), so nothing is answered unchecked.
-      if (check && !check.committed && check.pending.length) await confirm(db);
-    } catch (err) {
-      // Refused before it sent anything (a permission, a field error): the request's checks still
-      // decide first, so a revoked credential gets its 401, not an answer about the request.
-      if (check && !check.committed && check.pending.length && err instanceof AppError && err.status < 500) await confirm(db);
-      throw check?.refusal ?? err;
     } finally {
       end();
     }
-    // A check refused the request, whatever `fn` made of its error.
+    // A check made during `fn` refused the request, whatever `fn` made of its error.
     if (check?.refusal !== undefined) throw check.refusal;
-    if (begin.opening !== undefined) {
-      // Never begun: nothing to commit.
-      await tails.get(conn);
-      return result;
-    }
     // A statement failed inside and `fn` carried on: PostgreSQL answers COMMIT with ROLLBACK.
     // Nothing was written, so the caller must not believe (or announce) that it was.
     const commit = await inTurn(conn, () => conn.query('COMMIT'));
     if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed earlier');
     return result;
   } catch (err) {
-    if (begin.opening === undefined)
-      await timeout(
-        inTurn(conn, () => conn.query('ROLLBACK')),
-        ROLLBACK_TIMEOUT_MS,
-      ).catch((rollbackErr: unknown) => {
-        // The pool validates connections before handing them out and drops marked ones.
-        conn.__knex__disposed ??= rollbackErr;
-      });
-    else await tails.get(conn);
+    await timeout(
+      inTurn(conn, () => conn.query('ROLLBACK')),
+      ROLLBACK_TIMEOUT_MS,
+    ).catch((rollbackErr: unknown) => {
+      // The pool validates connections before handing them out and drops marked ones.
+      conn.__knex__disposed ??= rollbackErr;
+    });
     throw err;
   } finally {
     root.client.releaseConnection(conn);
@@ -461,11 +424,9 @@ function checkState(check: FirstStatementCheck | undefined): CheckState | undefi
 }
 
 /** A handle on a lease's connection for the checks run in a turn already taken (see `client.query`). */
-function insideLease(client: {
-  leaseOf: { knex: Knex; conn: PgConnection; opening?: string | undefined; begin?: PendingBegin | undefined };
-}): Lease {
-  const { knex, conn, opening, begin } = client.leaseOf;
-  return lease(knex, conn, opening, undefined, true, begin);
+function insideLease(client: { leaseOf: { knex: Knex; conn: PgConnection; opening?: string | undefined } }): Lease {
+  const { knex, conn, opening } = client.leaseOf;
+  return lease(knex, conn, opening, undefined, true);
 }
 
 /** Runs the checks not yet run on the committed value (a refusal is kept, and thrown). */
