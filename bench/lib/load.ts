@@ -123,3 +123,58 @@ export async function rssMb(pid: number): Promise<number> {
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
   return round(kb / 1024, 1);
 }
+
+/** What a floor of `npm run bench -- orders` measured: its timed orders, after a warm-up. */
+export interface TimedOrders {
+  orders: number;
+  seconds: number;
+  ordersPerSecond: number;
+  p50ms: number;
+  p99ms: number;
+  cpuMsPerOrder: number;
+  concurrency: number;
+  warmupOrders: number;
+  /** Statements per timed order, when the floor counts them. */
+  statementsPerOrder?: number;
+}
+
+/**
+ * Runs `one` over `bodies`, `concurrency` at a time, the first `warmup` untimed: each order's
+ * latency, this process's CPU per order and, given `statements` (a running count), statements per order.
+ */
+export async function timeOrders(
+  bodies: unknown[],
+  opts: { warmup: number; concurrency: number },
+  one: (body: unknown) => Promise<number>,
+  statements?: () => number,
+): Promise<TimedOrders> {
+  const runAll = async (list: unknown[], latencies: number[]) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(opts.concurrency, list.length) }, async () => {
+        while (next < list.length) latencies.push(await one(list[next++]));
+      }),
+    );
+  };
+  await runAll(bodies.slice(0, opts.warmup), []);
+  const latencies: number[] = [];
+  const before = statements?.() ?? 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await runAll(bodies.slice(opts.warmup), latencies);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const s = summarise(latencies, 0, seconds);
+  const n = Math.max(1, latencies.length);
+  return {
+    orders: latencies.length,
+    seconds: s.seconds,
+    ordersPerSecond: s.rps,
+    p50ms: s.p50ms,
+    p99ms: s.p99ms,
+    cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / n, 3),
+    concurrency: opts.concurrency,
+    warmupOrders: opts.warmup,
+    ...(statements ? { statementsPerOrder: round((statements() - before) / n, 2) } : {}),
+  };
+}

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { round, summarise } from './load.js';
+import { round, timeOrders } from './load.js';
 import type { FloorResult } from './orders-floor.js';
 
 /**
@@ -160,35 +160,9 @@ async function runSqlFloor(input: SqlFloorInput): Promise<FloorResult> {
     if (countOf(invoiced, 2) !== 1) throw new Error(`order ${id}: the invoice updated no order`);
     return performance.now() - t0;
   };
-  const runAll = async (list: unknown[], latencies: number[]) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, list.length) }, async () => {
-        while (next < list.length) latencies.push(await one(list[next++]));
-      }),
-    );
-  };
   try {
-    await runAll(bodies.slice(0, warmup), []);
-    const latencies: number[] = [];
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await runAll(bodies.slice(warmup), latencies);
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    const s = summarise(latencies, 0, seconds);
-    return {
-      orders: latencies.length,
-      seconds: s.seconds,
-      ordersPerSecond: s.rps,
-      p50ms: s.p50ms,
-      p99ms: s.p99ms,
-      cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length), 3),
-      concurrency,
-      warmupOrders: warmup,
-      // Three round trips; each is begin, set_config, one statement and commit in one simple-protocol message.
-      statementsPerOrder: 3,
-    };
+    // Three round trips; each is begin, set_config, one statement and commit in one simple-protocol message.
+    return { ...(await timeOrders(bodies, { warmup, concurrency }, one)), statementsPerOrder: 3 };
   } finally {
     await pool.end();
   }

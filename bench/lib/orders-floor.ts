@@ -5,7 +5,7 @@ import { placeOrder, type OrderActor } from '../../src/modules/orders/orders.ser
 import { createKnex } from '../../src/platform/db/knex.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
-import { round, summarise } from './load.js';
+import { timeOrders } from './load.js';
 
 /**
  * The floor of `npm run bench -- orders`: what the same database work per order costs without
@@ -106,36 +106,10 @@ async function runFloor(input: FloorInput): Promise<FloorResult> {
     expect(placed.orderId, 'invoice', await withTenant(knex, tenant, (db) => invoiceOrder(db, placed.orderId)), 'completed');
     return performance.now() - t0;
   };
-  const runAll = async (list: unknown[], latencies: number[]) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, list.length) }, async () => {
-        while (next < list.length) latencies.push(await one(list[next++]));
-      }),
-    );
-  };
   try {
-    await runAll(bodies.slice(0, warmup), []);
     let statements = 0;
     knex.on('query', () => statements++);
-    const latencies: number[] = [];
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await runAll(bodies.slice(warmup), latencies);
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    const s = summarise(latencies, 0, seconds);
-    return {
-      orders: latencies.length,
-      seconds: s.seconds,
-      ordersPerSecond: s.rps,
-      p50ms: s.p50ms,
-      p99ms: s.p99ms,
-      cpuMsPerOrder: round((cpu.user + cpu.system) / 1000 / Math.max(1, latencies.length), 3),
-      concurrency,
-      warmupOrders: warmup,
-      statementsPerOrder: round(statements / Math.max(1, latencies.length), 2),
-    };
+    return await timeOrders(bodies, { warmup, concurrency }, one, () => statements);
   } finally {
     await knex.destroy();
   }
