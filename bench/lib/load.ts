@@ -129,12 +129,14 @@ export interface TimedOrders {
   orders: number;
   seconds: number;
   ordersPerSecond: number;
+  /** One order's latency, p50 and p99. */
   p50ms: number;
   p99ms: number;
+  /** CPU of the measuring process itself per timed order. */
   cpuMsPerOrder: number;
   concurrency: number;
   warmupOrders: number;
-  /** Statements per timed order, when the floor counts them. */
+  /** Statements (round trips) per timed order, when the floor counts them. */
   statementsPerOrder?: number;
 }
 

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { round, timeOrders } from './load.js';
+import { runScript, serveScript } from './child-script.js';
 import type { FloorResult } from './orders-floor.js';
 
 /**
@@ -39,21 +39,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 /** Runs the hand-written floor in a process of its own and answers its figures. */
 export function measureOrdersSqlFloor(input: SqlFloorInput): Promise<FloorResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SELF], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`the hand-written orders floor exited with ${signal ?? `code ${code}`}`));
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as FloorResult);
-      } catch {
-        reject(new Error(`the hand-written orders floor answered no figures: ${out.slice(0, 500)}`));
-      }
-    });
-    child.stdin.end(JSON.stringify(input));
-  });
+  return runScript(SELF, input, 'the hand-written orders floor');
 }
 
 interface Body {
@@ -168,13 +154,7 @@ async function runSqlFloor(input: SqlFloorInput): Promise<FloorResult> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  const result = await runSqlFloor(JSON.parse(Buffer.concat(chunks).toString('utf8')) as SqlFloorInput);
-  process.stdout.write(JSON.stringify(result) + '\n');
-  process.exit(0);
-}
+await serveScript(import.meta.url, runSqlFloor);
 
 /** What the database's sessions waited on during a phase, from samples of pg_stat_activity and pg_locks. */
 export interface WaitSummary {

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { invoiceOrder, registerOrder, type StepOutcome } from '../../src/modules/orders/order-processing.service.js';
 import { placeOrder, type OrderActor } from '../../src/modules/orders/orders.service.js';
 import { createKnex } from '../../src/platform/db/knex.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
-import { timeOrders } from './load.js';
+import { timeOrders, type TimedOrders } from './load.js';
+import { runScript, serveScript } from './child-script.js';
 
 /**
  * The floor of `npm run bench -- orders`: what the same database work per order costs without
@@ -48,20 +48,8 @@ export interface FloorInput {
   concurrency: number;
 }
 
-export interface FloorResult {
-  orders: number;
-  seconds: number;
-  ordersPerSecond: number;
-  /** One order's three transactions, one after the other. */
-  p50ms: number;
-  p99ms: number;
-  /** CPU of the floor's own process (knex, the services, pg) per timed order. */
-  cpuMsPerOrder: number;
-  concurrency: number;
-  warmupOrders: number;
-  /** Statements knex sent per timed order (its 'query' event; whether BEGIN/COMMIT are among them is knex's choice): each is a round trip. */
-  statementsPerOrder?: number;
-}
+/** What a floor measured (see {@link TimedOrders}): p50/p99 are one order's three transactions, one after the other. */
+export type FloorResult = TimedOrders;
 
 /** The web process's statement timeout (STATEMENT_TIMEOUT_MS's default), part of the intake's opening statement. */
 const STATEMENT_TIMEOUT_MS = 30_000;
@@ -70,21 +58,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 /** Runs the floor in a process of its own (through tsx, like bench/lib/noop-worker.ts) and answers its figures. */
 export function measureOrdersFloor(input: FloorInput): Promise<FloorResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SELF], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`the orders floor exited with ${signal ?? `code ${code}`}`));
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as FloorResult);
-      } catch {
-        reject(new Error(`the orders floor answered no figures: ${out.slice(0, 500)}`));
-      }
-    });
-    child.stdin.end(JSON.stringify(input));
-  });
+  return runScript(SELF, input, 'the orders floor');
 }
 
 async function runFloor(input: FloorInput): Promise<FloorResult> {
@@ -116,10 +90,4 @@ async function runFloor(input: FloorInput): Promise<FloorResult> {
 }
 
 // Run as a script (by measureOrdersFloor): the input on stdin, the figures as one JSON line on stdout.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  const result = await runFloor(JSON.parse(Buffer.concat(chunks).toString('utf8')) as FloorInput);
-  process.stdout.write(JSON.stringify(result) + '\n');
-  process.exit(0);
-}
+await serveScript(import.meta.url, runFloor);

@@ -46,6 +46,20 @@ function restRatio(request: string, other = 'one') {
   };
 }
 
+/** A row whose figure is one value its benchmark wrote, at `path`, with a note read from the same figures. */
+function figure(path: string[], note?: (f: Figures) => string | undefined) {
+  return (f: Figures) => {
+    const value = num(at(f, ...path));
+    return value === undefined ? undefined : { value, note: note?.(f) };
+  };
+}
+
+/** The tenancy bench's tenant count, as a row's note. */
+const tenantsNote = (f: Figures) => {
+  const tenants = num(at(f, 'tenants'));
+  return tenants ? `${tenants} tenants` : undefined;
+};
+
 /** The orders bench's entry for one queue backend. */
 function ordersRun(f: Figures, backend: 'redis' | 'postgres'): Figures | undefined {
   const runs = at(f, 'results');
@@ -116,10 +130,7 @@ export const SUMMARY_ROWS: SummaryRow[] = [
     floor: 0.7,
     goal: 0.8,
     unit: '',
-    measure: (f) => {
-      const value = num(at(f, 'ratios', 'sdkLecternVsBare'));
-      return value === undefined ? undefined : { value };
-    },
+    measure: figure(['ratios', 'sdkLecternVsBare']),
   },
   {
     row: 'Orders end to end / the floor of the three transactions, Redis',
@@ -160,10 +171,7 @@ export const SUMMARY_ROWS: SummaryRow[] = [
     floor: 0.9,
     goal: 0.95,
     unit: '',
-    measure: (f) => {
-      const value = num(at(f, 'ratio'));
-      return value === undefined ? undefined : { value };
-    },
+    measure: figure(['ratio']),
   },
   {
     row: 'p50 at many warm tenants / 1 tenant',
@@ -172,11 +180,7 @@ export const SUMMARY_ROWS: SummaryRow[] = [
     floor: 1.1,
     goal: 1.05,
     unit: '',
-    measure: (f) => {
-      const value = num(at(f, 'p50Ratio'));
-      const tenants = num(at(f, 'tenants'));
-      return value === undefined ? undefined : { value, note: tenants ? `${tenants} tenants` : undefined };
-    },
+    measure: figure(['p50Ratio'], tenantsNote),
   },
   {
     row: 'PostgreSQL memory per web connection at many warm tenants',
@@ -185,11 +189,7 @@ export const SUMMARY_ROWS: SummaryRow[] = [
     floor: 30,
     goal: 10,
     unit: ' MB',
-    measure: (f) => {
-      const value = num(at(f, 'postgresMemoryPerWebConnection', 'many', 'meanMb'));
-      const tenants = num(at(f, 'tenants'));
-      return value === undefined ? undefined : { value, note: tenants ? `${tenants} tenants` : undefined };
-    },
+    measure: figure(['postgresMemoryPerWebConnection', 'many', 'meanMb'], tenantsNote),
   },
   {
     row: "Quiet tenant's order p99 during a 10,000-order flood / idle",
