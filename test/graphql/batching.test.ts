@@ -1,5 +1,6 @@
 import test from 'ava';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Batching (DataLoader): the SQL statements of a page of course templates with their
@@ -46,15 +47,8 @@ const QUERY = `query ($first: Int) { courseTemplates(first: $first) { edges { no
 } } pageInfo { totalRecords } } }`;
 
 async function statementsFor(first: number): Promise<{ count: number; edges: number; sql: string[] }> {
-  const statements: string[] = [];
-  const listen = (q: { sql: string }) => statements.push(q.sql);
-  f.ctx.rt.knex.on('query', listen);
-  try {
-    const d = await f.data(f.admin, QUERY, { first });
-    return { count: statements.length, edges: d.courseTemplates.edges.length, sql: statements };
-  } finally {
-    f.ctx.rt.knex.off('query', listen);
-  }
+  const { sql, result: d } = await readStatements(f.ctx.rt.knex, () => f.data(f.admin, QUERY, { first }));
+  return { count: sql.length, edges: d.courseTemplates.edges.length, sql };
 }
 
 test.serial(

@@ -2,6 +2,7 @@ import test from 'ava';
 import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * The Core `catalogue` as the PHP SDK's Catalogue::loadAll sends it (real-clients.md section 3):
@@ -258,16 +259,11 @@ test.serial(
 
 test.serial('when a page of the catalogue is read, then it takes as many statements for 2 items as for 7', async (t) => {
   const count = async (first: number) => {
-    const statements: string[] = [];
-    const listen = (q: { sql: string }) => statements.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(f.admin, `query ($first: Int) { catalogue(first: $first) { edges { node { ${NODE} } } } }`, { first });
-      t.is(d.catalogue.edges.length, first);
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
-    }
-    return statements.length;
+    const { sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      f.data(f.admin, `query ($first: Int) { catalogue(first: $first) { edges { node { ${NODE} } } } }`, { first }),
+    );
+    t.is(d.catalogue.edges.length, first);
+    return sql.length;
   };
   // The token and its user are read on first use only (then cached): counted after that.
   await count(1);

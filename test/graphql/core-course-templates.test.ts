@@ -9,6 +9,7 @@ import { insertPriceLevel, insertRegion, priceLevelNamed, setPrice } from '../..
 import { insertTaxType } from '../../src/modules/tax-types/tax-types.data.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Core `courseTemplates` and `courseTemplate(id:)` as integrations call them (real-clients.md
@@ -419,19 +420,14 @@ test.serial(
   'when a page of templates selects images, categories and prices, then it costs as many statements for 4 templates as for 2',
   async (t) => {
     const statementsFor = async (first: number) => {
-      const statements: string[] = [];
-      const listen = (q: { sql: string }) => statements.push(q.sql);
-      f.ctx.rt.knex.on('query', listen);
-      try {
-        const d = await f.data(
+      const { sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+        f.data(
           f.admin,
           `query ($first: Int) { courseTemplates(first: $first, order: {field: name, direction: desc}) { edges { node { ${TEMPLATE_FIELDS} } } } }`,
           { first },
-        );
-        return { count: statements.length, edges: d.courseTemplates.edges.length };
-      } finally {
-        f.ctx.rt.knex.off('query', listen);
-      }
+        ),
+      );
+      return { count: sql.length, edges: d.courseTemplates.edges.length };
     };
     // Both pages hold Excel Basics (image, category, prices in two regions): the larger adds templates without.
     // The token and its user are read on first use only (then cached): counted after that.

@@ -3,6 +3,7 @@ import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { request } from '../helpers/harness.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Events as the Core API's real integrations call them (real-clients.md section 3): the `events`
@@ -431,18 +432,11 @@ test.serial('when a page of course templates lists their events, then it takes a
   const query = `query ($first: Int) { courseTemplates(first: $first, filters: [{field: code, operation: like, value: "BT-%"}], order: {field: code}) { edges { node { code
     events(filters: [{field: status, operation: eq, value: "Active"}]) { pageInfo { totalRecords } edges { node { title status bookedPlaces } } } } } } }`;
   const statements = async (first: number) => {
-    const seen: string[] = [];
-    const listen = (q: { sql: string }) => seen.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(f.admin, query, { first });
-      return {
-        count: seen.length,
-        templates: d.courseTemplates.edges as { node: { events: { pageInfo: { totalRecords: number }; edges: unknown[] } } }[],
-      };
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
-    }
+    const { sql, result: d } = await readStatements(f.ctx.rt.knex, () => f.data(f.admin, query, { first }));
+    return {
+      count: sql.length,
+      templates: d.courseTemplates.edges as { node: { events: { pageInfo: { totalRecords: number }; edges: unknown[] } } }[],
+    };
   };
   // The token and its user are read on first use only (then cached): counted after that.
   await statements(1);

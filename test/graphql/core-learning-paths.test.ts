@@ -2,6 +2,7 @@ import test from 'ava';
 import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Core GraphQL learning paths as integrations call them (real-clients.md section 3): the
@@ -361,31 +362,26 @@ test.serial('when a page of paths with objectives is read, then it costs as many
       `isBundle ${PICTURES_AND_PRICES.slice(PICTURES_AND_PRICES.indexOf('image {'), PICTURES_AND_PRICES.lastIndexOf('} } } }'))}`,
     );
   const statementsFor = async (first: number) => {
-    const statements: string[] = [];
-    const listen = (q: { sql: string }) => statements.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(f.admin, query, {
+    const { sql: statements, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      f.data(f.admin, query, {
         first,
         filters: [{ field: 'name', operation: 'like', value: 'Zz%' }],
         order: { field: 'name', direction: 'asc' },
-      });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
-      const nodes = d.learningPaths.edges.map((e: any) => e.node);
-      t.true(
-        nodes.every(
-          // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
-          (n: any) =>
-            n.learningObjectives.edges.length === 2 &&
-            n.image.name === 'safety.jpg' &&
-            n.learningCategories.edges.length === 1 &&
-            n.prices.edges.length === 1,
-        ),
-      );
-      return { count: statements.length, paths: d.learningPaths.edges.length };
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
-    }
+      }),
+    );
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
+    const nodes = d.learningPaths.edges.map((e: any) => e.node);
+    t.true(
+      nodes.every(
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
+        (n: any) =>
+          n.learningObjectives.edges.length === 2 &&
+          n.image.name === 'safety.jpg' &&
+          n.learningCategories.edges.length === 1 &&
+          n.prices.edges.length === 1,
+      ),
+    );
+    return { count: statements.length, paths: d.learningPaths.edges.length };
   };
   try {
     // The token and its user are read on first use only (then cached): counted after that.

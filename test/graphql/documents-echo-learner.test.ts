@@ -3,6 +3,7 @@ import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import { insertDocument } from '../../src/modules/documents/documents.data.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * What webhooks' stored payload queries read (real-clients.md section 5.A, issue 24): `echo`
@@ -137,23 +138,18 @@ test.serial('when a page of documents reads their templates and paths, then the 
   });
   await f.ctx.rt.changes.ensureStarted();
   const statementsFor = async (first: number) => {
-    const sql: string[] = [];
-    const listen = (q: { sql: string }) => sql.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(
+    const { sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      f.data(
         f.admin,
         `query ($first: Int) { documents(first: $first, filters: [{field: name, operation: like, value: "bulk-%"}]) { edges { node { id courseTemplates { edges { node { id title } } } learningPaths { edges { node { id name } } } } } } }`,
         { first },
-      );
-      for (const e of d.documents.edges) {
-        t.is(e.node.courseTemplates.edges.length, 1);
-        t.is(e.node.learningPaths.edges.length, 1);
-      }
-      return { count: sql.length, edges: d.documents.edges.length, sql };
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
+      ),
+    );
+    for (const e of d.documents.edges) {
+      t.is(e.node.courseTemplates.edges.length, 1);
+      t.is(e.node.learningPaths.edges.length, 1);
     }
+    return { count: sql.length, edges: d.documents.edges.length, sql };
   };
   await statementsFor(2);
   const small = await statementsFor(2);

@@ -5,6 +5,7 @@ import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
 import { insertedId } from '../helpers/harness.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Learners (issue 25, real-clients.md section 5.B): the `learners` list as the PHP SDK and the n8n
@@ -524,23 +525,18 @@ test.serial(
       }
     });
     const statementsFor = async (first: number) => {
-      const sql: string[] = [];
-      const listen = (q: { sql: string }) => sql.push(q.sql);
-      f.ctx.rt.knex.on('query', listen);
-      try {
-        const d = await f.data(
+      const { sql: sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+        f.data(
           f.admin,
           `query ($first: Int, $event: String!) { learners(first: $first, filters: [{field: eventId, operation: eq, value: $event}]) { edges { node { id contact { id emailAddress learners { edges { node { id event { id title location { name } } } } } } event { id title } attendance { sessionDetail { edges { node { session { id title } attended } } } } } } } }`,
           { first, event: gid('Event', 'bulk') },
-        );
-        for (const e of d.learners.edges) {
-          t.is(e.node.contact.learners.edges.length, 1);
-          t.is(e.node.attendance.sessionDetail.edges.length, 1);
-        }
-        return { count: sql.length, edges: d.learners.edges.length, sql };
-      } finally {
-        f.ctx.rt.knex.off('query', listen);
+        ),
+      );
+      for (const e of d.learners.edges) {
+        t.is(e.node.contact.learners.edges.length, 1);
+        t.is(e.node.attendance.sessionDetail.edges.length, 1);
       }
+      return { count: sql.length, edges: d.learners.edges.length, sql };
     };
     await statementsFor(2);
     const small = await statementsFor(2);

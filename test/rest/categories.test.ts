@@ -1,5 +1,6 @@
 import test from 'ava';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
+import { readStatements } from '../helpers/statements.js';
 
 let f: RestFixture;
 
@@ -13,16 +14,12 @@ test.after.always(async () => {
 
 /** The statements of one REST call, and its answer. */
 async function statementsOf(method: string, path: string): Promise<{ sql: string[]; json: unknown }> {
-  const sql: string[] = [];
-  const listen = (q: { sql: string }) => sql.push(q.sql);
-  f.ctx.rt.knex.on('query', listen);
-  try {
+  const { sql, result } = await readStatements(f.ctx.rt.knex, async () => {
     const res = await f.api(method, path);
     if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-    return { sql, json: res.json };
-  } finally {
-    f.ctx.rt.knex.off('query', listen);
-  }
+    return res.json;
+  });
+  return { sql, json: result };
 }
 
 test.serial(
@@ -66,7 +63,7 @@ test.serial(
     t.is(page.sql.filter((s) => /categories/.test(s)).length, 1, page.sql.join('\n'));
 
     // A delete answers the record as before (read the other way, without the embedded statement).
-    const gone = await statementsOf('DELETE', `event/categories/${made[0].id}`);
+    const gone = await f.api('DELETE', `event/categories/${made[0].id}`);
     t.deepEqual(gone.json, { id: made[0].id, name: 'Fire', introduction: null, sub_categories: [] });
     t.deepEqual((await f.api('GET', `event/categories/${top.id}`)).json.sub_categories.length, 3);
   },

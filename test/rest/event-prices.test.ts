@@ -2,6 +2,7 @@ import test from 'ava';
 import { insertPriceLevel, insertRegion, priceLevelNamed, setPrice } from '../../src/modules/pricing/pricing.data.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * A public event's `prices`: its public prices (a price level, a currency, an optional region),
@@ -85,16 +86,12 @@ test.serial('when a price changes, then the event shows the new amount (the same
 
 /** The statements of one REST call, and its answer. */
 async function statementsOf(path: string): Promise<{ sql: string[]; json: { id: number; prices: unknown[] }[] }> {
-  const sql: string[] = [];
-  const listen = (q: { sql: string }) => sql.push(q.sql);
-  f.ctx.rt.knex.on('query', listen);
-  try {
+  const { sql, result } = await readStatements(f.ctx.rt.knex, async () => {
     const res = await f.api('GET', path);
     if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-    return { sql, json: res.json };
-  } finally {
-    f.ctx.rt.knex.off('query', listen);
-  }
+    return res.json;
+  });
+  return { sql, json: result };
 }
 
 test.serial('when a page of events is listed, then their prices take one statement, whatever the page size', async (t) => {

@@ -3,6 +3,7 @@ import { toGlobalId } from '../../src/kit/graphql/ids.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Sessions (real-clients.md section 5.C): an event made by createBlended, createClassroom or
@@ -470,25 +471,20 @@ test.serial('when sessions are deleted, then all named go or none does', async (
 test.serial('when a page of events reads its sessions and what they name, then the statements do not grow with the page', async (t) => {
   await f.ctx.rt.changes.ensureStarted();
   const statementsFor = async (first: number) => {
-    const sql: string[] = [];
-    const listen = (q: { sql: string }) => sql.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(
+    const { sql: sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      f.data(
         f.admin,
         `query ($first: Int) { events(first: $first, filters: [{field: title, operation: ne, value: "Long course"}]) { edges { node { id
-          sessions { edges { node { id title start timeZonedStart event { id title } venue { id name } location { id name } customFieldValues { definitionKey value } } } pageInfo { totalRecords } } } } } }`,
+        sessions { edges { node { id title start timeZonedStart event { id title } venue { id name } location { id name } customFieldValues { definitionKey value } } } pageInfo { totalRecords } } } } } }`,
         { first },
-      );
-      return {
-        count: sql.length,
-        edges: d.events.edges.length,
-        sessions: d.events.edges.flatMap((e: { node: { sessions: { edges: unknown[] } } }) => e.node.sessions.edges).length,
-        sql,
-      };
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
-    }
+      ),
+    );
+    return {
+      count: sql.length,
+      edges: d.events.edges.length,
+      sessions: d.events.edges.flatMap((e: { node: { sessions: { edges: unknown[] } } }) => e.node.sessions.edges).length,
+      sql,
+    };
   };
   await statementsFor(2);
   const small = await statementsFor(2);

@@ -4,6 +4,7 @@ import { instructorClashes } from '../../src/modules/staff/index.js';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { graphqlFixture, type GraphQLFixture } from '../helpers/graphql.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * Event staff as the clients send them (real-clients.md section 5.C): acted adds an event's
@@ -427,20 +428,15 @@ test.serial(
 test.serial('when a page of events reads its staff and their contacts, then the statements do not grow with the page', async (t) => {
   await f.ctx.rt.changes.ensureStarted();
   const statementsFor = async (first: number) => {
-    const sql: string[] = [];
-    const listen = (q: { sql: string }) => sql.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await f.data(
+    const { sql: sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      f.data(
         f.admin,
         `query ($first: Int) { events(first: $first, order: {field: title, direction: asc}) { edges { node { id staff(first: 10) { edges { node { id contact { id firstName } staffType isPrimary } } } } } } }`,
         { first },
-      );
-      t.is(d.events.edges.length, first);
-      return sql.length;
-    } finally {
-      f.ctx.rt.knex.removeListener('query', listen);
-    }
+      ),
+    );
+    t.is(d.events.edges.length, first);
+    return sql.length;
   };
   const few = await statementsFor(3);
   const many = await statementsFor(12);

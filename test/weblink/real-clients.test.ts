@@ -5,6 +5,7 @@ import { addPortal } from '../../src/modules/portals/portals.service.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
 import { hex, request, type HttpResult } from '../helpers/harness.js';
 import { restFixture, type RestFixture } from '../helpers/rest.js';
+import { readStatements } from '../helpers/statements.js';
 
 /**
  * The WebLink API as the production service's PHP SDK and WordPress plugins call it
@@ -492,17 +493,8 @@ test.serial(
     }
 
     // The header costs the categories page no statement of its own: the translations are joined in the page's statements.
-    const statements = async (headers: Record<string, string>) => {
-      const seen: string[] = [];
-      const listen = (q: { sql: string }) => seen.push(q.sql);
-      f.ctx.rt.knex.on('query', listen);
-      try {
-        await data(CATEGORIES, catVars, headers);
-      } finally {
-        f.ctx.rt.knex.off('query', listen);
-      }
-      return seen.filter((sql) => !/locales/.test(sql)).length;
-    };
+    const statements = async (headers: Record<string, string>) =>
+      (await readStatements(f.ctx.rt.knex, () => data(CATEGORIES, catVars, headers))).sql.filter((sql) => !/locales/.test(sql)).length;
     t.is(await statements(header), await statements({}));
   },
 );
@@ -748,19 +740,10 @@ test.serial('a catalogue page costs as many SQL statements with 20 items as with
     );
   });
   const statementsFor = async (first: number, headers: Record<string, string> = {}) => {
-    const statements: string[] = [];
-    const listen = (q: { sql: string }) => statements.push(q.sql);
-    f.ctx.rt.knex.on('query', listen);
-    try {
-      const d = await data(
-        catalogueQuery(first),
-        { filters: [], customFieldFilters: [], offset: 9, order: { field: 'name', direction: 'desc' } },
-        headers,
-      );
-      return { count: statements.length, items: d.catalogue.edges.length };
-    } finally {
-      f.ctx.rt.knex.off('query', listen);
-    }
+    const { sql, result: d } = await readStatements(f.ctx.rt.knex, () =>
+      data(catalogueQuery(first), { filters: [], customFieldFilters: [], offset: 9, order: { field: 'name', direction: 'desc' } }, headers),
+    );
+    return { count: sql.length, items: d.catalogue.edges.length };
   };
   const small = await statementsFor(2);
   const large = await statementsFor(20);
