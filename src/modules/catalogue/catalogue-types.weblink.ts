@@ -31,6 +31,7 @@ import {
   categoriesInLocale,
   listedEventsByIds,
   publishedCoursesByIds,
+  publishedCoursesInLocale,
   translationsOf,
   type CatalogueCourse,
   type CatalogueEvent,
@@ -281,7 +282,12 @@ export const WebLinkCourseObject: GraphQLObjectType<CatalogueCourse, GraphQLCont
   }),
 });
 
-const publishedCourse = (ctx: GraphQLContext, templateId: number | null) => loadById(ctx, 'courses', publishedCoursesByIds, templateId);
+/** A published course by id; with a content locale, with its translation there (the header costs no statement of its own). */
+const publishedCourse = (ctx: GraphQLContext, templateId: number | null) => {
+  const locale = ctx.contentLocale;
+  if (!locale) return loadById(ctx, 'courses', publishedCoursesByIds, templateId);
+  return loadById(ctx, 'coursesInLocale', (db, ids) => publishedCoursesInLocale(db, ids, locale.id), templateId);
+};
 const listedEvent = (ctx: GraphQLContext, eventId: number | null) => loadById(ctx, 'events', listedEventsByIds, eventId);
 
 /** An event's start and end: its classroom period, else its online one, else its dates. */

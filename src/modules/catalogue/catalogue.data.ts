@@ -261,6 +261,27 @@ export function publishedCoursesByIds(db: Db, ids: readonly number[]): Promise<C
     .select(COURSE_COLUMNS('c'));
 }
 
+/**
+ * Published course templates by id with their translation in `localeId` joined (`tr_name`,
+ * `tr_description`, `tr_teaser_description`; null: none), one statement: what a page read with a
+ * content locale shows of the courses its events and objectives name, with no second statement
+ * for their translations.
+ */
+export function publishedCoursesInLocale(db: Db, ids: readonly number[], localeId: number): Promise<CatalogueCourse[]> {
+  return db('course_templates as c')
+    .leftJoin(`${TEMPLATE_TRANSLATIONS.table} as trc`, (j) =>
+      j.on(`trc.${TEMPLATE_TRANSLATIONS.owner}`, 'c.id').andOn('trc.locale_id', db.raw('?', [localeId])),
+    )
+    .whereIn('c.id', ids as number[])
+    .where('c.lifecycle_state', 'published')
+    .select(
+      ...COURSE_COLUMNS('c'),
+      'trc.title as tr_name',
+      'trc.course_text1 as tr_description',
+      'trc.teaser_description as tr_teaser_description',
+    );
+}
+
 /** Listed events by id (those not listed are missing). */
 export function listedEventsByIds(db: Db, ids: readonly number[]): Promise<CatalogueEvent[]> {
   return listedEvents(db('events as e').whereIn('e.id', ids as number[]), 'e').select('e.*');
