@@ -410,6 +410,17 @@ function connectionType(name: string, node: () => NodeType): GraphQLObjectType {
   });
 }
 
+/**
+ * A cut page (at most a page's rows) as the table `t` that an overlay joins its decorations to.
+ * It is a materialized CTE rather than a subquery, which PostgreSQL pulls up into the overlay's
+ * joins: the WebLink catalogue page with its translations took 0.88 ms of PostgreSQL's time as a
+ * subquery and 0.52 as a CTE, against 0.31 for the page alone (pgbench, one client, extended
+ * protocol, on the weblink bench's data; the difference is in executing, not planning).
+ */
+function overlaid(db: Knex, cut: Knex.QueryBuilder): Knex.QueryBuilder {
+  return db.withMaterialized('t', cut).from('t').select('t.*');
+}
+
 /** The page of `rows` (those from `offset` on), out of `total`. */
 function pageOf<Row>(rows: readonly Row[], offset: number, total: number): Page<Row> {
   const edges = rows.map((node, i) => ({ node, cursor: cursorOf(offset + i) }));
@@ -543,7 +554,7 @@ export function listQuery<Row extends { id: number }>(
       spec.select?.(page, ctx);
       const ordered = (q: Knex.QueryBuilder) => q.orderByRaw(order.sql, order.bindings);
       const cut = ordered(page).limit(first).offset(offset);
-      const decorated = ctx.db.from(cut.as('t')).select('t.*');
+      const decorated = overlaid(ctx.db, cut);
       const rows = (await (spec.overlay?.(decorated, ctx) ? ordered(decorated) : cut)) as (Row & { __total: number })[];
       const total = rows.length
         ? rows[0]!.__total
@@ -607,7 +618,7 @@ export function nestedList<Parent>(
             .where('t.__rank', '>', offset)
             .where('t.__rank', '<=', offset + first),
         ).limit(left + 1);
-        const decorated = db.from(cut.as('t')).select('t.*');
+        const decorated = overlaid(db, cut);
         const rows = (await (spec.overlay?.(decorated, ctx) ? inOrder(decorated) : cut)) as ({ id: number; __total: number } & Record<
           string,
           unknown
