@@ -412,6 +412,42 @@ test.serial(
 );
 
 test.serial(
+  "with weblink-content-locale, a course named by a path's objective answers its French name, or its own where it has none",
+  async (t) => {
+    const vars = { order: { field: 'name', direction: 'asc' }, filters: [], customFieldFilters: [], offset: 0 };
+    const objective = await withTenant(
+      f.ctx.rt.knex,
+      f.tenant,
+      async (db) =>
+        (
+          (await db('learning_path_objectives')
+            .insert({ learning_path_id: ids.safetyPath, position: 4, course_template_id: ids.fireSafety })
+            .returning('id')) as { id: number }[]
+        )[0]!.id,
+    );
+    try {
+      const courses = async (headers: Record<string, string>) => {
+        const d = await data(CATALOGUE, vars, headers);
+        const path = d.catalogue.edges.find((e: { node: { id: string } }) => e.node.id === gid('LearningPath', 'safetyPath')).node;
+        return path.learningObjectives.edges
+          .filter((e: { node: { __typename: string } }) => e.node.__typename === 'CourseObjective')
+          .map((e: { node: { course: { id: string; name: string } } }) => [e.node.course.id, e.node.course.name]);
+      };
+      t.deepEqual(await courses({ 'weblink-content-locale': frLocale }), [
+        [gid('Course', 'abseiling'), 'Abseiling'],
+        [gid('Course', 'fireSafety'), 'Sécurité incendie'],
+      ]);
+      t.deepEqual(await courses({}), [
+        [gid('Course', 'abseiling'), 'Abseiling'],
+        [gid('Course', 'fireSafety'), 'Fire Safety'],
+      ]);
+    } finally {
+      await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('learning_path_objectives').where({ id: objective }).delete());
+    }
+  },
+);
+
+test.serial(
   'categories with weblink-content-locale: French names and short descriptions per field in `categories` and their parents, and in the `category` of courses and paths; without it, the same bytes as before',
   async (t) => {
     const header = { 'weblink-content-locale': frLocale };

@@ -159,20 +159,30 @@ export function courseNames(q: Knex.QueryBuilder): void {
   q.select('t.title as name', 't.course_text1 as description');
 }
 
+/** A record's translation in `localeId` left-joined as `alias` to the rows aliased `owner` (of `kind` only, in the catalogue's union). */
+function joinTranslation(db: Db, q: Knex.QueryBuilder, o: Overlay, alias: string, owner: string, localeId: number, kind?: string): void {
+  q.leftJoin(`${o.table} as ${alias}`, (j) => {
+    j.on(`${alias}.${o.owner}`, `${owner}.id`).andOn(`${alias}.locale_id`, db.raw('?', [localeId]));
+    if (kind) j.andOn(`${owner}.kind`, db.raw('?', [kind]));
+  });
+}
+/** A course template's translated columns under their catalogue names, from its translation joined as `trc`. */
+const TEMPLATE_TRANSLATED = [
+  'trc.title as tr_name',
+  'trc.course_text1 as tr_description',
+  'trc.teaser_description as tr_teaser_description',
+];
+
 /**
  * A list's rows come with their translation in the content locale (`tr_name`, `tr_description`),
  * joined in the page's one statement, so overlaying costs no more statements. Without a content
  * locale the statement is the one it always was (the list does not call this).
  */
 export function withTranslation(db: Db, q: Knex.QueryBuilder, list: 'catalogue' | 'courses' | 'learningPaths', localeId: number): void {
-  const joinOf = (o: Overlay, alias: string, kind?: string) =>
-    q.leftJoin(`${o.table} as ${alias}`, (j) => {
-      j.on(`${alias}.${o.owner}`, 't.id').andOn(`${alias}.locale_id`, db.raw('?', [localeId]));
-      if (kind) j.andOn('t.kind', db.raw('?', [kind]));
-    });
+  const joinOf = (o: Overlay, alias: string, kind?: string) => joinTranslation(db, q, o, alias, 't', localeId, kind);
   if (list === 'courses') {
     joinOf(TEMPLATE_TRANSLATIONS, 'trc');
-    q.select('trc.title as tr_name', 'trc.course_text1 as tr_description', 'trc.teaser_description as tr_teaser_description');
+    q.select(...TEMPLATE_TRANSLATED);
   } else if (list === 'learningPaths') {
     joinOf(PATH_TRANSLATIONS, 'trl');
     q.select('trl.name as tr_name', 'trl.description as tr_description', db.raw('null as tr_teaser_description'));
@@ -268,18 +278,12 @@ export function publishedCoursesByIds(db: Db, ids: readonly number[]): Promise<C
  * for their translations.
  */
 export function publishedCoursesInLocale(db: Db, ids: readonly number[], localeId: number): Promise<CatalogueCourse[]> {
-  return db('course_templates as c')
-    .leftJoin(`${TEMPLATE_TRANSLATIONS.table} as trc`, (j) =>
-      j.on(`trc.${TEMPLATE_TRANSLATIONS.owner}`, 'c.id').andOn('trc.locale_id', db.raw('?', [localeId])),
-    )
+  const q = db('course_templates as c')
     .whereIn('c.id', ids as number[])
     .where('c.lifecycle_state', 'published')
-    .select(
-      ...COURSE_COLUMNS('c'),
-      'trc.title as tr_name',
-      'trc.course_text1 as tr_description',
-      'trc.teaser_description as tr_teaser_description',
-    );
+    .select(...COURSE_COLUMNS('c'), ...TEMPLATE_TRANSLATED);
+  joinTranslation(db, q, TEMPLATE_TRANSLATIONS, 'trc', 'c', localeId);
+  return q;
 }
 
 /** Listed events by id (those not listed are missing). */
