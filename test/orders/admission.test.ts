@@ -67,13 +67,16 @@ test.serial(
     const before = await stored(noisy.tenant);
     // The quiet tenant writes: from now on two tenants are writing, each with half the capacity.
     t.is((await order(quiet, 1)).status, 200);
+    const started = Date.now();
     const flood = await Promise.all(Array.from({ length: 5 * CAPACITY }, (_, i) => order(noisy, 100 + i)));
+    // The seconds the flood's requests were answered across (on a loaded machine, more than one or two).
+    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
     const admitted = flood.filter((a) => a.status === 200);
     const refused = flood.filter((a) => a.status === 429);
     t.is(admitted.length + refused.length, flood.length, flood.map((a) => `${a.status} ${a.text.slice(0, 200)}`).join('\n'));
     t.true(refused.length > 0, 'the flood was refused past its share');
-    // The process's capacity a second at most while it is past it (the flood may straddle two seconds).
-    t.true(admitted.length <= 2 * CAPACITY, `${admitted.length} admitted`);
+    // The process's capacity a second at most, over the seconds the flood straddled.
+    t.true(admitted.length <= seconds * CAPACITY, `${admitted.length} admitted in ${seconds} s`);
     const r = refused[0]!;
     t.is(r.json.error.code, 'rate_limited');
     const retry = Number(r.headers['retry-after']);
