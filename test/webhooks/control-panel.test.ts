@@ -274,3 +274,56 @@ test.serial('when an id, an offset or a delivery is not right, then 404 or 400 a
   t.is(missing.status, 404);
   t.true(missing.text.includes('Delivery not found'));
 });
+
+test.serial(
+  'when an administrator fires a manual type for one event from its webhook page, then every active webhook of the type gets a delivery of that event; a bad number or a change type fires nothing',
+  async (t) => {
+    const writer = { tenantId: f.tenant.id, userId: adminId, checkQuery: () => null, context: 'graphql' as const };
+    const [one, two] = await inTenant(async (db) => {
+      const made = [];
+      for (const name of [`Manual A ${run}`, `Manual B ${run}`]) {
+        const r = await createWebhook(
+          db,
+          { name, webhookTypeId: typeId('manual_event'), query: ECHO_QUERY, url: `http://127.0.0.1:${port}/ok` },
+          writer,
+        );
+        if (!r.webhook) throw new Error(JSON.stringify(r.problems));
+        made.push(r.webhook.id);
+      }
+      return made;
+    });
+    const b = await signedIn(f.email);
+    const detailUrl = `${host()}${section}/${one}`;
+    const page = await b.get(detailUrl);
+    t.true(page.text.includes(`action="${section}/${one}/fire"`), 'a manual type has the Fire form');
+    t.true(page.text.includes('Fire for the event number'));
+    t.false((await b.get(`${host()}${section}/${quiet}`)).text.includes('/fire"'), 'a change type has none');
+
+    await b.get(detailUrl);
+    const fired = await b.submit(detailUrl, { record: '4242' }, { action: `${section}/${one}/fire` });
+    t.is(fired.status, 200, fired.text);
+    t.true(fired.text.includes('Manual Event fired for event 4242: 2 deliveries queued.'));
+    for (const id of [one!, two!]) {
+      const rows = (await deliveries(id)).rows;
+      t.is(rows.length, 1, `webhook ${id}`);
+      const { rows: events } = await inTenant((db) =>
+        db.raw<{ rows: object[] }>('select type_key, record_id, context, actor_user_id from webhook_events where id = ?', [
+          rows[0]!.event_id,
+        ]),
+      );
+      t.deepEqual(events, [{ type_key: 'manual_event', record_id: 4242, context: 'control-panel', actor_user_id: adminId }]);
+    }
+
+    for (const record of ['', 'abc', '0', '-3', '99999999999']) {
+      await b.get(detailUrl);
+      const refused = await b.submit(detailUrl, { record }, { action: `${section}/${one}/fire` });
+      t.is(refused.status, 400, record);
+      t.true(refused.text.includes('Give the number of the event: a whole number from 1.'), record);
+    }
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await b.get(`${host()}${section}/${quiet}`)).text)![1]!;
+    const notManual = await b.send('POST', `${host()}${section}/${quiet}/fire`, { form: { _csrf: csrf, record: '4242' } });
+    t.is(notManual.status, 409);
+    t.true(notManual.text.includes('Only a manual webhook type is fired by hand.'));
+    t.is((await deliveries(one!)).rows.length, 1, 'nothing more was queued');
+  },
+);

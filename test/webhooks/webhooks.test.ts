@@ -110,6 +110,56 @@ test.serial(
 );
 
 test.serial(
+  'when the sync service updates config and notificationEmails by webhookId, and activates a webhook already active, then both are stored and its failure clock keeps running',
+  async (t) => {
+    const ids = await typeIds();
+    const made = await createWebhook({
+      name: 'Admin3 Learner Created',
+      webhookTypeId: ids.get('Learner Created'),
+      query: ECHO_QUERY,
+      url: url('/sync/learners'),
+      config: '{"secret": "one"}',
+      notificationEmails: ['ops@example.com'],
+    });
+    t.deepEqual(made.errors, []);
+    const id = Number(unb64(made.webhook!.id).split(':')[1]);
+    const row = () => withTenant(f.ctx.rt.knex, f.tenant, (db) => db('webhooks').where({ id }).first());
+
+    const changed = (
+      await f.gql(f.admin, UPDATE, {
+        input: {
+          webhookId: made.webhook!.id,
+          config: '{"secret": "two", "env": "prod"}',
+          notificationEmails: ['a@example.com', 'b@example.com'],
+        },
+      })
+    ).json.data.webhooks.update;
+    t.deepEqual(changed.errors, []);
+    t.like(await row(), { config: { secret: 'two', env: 'prod' }, notification_emails: ['a@example.com', 'b@example.com'] });
+    const bad = (await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, config: 'secret=three' } })).json.data.webhooks
+      .update;
+    t.is(bad.webhook, null);
+    t.is(bad.errors[0].label, 'config');
+    t.like(await row(), { config: { secret: 'two', env: 'prod' } }, 'a refused update stores nothing');
+
+    // Failing for an hour; a client that sends "activate" again (as the plugin does after each
+    // save) must not reset the clock of WEBHOOK_DISABLE_AFTER.
+    const since = new Date(Date.now() - 3_600_000);
+    await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('webhooks').where({ id }).update({ failing_since: since }));
+    const again = (await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, lifecycleState: 'active' } })).json.data.webhooks
+      .update;
+    t.deepEqual(again.errors, []);
+    t.is(again.webhook.lifecycleState, 'active');
+    t.deepEqual((await row()).failing_since, since);
+    // Disabled, then enabled by hand: its failures so far no longer count.
+    await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, lifecycleState: 'disabled' } });
+    await f.gql(f.admin, UPDATE, { input: { webhookId: made.webhook!.id, lifecycleState: 'active' } });
+    t.like(await row(), { lifecycle_state: 'active', failing_since: null, disabled_reason: null });
+    await f.gql(f.admin, 'mutation ($id: ID!) { webhooks { delete(webhookId: $id) { errors { message } } } }', { id: made.webhook!.id });
+  },
+);
+
+test.serial(
   'when a webhook is created with a bad config, query or url, then each is a field error saying why and nothing is stored',
   async (t) => {
     const ids = await typeIds();

@@ -9,7 +9,7 @@ import { hasPermission } from '../../platform/permissions.js';
 import type { Problem } from '../../platform/problems.js';
 import type { PlatformRuntime } from '../../platform/runtime.js';
 import { activeUserWithPermissions } from '../users/index.js';
-import { webhookType } from './webhook-types.js';
+import { objectIdOf, webhookType, type WebhookEntity } from './webhook-types.js';
 import {
   deliveriesOfWebhook,
   eventsByIds,
@@ -19,12 +19,13 @@ import {
   type DeliveryRow,
   type NoticeRow,
 } from './webhooks.data.js';
-import { changeWebhook, resendDelivery, sendTestDelivery } from './webhooks.service.js';
+import { changeWebhook, fireManualWebhook, resendDelivery, sendTestDelivery } from './webhooks.service.js';
 
 /**
  * Control Panel, section Webhooks, on a tenant's host: the instance's webhooks with the latest
  * notices (the only place notices go when no SMTP_URL is set), and one webhook's deliveries with
- * "Resend", "Send test" and "Disable"/"Enable". The same permissions as the Core API's webhooks:
+ * "Resend", "Send test" and "Disable"/"Enable"; a manual type's webhook also has "Fire" for one
+ * record (as `webhooks { trigger }`: every active webhook of the type is told). The same permissions as the Core API's webhooks:
  * WEBHOOKS_VIEW to look, WEBHOOKS_EDIT to act. Sign-in, sessions and CSRF are the Control Panel's
  * (`/control-panel/login`, control-panel.routes.ts). Each request's database work is one
  * request db (withRequestDb): a read for a GET; for a POST one transaction, recorded as the
@@ -89,6 +90,18 @@ ${notices.map(
 ${n.recipients.length ? html`<span class="muted">To ${n.recipients.join(', ')}</span>` : html`<span class="muted">No notification address.</span>`}</td>
 <td>${n.mailed ? 'Mailed' : 'Not mailed'}</td></tr>`,
 )}</tbody></table>`;
+}
+
+/** The record a manual type is fired for, as the Control Panel names it: its number. */
+const RECORD_WORDS: Partial<Record<WebhookEntity, string>> = { Event: 'event', CourseTemplate: 'course template' };
+
+/** "Fire" on a manual type's webhook: the number of one record, then every active webhook of the type is told of it. */
+function fireForm(ctx: AppContext, path: string, entity: WebhookEntity): Html {
+  const what = RECORD_WORDS[entity] ?? entity;
+  return html`<form method="post" action="${path}/fire" class="inline">${csrfField(ctx)}
+<label>Fire for the ${what} number <input name="record" inputmode="numeric" pattern="[0-9]*" required size="8"></label>
+<button type="submit">Fire</button></form>
+<p class="muted">Tells every active webhook of this manual type about that ${what}, as <code>webhooks { trigger }</code> does.</p>`;
 }
 
 export function webhooksControlPanelRoutes(rt: Rt): Router<AppState> {
@@ -181,6 +194,7 @@ ${noticesTable(notices)}`,
     const path = `${SECTION}/${id}`;
     const canEdit = hasPermission(user.permissions, WEBHOOKS_EDIT);
     const active = webhook.lifecycle_state === 'active';
+    const manual = webhookType(webhook.type_key)?.manual ? webhookType(webhook.type_key) : undefined;
     const button = (action: string, label: string, cls = '', hidden: Html | string = '') =>
       html`<form method="post" action="${path}/${action}" class="inline">${csrfField(ctx)}${hidden}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
     const row = (d: DeliveryRow) => {
@@ -207,6 +221,7 @@ ${
     ? html`<p>${active ? button('test', 'Send test') : ''} ${active ? button('disable', 'Disable', 'danger') : button('enable', 'Enable')}</p>`
     : ''
 }
+${canEdit && active && manual ? fireForm(ctx, path, manual.entity) : ''}
 <h2>Deliveries</h2>
 ${
   page.total
@@ -258,6 +273,40 @@ ${noticesTable(notices)}`,
         context: 'control-panel',
       });
       await afterAction(ctx, db, user, id, problems, `A test delivery (#${delivery?.id ?? ''}) is queued.`);
+    });
+  });
+
+  router.post(`${SECTION}/:id/fire`, async (ctx) => {
+    const id = webhookIdOf(ctx);
+    await asUser(ctx, WEBHOOKS_EDIT, `${SECTION}/${id}`, async (db, user) => {
+      const [webhook] = await webhooksByIds(db, [id]);
+      if (!webhook) throw new NotFoundError('No such webhook', 'webhook_not_found');
+      const type = webhookType(webhook.type_key);
+      const raw = bodyOf(ctx).record;
+      const recordId = typeof raw === 'string' && /^\s*[1-9]\d{0,9}\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!type?.manual) {
+        return detailPage(ctx, db, user, id, { error: 'Only a manual webhook type is fired by hand.', status: 409, offset: 0 });
+      }
+      if (!(recordId <= MAX_ID)) {
+        return detailPage(ctx, db, user, id, {
+          error: `Give the number of the ${RECORD_WORDS[type.entity] ?? type.entity}: a whole number from 1.`,
+          status: 400,
+          offset: 0,
+        });
+      }
+      const { deliveries, problems } = await fireManualWebhook(db, type, objectIdOf(type.entity, recordId), {
+        tenantId: tenantOf(ctx).id,
+        userId: user.id,
+        context: 'control-panel',
+      });
+      await afterAction(
+        ctx,
+        db,
+        user,
+        id,
+        problems,
+        `${type.name} fired for ${RECORD_WORDS[type.entity] ?? type.entity} ${recordId}: ${deliveries} deliver${deliveries === 1 ? 'y' : 'ies'} queued.`,
+      );
     });
   });
 

@@ -132,7 +132,7 @@ function addresses(input: WebhookInput, current: readonly string[]): { emails?: 
 export function webhookChange(
   input: WebhookInput,
   create: boolean,
-  current: { notification_emails: readonly string[] } = { notification_emails: [] },
+  current: { notification_emails: readonly string[]; lifecycle_state?: string } = { notification_emails: [] },
 ): { columns: WebhookColumns; type?: WebhookType; problems: Problem[] } {
   const problems: Problem[] = [];
   const columns: WebhookColumns = {};
@@ -180,8 +180,11 @@ export function webhookChange(
   if (input.lifecycleState === null) problems.push(problem('lifecycleState', null, 'lifecycleState must be active or disabled'));
   else if (input.lifecycleState !== undefined) {
     columns.lifecycle_state = input.lifecycleState;
-    // Enabled again by hand: its failures so far no longer count toward disabling it.
-    if (input.lifecycleState === 'active') Object.assign(columns, { disabled_reason: null, failing_since: null });
+    // Enabled again by hand: its failures so far no longer count toward disabling it. Activating
+    // an active webhook changes nothing (clients send "activate" after every create or sync), so
+    // it does not restart the clock of WEBHOOK_DISABLE_AFTER either.
+    if (input.lifecycleState === 'active' && current.lifecycle_state !== 'active')
+      Object.assign(columns, { disabled_reason: null, failing_since: null });
   }
   return { columns, ...(type ? { type } : {}), problems };
 }
