@@ -433,7 +433,39 @@ test.serial('when deliveries happen, then /metrics counts them across workers an
   t.truthy(delivered, metrics.slice(0, 200));
   t.true(Number(delivered![1]) >= 5);
   t.regex(metrics, /lectern_webhook_deliveries_total\{outcome="retried"\} [1-9]/);
-  t.regex(metrics, /lectern_webhook_oldest_pending_seconds \d/);
+  t.regex(metrics, /lectern_webhook_deliveries_total\{outcome="failed"\} [1-9]/, 'the 410 and the owner without permission failed');
+  t.regex(metrics, /lectern_webhook_oldest_pending_seconds 0\n/, 'nothing waits');
+
+  // With no worker running, a delivery that has waited two minutes is what the gauge reports.
+  await workers.close();
+  try {
+    const made = await createWebhook({
+      name: 'Waits',
+      webhookTypeId: (await typeIds()).get('Event Updated'),
+      query: ECHO_QUERY,
+      url: url('/waits'),
+    });
+    const sent = await f.gql(
+      f.admin,
+      'mutation ($id: ID!) { webhooks { sendTest(webhookId: $id) { delivery { id } errors { message } } } }',
+      {
+        id: made.webhook!.id,
+      },
+    );
+    t.deepEqual(sent.json.data.webhooks.sendTest.errors, []);
+    const moved = await f.ctx.rt
+      .knex('platform.outbox')
+      .where({ queue_namespace: f.ctx.rt.config.queuePrefix, queue: 'webhooks' })
+      .whereNull('settled_at')
+      .update({ created_at: f.ctx.rt.knex.raw("now() - interval '120 seconds'") });
+    t.is(moved, 1);
+    const waiting = (await request(f.port, { path: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text;
+    const age = /lectern_webhook_oldest_pending_seconds ([\d.]+)/.exec(waiting);
+    t.truthy(age, waiting.slice(0, 300));
+    t.true(Number(age![1]) >= 120 && Number(age![1]) < 180, age![1]);
+  } finally {
+    workers = startWorkers(f.ctx.rt);
+  }
 });
 
 test.serial(
