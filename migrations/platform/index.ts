@@ -9,6 +9,7 @@ import * as m007 from './007_portals.js';
 import * as m008 from './008_token_changes.js';
 import * as m009 from './009_access_generations.js';
 import * as m010 from './010_counters.js';
+import * as m011 from './011_webhook_log_prunes.js';
 
 /** Platform migrations, in order. A test checks that every file in this folder is listed. */
-export const platformMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
+export const platformMigrations: readonly SchemaMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011];

@@ -14,7 +14,7 @@ import { tenantStatsProcessor } from '../modules/tenant-stats/tenant-stats.proce
 import { deleteExpiredLoginLimits } from '../modules/users/index.js';
 import { tenantBaseUrl } from '../platform/config.js';
 import { createMailer } from '../platform/mail.js';
-import { deliveryPending, type DeliveryDeps } from '../modules/webhooks/webhook-delivery.service.js';
+import { deliveryPending, pruneDueLogs, type DeliveryDeps } from '../modules/webhooks/webhook-delivery.service.js';
 import { closeWebhookAgents, parseAllowance } from '../modules/webhooks/webhook-http.js';
 import { storedQueryRunner } from '../modules/webhooks/webhook-payload.graphql.js';
 import { markFailedDeliveryJob, webhooksProcessor } from '../modules/webhooks/webhooks.processor.js';
@@ -23,6 +23,9 @@ import { buildSchema } from './graphql-schema.js';
 
 /** How often the worker deletes expired failed-sign-in counts and waits. */
 const LOGIN_LIMITS_SWEEP_MS = 10 * 60_000;
+/** How often the worker prunes the webhook delivery logs that are due (and once at start). */
+const WEBHOOK_LOG_SWEEP_MS = 10 * 60_000;
+const LOG_SWEEP_BATCH = 200;
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -113,6 +116,19 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     );
   }, LOGIN_LIMITS_SWEEP_MS);
   loginLimitsSweep.unref();
+  // Delivered deliveries older than WEBHOOK_LOG_DAYS, of tenants that may receive nothing more
+  // (those that do are pruned as they deliver): the tenants due, a batch at a time.
+  let logSweep: Promise<void> = Promise.resolve();
+  const sweepLogs = () => {
+    logSweep = logSweep
+      .then(async () => {
+        while (!stopping && (await pruneDueLogs(deliveries, (id) => rt.registry.byId(id), LOG_SWEEP_BATCH)) === LOG_SWEEP_BATCH);
+      })
+      .catch((err: Error) => rt.log.warn({ err: { message: err.message } }, 'webhook log sweep failed; will try again'));
+  };
+  const logSweepTimer = setInterval(sweepLogs, WEBHOOK_LOG_SWEEP_MS);
+  logSweepTimer.unref();
+  sweepLogs();
   const reconciler = startReconciler(
     new Reconciler(rt.knex, rt.queues, rt.log, rt.config.queuePrefix, rt.config.reconcileAfterMs, {
       orders: {
@@ -136,6 +152,8 @@ export function startWorkers(rt: Runtime): RunningWorkers {
     async close() {
       stopping = true;
       clearInterval(loginLimitsSweep);
+      clearInterval(logSweepTimer);
+      await logSweep;
       await reconciler.stop();
       await deliveriesRelay.stop();
       await relay.stop();

@@ -17,6 +17,8 @@ import {
   markNoticeMailed,
   pruneDelivered,
   recordAttempt,
+  recordNextLogPrune,
+  tenantsDueForLogPrune,
   snapshotRow,
   type DeliveryWork,
   type WebhookRow,
@@ -415,11 +417,48 @@ async function maybePrune(deps: DeliveryDeps, tenant: Tenant): Promise<void> {
   const last = prunedAt.get(tenant.id) ?? 0;
   if (Date.now() - last < PRUNE_EVERY_MS) return;
   prunedAt.set(tenant.id, Date.now());
+  await pruneLog(deps, tenant);
+}
+
+/** What pruning a delivery log needs. */
+type LogPruneDeps = Pick<DeliveryDeps, 'knex' | 'log'> & { settings: Pick<DeliverySettings, 'logDays'> };
+
+/** The deliveries a prune deletes at most in one transaction. */
+const PRUNE_BATCH = 5000;
+
+/**
+ * Deletes the tenant's deliveries delivered more than WEBHOOK_LOG_DAYS ago and records when the
+ * next are due (platform.webhook_log_prunes), in one transaction. A failure is logged: the tenant
+ * stays due and is looked at again.
+ */
+async function pruneLog(deps: LogPruneDeps, tenant: Tenant): Promise<void> {
   try {
-    await withTenant(deps.knex, tenant, (db) => pruneDelivered(db, deps.settings.logDays));
+    await withTenant(deps.knex, tenant, async (db) => {
+      const pruned = await pruneDelivered(db, deps.settings.logDays, PRUNE_BATCH);
+      await recordNextLogPrune(db, tenant.id, deps.settings.logDays, pruned === PRUNE_BATCH);
+    });
   } catch (err) {
     deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'pruning webhook deliveries failed');
   }
+}
+
+/**
+ * The worker's sweep: prunes the delivery logs of the tenants due (platform.webhook_log_prunes),
+ * so one that no longer receives deliveries loses its old ones too. Several workers may sweep at
+ * once: a tenant pruned twice deletes nothing the second time. Answers how many tenants it looked at.
+ */
+export async function pruneDueLogs(
+  deps: LogPruneDeps,
+  tenantById: (id: number) => Promise<Tenant | undefined>,
+  limit = 200,
+): Promise<number> {
+  const due = await tenantsDueForLogPrune(deps.knex, limit);
+  for (const id of due) {
+    const tenant = await tenantById(id);
+    // A tenant removed takes its row with it (on delete cascade); one suspended keeps its schema and is pruned.
+    if (tenant) await pruneLog(deps, tenant);
+  }
+  return due.length;
 }
 
 /** The reconciler's question: does the delivery still wait for an attempt? */

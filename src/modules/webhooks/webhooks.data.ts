@@ -1,9 +1,11 @@
 import type { Db } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
+import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
 
 /**
  * Webhooks: the only file that names the `webhooks`, `webhook_events`, `webhook_deliveries` and
- * `webhook_notices` tables (migration 017, whose triggers also write events and deliveries).
+ * `webhook_notices` tables (migration 017, whose triggers also write events and deliveries), and
+ * `platform.webhook_log_prunes` (platform migration 011).
  * Every function takes the transaction first.
  *
  * @uses users: a delivery's envelope names the user a change acted for (`metadata.user.email`), read with the delivery in one statement
@@ -436,6 +438,41 @@ export async function pruneDelivered(db: Db, days: number, limit = 5000): Promis
       .delete();
   }
   return gone.length;
+}
+
+/** When a tenant's delivery log next has deliveries to prune (platform migration 011). */
+export class WebhookLogPrune extends BaseModel {
+  static override tableName = `${PLATFORM_SCHEMA}.webhook_log_prunes`;
+  static override idColumn = 'tenant_id';
+
+  declare tenant_id: number;
+  declare due_at: Date;
+}
+const LOG_PRUNES = WebhookLogPrune.tableName;
+
+/**
+ * When the tenant's delivery log next has something to prune: the oldest delivered delivery left
+ * plus `days`; now when `more` (the last prune stopped at its bound); none (its row removed) when
+ * nothing delivered is left. `db` is the tenant's transaction: the row commits with the prune.
+ */
+export async function recordNextLogPrune(db: Db, tenantId: number, days: number, more: boolean): Promise<void> {
+  const next = more
+    ? db.raw('now()')
+    : db(DELIVERIES)
+        .where({ state: 'delivered' })
+        .select(db.raw('min(delivered_at) + make_interval(days => ?)', [days]));
+  const { rows } = (await db.raw(`select (?) as due_at`, [next])) as { rows: { due_at: Date | null }[] };
+  const due = rows[0]?.due_at ?? null;
+  if (due === null) await db(LOG_PRUNES).where({ tenant_id: tenantId }).delete();
+  else await db(LOG_PRUNES).insert({ tenant_id: tenantId, due_at: due }).onConflict('tenant_id').merge();
+}
+
+/** Tenants whose delivery log has deliveries due to be pruned, the longest due first. */
+export async function tenantsDueForLogPrune(db: Db, limit: number): Promise<number[]> {
+  const rows = (await db(LOG_PRUNES).where('due_at', '<=', db.fn.now()).orderBy('due_at').limit(limit).select('tenant_id')) as {
+    tenant_id: number;
+  }[];
+  return rows.map((r) => r.tenant_id);
 }
 
 /** The table a webhook entity's rows live in (for a deleted record's last state). */
