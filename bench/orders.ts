@@ -376,7 +376,7 @@ async function waitForOrders(knex: Knex, tenant: Tenant, ids: number[], timeoutM
   };
 }
 
-async function noopRate(
+export async function noopRate(
   backend: 'redis' | 'postgres',
   databaseUrl: string,
   redisUrl: string | undefined,

@@ -20,6 +20,7 @@ import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { benchDatabase, startProcess, stopProcess } from './lib/env.js';
 import { cpuMs, round } from './lib/load.js';
 import { writeResult } from './lib/results.js';
+import { noopRate } from './orders.js';
 
 /**
  * Webhooks (issue 24, "Measured"): changes committed in tenant schemas, captured by the tenant's
@@ -487,6 +488,40 @@ export async function main(argv: string[]): Promise<void> {
       ),
     );
 
+    // 4. The ceiling that one BullMQ job per delivery (the issue's design) sets: jobs that do
+    // nothing, on the same store, with the same worker processes and concurrency.
+    // Then jobs that only POST the bare sender's envelope: what any design of one job per delivery can reach here.
+    const noopJobs = 10_000;
+    const ceiling = (what: string, env: Record<string, string>) => {
+      say(`ceiling: ${noopJobs} BullMQ jobs ${what}, ${opts.workers} worker process(es) at concurrency ${opts.webhookConcurrency}\n`);
+      return noopRate(
+        redisUrl ? 'redis' : 'postgres',
+        db.url,
+        redisUrl,
+        `${prefix}_noop`,
+        noopJobs,
+        (noopPrefix) =>
+          Array.from({ length: opts.workers }, () =>
+            spawn(process.execPath, ['--import', 'tsx', 'bench/lib/noop-worker.ts'], {
+              env: {
+                ...process.env,
+                ...env,
+                DATABASE_URL: db.url,
+                QUEUE_PREFIX: noopPrefix,
+                WORKER_CONCURRENCY: String(opts.webhookConcurrency),
+              },
+              stdio: ['ignore', 'inherit', 'inherit'],
+            }),
+          ),
+        (procs) => Promise.all(procs.map((p) => stopProcess(p))),
+        async () => undefined,
+      );
+    };
+    const noop = await ceiling('doing nothing', {});
+    const noopPost = await ceiling('each POSTing the envelope', {
+      NOOP_POST: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/ok/bare`, body: sample.body, headers: sample.headers }),
+    });
+
     // Results.
     const lectern = summariseMeasured(sat.lectern);
     const bareOk = sat.bare.reduce((n, x) => n + x.ok, 0);
@@ -495,6 +530,9 @@ export async function main(argv: string[]): Promise<void> {
     const bareRate = round(bareOk / bareSeconds);
     const bareCpuMs = round(sat.bare.reduce((n, x) => n + x.cpuMs, 0) / bareOk, 3);
     const ratio = round(lectern.changesPerSecond / bareRate, 3);
+    const noopToBare = round(noop.jobsPerSecond / bareRate, 3);
+    const postToBare = round(noopPost.jobsPerSecond / bareRate, 3);
+    const lecternToPost = round(lectern.changesPerSecond / noopPost.jobsPerSecond, 3);
     const alonePhase = { ...phaseOf(alone, aloneStages), lookupsPerDelivery: aloneLookups };
     const withAPhase = { ...phaseOf(withA, withAStages), lookupsPerDelivery: withALookups };
     const isolation = round(withAPhase.latency.p99ms / alonePhase.latency.p99ms);
@@ -515,6 +553,8 @@ export async function main(argv: string[]): Promise<void> {
       '|---|---|---|---|---|---|',
       row(`Lectern, saturation (${opts.tenants} tenants, 1 webhook each)`, { ...lectern, stages: satStages }),
       `| bare sender, same envelopes, concurrency ${bareConcurrency} | ${bareSent} | - | ${int(bareRate)} | - | ${bareSent - bareOk} |`,
+      `| BullMQ no-op jobs, same store and worker processes, concurrency ${opts.webhookConcurrency} | ${noop.jobs} | - | ${int(noop.jobsPerSecond)} | - | - |`,
+      `| BullMQ jobs that only POST the envelope, the same | ${noopPost.jobs} | - | ${int(noopPost.jobsPerSecond)} | - | - |`,
       row(`Lectern, ${opts.rate} changes/s, tenant B alone`, alonePhase),
       row(`Lectern, ${opts.rate} changes/s, tenant B while A's receiver hangs`, withAPhase),
     ].join('\n');
@@ -550,6 +590,7 @@ export async function main(argv: string[]): Promise<void> {
       `Tenant A: ${aCommitted} changes committed, ${aArrived} POSTs reached its hanging receiver, its deliveries read ${aReadCount} times by the worker(s) in ${round(isolationSeconds, 1)} s (${Math.round(aReadCount / isolationSeconds)}/s); its deliveries now ${JSON.stringify(aDeliveries)}.`,
       '',
       `Lectern / bare sender at saturation = **${ratio.toFixed(2)}** (target 0.5: ${verdict(ratio >= 0.5)})`,
+      `  the ceiling of one BullMQ job per delivery: jobs that only POST the envelope / bare sender = ${postToBare.toFixed(2)} (no-op jobs ${noopToBare.toFixed(2)}); Lectern / those jobs = ${lecternToPost.toFixed(2)}`,
       `p99 commit to delivery at ${opts.rate} changes/s = **${Math.round(alonePhase.latency.p99ms)} ms** (target under 1000: ${verdict(alonePhase.latency.p99ms < 1000)})`,
       `tenant B's p99 while A's receiver hangs / alone = **${isolation.toFixed(2)}** (target 2: ${verdict(isolation <= 2)})`,
       '',
@@ -567,6 +608,11 @@ export async function main(argv: string[]): Promise<void> {
           lectern: { ...lectern, stagesLastRound: satStages, rounds: sat.lectern.map((m) => phaseOf(m)) },
           bare: { posts: bareOk, seconds: round(bareSeconds), deliveriesPerSecond: bareRate, cpuMsPerPost: bareCpuMs, rounds: sat.bare },
           ratio,
+          ceiling: {
+            noop: { ...noop, toBare: noopToBare },
+            postOnly: { ...noopPost, toBare: postToBare },
+            lecternToPostOnly: lecternToPost,
+          },
           cpuMsPerDelivery: perDelivery,
           workerCorePct,
           workerSessions: { samples: activitySamples, meanNotIdle: meanBusy, top: topActivity },
