@@ -1,7 +1,7 @@
 import type { Job, Worker } from 'bullmq';
 import type { Knex } from '../platform/db/knex.js';
 import { withRetryPolicy } from '../platform/queues/job-errors.js';
-import { settleJob, startRelay, sweepOnNotice } from '../platform/queues/outbox.js';
+import { settledByJob, settleJob, startRelay, sweepOnNotice } from '../platform/queues/outbox.js';
 import { Reconciler, startReconciler } from '../platform/queues/reconciler.js';
 import { backgroundJobNeedsWork } from '../modules/background-jobs/background-jobs.service.js';
 import { orderNeedsWork } from '../modules/orders/order-processing.service.js';
@@ -43,7 +43,8 @@ function settling<D, R>(
 ): (job: Job<D>, token?: string) => Promise<R> {
   return async (job, token) => {
     const result = await fn(job, token);
-    if (job.id)
+    // A job whose last write settled its row (a webhook delivery's success) needs no second statement.
+    if (job.id && !settledByJob(result))
       await settleJob(rt.knex, job.id).catch((err: Error) =>
         rt.log.warn({ jobId: job.id, err: { message: err.message } }, 'could not settle the outbox row of a completed job'),
       );

@@ -238,6 +238,21 @@ test.serial(
     t.deepEqual(payload, { courseTemplates: { edges: [{ node: { id: templateId } }] } });
     t.deepEqual(configuration, {});
     t.is(at('/wp/ct').length, 1, 'one change, one delivery');
+    // Recorded delivered, and its outbox row settled with it (the reconciler has nothing to follow).
+    const webhookId = Number(unb64(id).split(':')[1]);
+    const settled = await waitFor(async () => {
+      const rows = await withTenant(f.ctx.rt.knex, f.tenant, (db) =>
+        db('webhook_deliveries as d')
+          .join('platform.outbox as o', (j) => j.on('o.tenant_id', '=', db.raw('?', [f.tenant.id])))
+          .whereRaw("(o.payload->>'deliveryId')::int = d.id")
+          .where('d.webhook_id', webhookId)
+          .where('o.queue', 'webhooks')
+          .select('d.state', 'd.attempts', 'd.status_code', 'd.delivered_at', 'o.settled_at'),
+      );
+      return rows.length === 1 && rows[0].settled_at ? rows : undefined;
+    }, 'the delivery to be settled');
+    t.like(settled[0], { state: 'delivered', attempts: 1, status_code: 200 });
+    t.truthy(settled[0].delivered_at);
   },
 );
 

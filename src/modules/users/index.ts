@@ -6,5 +6,12 @@ export { deleteExpiredLoginLimits, LOGIN_LIMITS_STORE } from './login-limits.dat
 export { hashPassword } from './password.js';
 export { ACCOUNT_FREE_FAILURES, MAX_WAIT_S, waitAfter } from './password-guard.js';
 export { type SignIn } from './sign-in.service.js';
-export { activeUsersWithRole, activeUserWithPermissions, findActiveUser, userIdOfContact } from './users.data.js';
+export {
+  activeUserJsonSql,
+  activeUsersWithRole,
+  activeUserWithPermissions,
+  findActiveUser,
+  userIdOfContact,
+  type ActiveUser,
+} from './users.data.js';
 export { credentialsInput } from './users.service.js';

@@ -62,6 +62,18 @@ const activeUserSql = (
 const IN_TRANSACTION = { email: activeUserSql(undefined, 'email'), id: activeUserSql(undefined, 'id') };
 
 /**
+ * The active user whose id is `idSql` (a trusted column reference of the statement it goes in, such
+ * as `w.owner_user_id`) with their role's permissions, as one JSON value of an {@link ActiveUser}
+ * without its password hash, or null when there is none or they are not active: for a read that
+ * needs its user in the same statement (a webhook delivery runs as its owner).
+ */
+export function activeUserJsonSql(idSql: string): string {
+  if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/.test(idSql)) throw new Error(`not a column reference: ${idSql}`);
+  return `(select json_build_object('id', users.id, 'email', users.email, 'company_id', users.company_id, 'permissions', roles.permissions)
+  from users join roles on roles.id = users.role_id where users.id = ${idSql} and users.is_active)`;
+}
+
+/**
  * The active user with this email (lower case) or id, with the permissions of their role; undefined
  * when there is none or they are not active. On a tenant transaction; or, with `schema`, on any
  * connection (REST Basic auth reads the user before the request's transaction opens, so a flood of

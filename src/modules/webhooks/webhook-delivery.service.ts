@@ -2,8 +2,8 @@ import type { Knex } from '../../platform/db/knex.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Mailer } from '../../platform/mail.js';
 import type { Tenant } from '../../platform/tenancy/tenant.js';
+import { settleStatement } from '../../platform/queues/outbox.js';
 import { withTenant } from '../../platform/tenancy/with-tenant.js';
-import { activeUserWithPermissions } from '../users/index.js';
 import { deliverJson, type AddressAllowance, type DeliveryOutcome } from './webhook-http.js';
 import { signatureHeaders } from './webhook-signature.js';
 import { objectIdOf, webhookGlobalId, webhookType } from './webhook-types.js';
@@ -17,6 +17,7 @@ import {
   markNoticeMailed,
   pruneDelivered,
   recordAttempt,
+  recordDelivered,
   recordNextLogPrune,
   tenantsDueForLogPrune,
   snapshotRow,
@@ -83,7 +84,7 @@ export interface DeliveryDeps {
 }
 
 /** What the job does next: nothing (settled), or run again at a time (a retry, a receiver busy). */
-export type AttemptResult = { next: 'done' } | { next: 'later'; at: number };
+export type AttemptResult = { next: 'done'; settled?: boolean } | { next: 'later'; at: number };
 
 /**
  * Each webhook's deliveries in this process: how many are being sent (WEBHOOK_ENDPOINT_CONCURRENCY
@@ -169,20 +170,17 @@ async function payloadOf(deps: DeliveryDeps, tenant: Tenant, work: DeliveryWork)
   if (webhook.owner_user_id === null) {
     throw new PayloadFailure('Its owner (who created it) is gone: its stored query runs with their permissions, so nothing is sent', false);
   }
-  const ownerId = webhook.owner_user_id;
+  // Read with the delivery, in its statement.
+  const owner = work.owner;
+  if (!owner) {
+    throw new PayloadFailure('Its owner (who created it) is no longer an active user: its stored query runs with their permissions', false);
+  }
   let result: Awaited<ReturnType<StoredQueryRunner>>;
   try {
     result = await withTenant(
       deps.knex,
       tenant,
       async (db) => {
-        const owner = await activeUserWithPermissions(db, { id: ownerId });
-        if (!owner) {
-          throw new PayloadFailure(
-            'Its owner (who created it) is no longer an active user: its stored query runs with their permissions',
-            false,
-          );
-        }
         const row = event.snapshot ? await snapshotRow(db, type.entity, event.snapshot) : undefined;
         return deps.runQuery(db, {
           tenant,
@@ -243,7 +241,7 @@ export function envelopeOf(tenant: Tenant, work: DeliveryWork, payload: unknown,
  * or says when to try again. Safe to run twice at once: the second records nothing once the
  * first has settled it, and a receiver that sees both sees the same `webhook-id`.
  */
-export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, deliveryId: number): Promise<AttemptResult> {
+export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, deliveryId: number, jobId?: string): Promise<AttemptResult> {
   const read = () => withTenant(deps.knex, tenant, (db) => deliveryWork(db, deliveryId), { readOnly: true, autocommit: true });
   let work = await read();
   if (!work || work.delivery.state !== 'pending') return { next: 'done' };
@@ -270,7 +268,38 @@ export async function attemptDelivery(deps: DeliveryDeps, tenant: Tenant, delive
   } finally {
     releaseSlot(endpoint);
   }
+  if (outcome.ok && !work.webhook.failing_since && jobId) return settleDelivered(deps, tenant, work, outcome, jobId);
   return settle(deps, tenant, work, outcome);
+}
+
+/**
+ * The common outcome, delivered to a webhook that was not failing: recorded and the job's outbox
+ * row settled in one statement, its own transaction (no BEGIN and COMMIT round trips, one commit).
+ */
+async function settleDelivered(
+  deps: DeliveryDeps,
+  tenant: Tenant,
+  work: DeliveryWork,
+  outcome: DeliveryOutcome,
+  jobId: string,
+): Promise<AttemptResult> {
+  const fresh = await withTenant(
+    deps.knex,
+    tenant,
+    (db) =>
+      recordDelivered(
+        db,
+        work.delivery.id,
+        { status_code: outcome.status, duration_ms: Math.round(outcome.durationMs), response_excerpt: outcome.responseExcerpt },
+        settleStatement(db, jobId),
+      ),
+    { autocommit: true, via: { context: 'worker' } },
+  );
+  if (fresh) {
+    deps.count?.('delivered');
+    await maybePrune(deps, tenant);
+  }
+  return { next: 'done', settled: true };
 }
 
 /** The receiver a url names: its scheme, host and port. */

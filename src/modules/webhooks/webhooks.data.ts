@@ -1,6 +1,7 @@
-import type { Db } from '../../platform/db/knex.js';
+import type { Db, Knex } from '../../platform/db/knex.js';
 import { BaseModel } from '../../platform/db/model.js';
 import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
+import { activeUserJsonSql, type ActiveUser } from '../users/index.js';
 
 /**
  * Webhooks: the only file that names the `webhooks`, `webhook_events`, `webhook_deliveries` and
@@ -8,7 +9,7 @@ import { PLATFORM_SCHEMA } from '../../platform/tenancy/tenant.js';
  * `platform.webhook_log_prunes` (platform migration 011).
  * Every function takes the transaction first.
  *
- * @uses users: a delivery's envelope names the user a change acted for (`metadata.user.email`), read with the delivery in one statement
+ * @uses users: a delivery's envelope names the user a change acted for (`metadata.user.email`), read with the delivery in one statement, as is the webhook's owner its stored query runs as
  */
 
 export type WebhookState = 'active' | 'disabled';
@@ -233,6 +234,8 @@ export interface DeliveryWork {
   triggeredAt: string;
   /** The acting user's e-mail address (null when none, or gone). */
   actorEmail: string | null;
+  /** The webhook's owner as the stored query runs: null when there is none or they are not active. */
+  owner: Omit<ActiveUser, 'password_hash'> | null;
 }
 
 const MICROS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
@@ -253,6 +256,7 @@ export async function deliveryWork(db: Db, deliveryId: number): Promise<Delivery
       'e.context',
       db.raw(`to_char(e.triggered_at at time zone 'UTC', ${MICROS}) as triggered_at`),
       db.raw('(select u.email from users u where u.id = e.actor_user_id) as actor_email'),
+      db.raw(`${activeUserJsonSql('w.owner_user_id')} as owner`),
     )) as
     | {
         delivery: DeliveryRow;
@@ -264,6 +268,7 @@ export async function deliveryWork(db: Db, deliveryId: number): Promise<Delivery
         context: string | null;
         triggered_at: string;
         actor_email: string | null;
+        owner: Omit<ActiveUser, 'password_hash'> | null;
       }
     | undefined;
   if (!row) return undefined;
@@ -277,6 +282,7 @@ export async function deliveryWork(db: Db, deliveryId: number): Promise<Delivery
     event: { id: Number(row.event_id), type_key: row.type_key, record_id: row.record_id, snapshot: row.snapshot, context: row.context },
     triggeredAt: row.triggered_at,
     actorEmail: row.actor_email,
+    owner: row.owner,
   };
 }
 
@@ -299,6 +305,33 @@ export async function recordAttempt(db: Db, deliveryId: number, attempt: Attempt
       attempts: db.raw('attempts + 1'),
       last_attempt_at: db.fn.now(),
       delivered_at: attempt.state === 'delivered' ? db.fn.now() : null,
+    });
+  return n > 0;
+}
+
+/**
+ * Records a successful attempt of a pending delivery and runs `settle` (the job's outbox settle,
+ * not yet run) in the same statement: one round trip and one commit. False when the delivery was
+ * no longer pending (the settle runs either way: the job is done).
+ */
+export async function recordDelivered(
+  db: Db,
+  deliveryId: number,
+  attempt: Omit<AttemptRecord, 'state' | 'error' | 'next_attempt_at'>,
+  settle: Knex.QueryBuilder,
+): Promise<boolean> {
+  const n = await db
+    .with('settled', settle)
+    .table(DELIVERIES)
+    .where({ id: deliveryId, state: 'pending' })
+    .update({
+      ...attempt,
+      state: 'delivered',
+      error: null,
+      next_attempt_at: null,
+      attempts: db.raw('attempts + 1'),
+      last_attempt_at: db.fn.now(),
+      delivered_at: db.fn.now(),
     });
   return n > 0;
 }

@@ -12,12 +12,13 @@ type DeliveryJob = Job<JobPayloads['webhooks']>;
  * row, not by BullMQ (whose own attempts and backoff are left for server failures of the worker).
  */
 export function webhooksProcessor(rt: Pick<PlatformRuntime, 'registry'>, deps: DeliveryDeps) {
-  return async (job: DeliveryJob, token?: string): Promise<{ delivered: boolean }> => {
+  return async (job: DeliveryJob, token?: string): Promise<{ delivered: boolean; settled?: boolean }> => {
     const { tenantId, deliveryId } = job.data;
     const tenant = await rt.registry.byId(tenantId);
     if (!tenant) return { delivered: false };
-    const result = await attemptDelivery(deps, tenant, deliveryId);
-    if (result.next === 'done') return { delivered: true };
+    const result = await attemptDelivery(deps, tenant, deliveryId, job.id);
+    // `settled`: the delivery's record settled the job's outbox row in its statement.
+    if (result.next === 'done') return { delivered: true, ...(result.settled ? { settled: true } : {}) };
     if (!token) throw new Error('a webhook delivery needs its job lock to be retried later');
     await job.moveToDelayed(result.at, token);
     throw new DelayedError('Delivery retried later');

@@ -129,7 +129,15 @@ export function pruneSettled(db: Db, days: number): Promise<number> {
 
 /** Settles the open rows of these job ids (a job completed). */
 export async function settleByJobIds(db: Db, jobIds: string[]): Promise<void> {
-  await db(TABLE).whereIn('job_id', jobIds).whereNull('settled_at').update({ settled_at: db.fn.now() });
+  await settleByJobIdsStatement(db, jobIds);
+}
+
+/**
+ * The statement that settles the rows of these jobs, not run: for a statement of the job's own to
+ * carry it (`db.with('settled', ...)`), so its write and the settle commit as one.
+ */
+export function settleByJobIdsStatement(db: Db, jobIds: string[]) {
+  return db(TABLE).whereIn('job_id', jobIds).whereNull('settled_at').update({ settled_at: db.fn.now() });
 }
 
 /** An open row as the reconciler looks at it (the tenant picks the queue shard its job is in). */

@@ -9,6 +9,7 @@ import {
   pruneSettled,
   recordEnqueueFailure,
   settleByJobIds,
+  settleByJobIdsStatement,
   unclaimRows,
 } from './outbox.data.js';
 import type { JobPayloads, QueueBackend, QueueName } from './queues.js';
@@ -207,12 +208,31 @@ export class OutboxDispatcher {
  * follow it. Best effort by design: a row left open is settled by the reconciler's next look.
  */
 export async function settleJob(knex: Knex, jobId: string): Promise<void> {
-  // A job the reconciler queued again (`<id>-q<n>`) can complete before the reconciler's
-  // transaction commits the row's new job id: matching the first id too, the update waits for
-  // that commit and then settles the row by its new id.
-  const original = jobId.replace(/-q\d+$/, '');
-  await settleByJobIds(knex, [...new Set([jobId, original])]);
+  await settleByJobIds(knex, settledIdsOf(jobId));
 }
+
+/**
+ * The job ids whose outbox row a completed job settles. A job the reconciler queued again
+ * (`<id>-q<n>`) can complete before the reconciler's transaction commits the row's new job id:
+ * matching the first id too, the update waits for that commit and then settles the row by its new id.
+ */
+function settledIdsOf(jobId: string): string[] {
+  const original = jobId.replace(/-q\d+$/, '');
+  return [...new Set([jobId, original])];
+}
+
+/**
+ * The settle of a completed job's outbox row as a statement not run, for the job's last write to
+ * carry (`db.with('settled', settleStatement(db, jobId))`): one statement and one commit instead of
+ * two. A job that does so says `settled: true` in its result, and `settleJob` is not run for it.
+ */
+export function settleStatement(db: Db, jobId: string) {
+  return settleByJobIdsStatement(db, settledIdsOf(jobId));
+}
+
+/** Whether a job's result says its outbox row is settled already (see {@link settleStatement}). */
+export const settledByJob = (result: unknown): boolean =>
+  typeof result === 'object' && result !== null && (result as { settled?: unknown }).settled === true;
 
 /**
  * Sweeps `queue`'s pending rows as soon as the database announces some (`outbox` on the changes

@@ -10,9 +10,10 @@ export interface WithTenantOptions {
   /** A read-only transaction: PostgreSQL refuses any write in it (public, read-only APIs). */
   readOnly?: boolean;
   /**
-   * With `readOnly`: no explicit transaction, each statement runs read only in an implicit
-   * transaction of its own that carries the tenant's settings, in one round trip (a read of one
-   * statement costs one round trip instead of three). What `db` answers is the same.
+   * No explicit transaction: each statement runs in an implicit transaction of its own that
+   * carries the tenant's settings, in one round trip (one statement costs one round trip instead
+   * of three). With `readOnly`, what `db` answers is the same as in a transaction. Without it, for
+   * a write of exactly one statement (it commits alone), such as a worker's record of its outcome.
    */
   autocommit?: boolean;
   /**
@@ -76,7 +77,7 @@ export async function withTenant<T>(
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
   const writes = opts.readOnly ? '' : changeSettings(knex, opts.via);
   const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}${writes}`;
-  if (opts.readOnly && opts.autocommit) return runStatements(knex, opening, fn, opts.check, schema);
+  if (opts.autocommit) return runStatements(knex, opening, fn, opts.check, schema);
   const result = await runTransaction(
     knex,
     opening,
