@@ -416,6 +416,9 @@ export async function noopRate(
     }
     const seconds = (Date.now() - started) / 1000;
     const cpu = cpuBefore && cpuUse(cpuBefore, (await cpuOf())!, seconds, jobs);
+    // A job that failed is not one done: the rate counts only those that completed.
+    const failed = (await Promise.all(shards.map((q) => q.getJobCounts('failed')))).reduce((n, c) => n + (c.failed ?? 0), 0);
+    if (failed) throw new Error(`${failed} of ${jobs} no-op jobs failed`);
     await stopAll(procs);
     return { jobs, seconds: round(seconds), jobsPerSecond: round(jobs / seconds), ...(cpu ? { redisCpu: cpu } : {}) };
   } finally {

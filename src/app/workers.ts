@@ -5,6 +5,7 @@ import { settledByJob, settleJob, startRelay, sweepOnNotice } from '../platform/
 import { Reconciler, startReconciler } from '../platform/queues/reconciler.js';
 import { backgroundJobNeedsWork } from '../modules/background-jobs/background-jobs.service.js';
 import { orderNeedsWork } from '../modules/orders/order-processing.service.js';
+import { tenantSchemaById } from '../platform/tenancy/tenants.data.js';
 import { withTenant } from '../platform/tenancy/with-tenant.js';
 import type { Runtime } from './runtime.js';
 import { watchJobFailures } from '../platform/queues/failure-watcher.js';
@@ -123,7 +124,9 @@ export function startWorkers(rt: Runtime): RunningWorkers {
   const sweepLogs = () => {
     logSweep = logSweep
       .then(async () => {
-        while (!stopping && (await pruneDueLogs(deliveries, (id) => rt.registry.byId(id), LOG_SWEEP_BATCH)) === LOG_SWEEP_BATCH);
+        // Each batch claims tenants out of the due set, so this ends.
+        const opts = { limit: LOG_SWEEP_BATCH, stopping: () => stopping };
+        while (!stopping && (await pruneDueLogs(deliveries, (id) => tenantSchemaById(rt.knex, id), opts)) === LOG_SWEEP_BATCH);
       })
       .catch((err: Error) => rt.log.warn({ err: { message: err.message } }, 'webhook log sweep failed; will try again'));
   };
@@ -154,11 +157,12 @@ export function startWorkers(rt: Runtime): RunningWorkers {
       stopping = true;
       clearInterval(loginLimitsSweep);
       clearInterval(logSweepTimer);
-      await logSweep;
       await reconciler.stop();
       await deliveriesRelay.stop();
       await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
+      // Stops between tenants: at most one prune to wait for.
+      await logSweep;
       await Promise.all(watchers.map((w) => w.close()));
       await counts.stop();
       mailer.close();

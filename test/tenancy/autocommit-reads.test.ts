@@ -161,3 +161,37 @@ test('when raw SQL has a placeholder in a comment, or several statements, then i
   );
   t.regex(several, /cannot insert multiple commands into a prepared statement/);
 });
+
+test.serial(
+  'when a write runs in autocommit, then its one statement commits in its tenant alone; a second statement is refused and no dispatcher is taken',
+  async (t) => {
+    // A tenant of its own: the other tests count A's contacts.
+    const c = await createTenant(knex, { slug: `t-acw-${hex(3)}`, name: 'C' });
+    t.teardown(() => dropTenant(knex, c.slug).catch(() => undefined));
+    const write = <T>(fn: (db: Knex) => Promise<T>, opts = {}) => withTenant(knex, c, fn, { autocommit: true, ...opts });
+    const email = `w-${hex(3)}@c.test`;
+    await write((db) => db('contacts').insert({ first_name: 'Wes', last_name: 'W', email }));
+    t.is((await inTransaction(c, (db) => db('contacts').where({ email }))).length, 1, 'committed in C');
+    t.is((await inTransaction(b, (db) => db('contacts').where({ email }))).length, 0, 'nothing in B');
+
+    const second = `w2-${hex(3)}@c.test`;
+    const err = await t.throwsAsync(
+      write(async (db) => {
+        await db('contacts').insert({ first_name: 'One', last_name: 'O', email: second });
+        await db('contacts').where({ email: second }).update({ first_name: 'Two' });
+      }),
+    );
+    t.regex(err?.message ?? '', /A write in autocommit runs exactly one statement$/);
+    t.deepEqual(
+      (await inTransaction(c, (db) => db('contacts').where({ email: second }))).map((c: { first_name: string }) => c.first_name),
+      ['One'],
+      'the first statement committed on its own, the second never ran',
+    );
+
+    const dispatcher = {} as never;
+    await t.throwsAsync(
+      write(async () => undefined, { dispatcher }),
+      { message: /no commit to dispatch/ },
+    );
+  },
+);

@@ -252,7 +252,9 @@ test.serial(
       return rows.length === 1 && rows[0].settled_at ? rows : undefined;
     }, 'the delivery to be settled');
     t.like(settled[0], { state: 'delivered', attempts: 1, status_code: 200 });
+    // Both are the statement's now(): the record and the settle were one statement, one commit.
     t.truthy(settled[0].delivered_at);
+    t.deepEqual(settled[0].settled_at, settled[0].delivered_at);
   },
 );
 

@@ -18,8 +18,8 @@ import {
   pruneDelivered,
   recordAttempt,
   recordDelivered,
-  recordNextLogPrune,
-  tenantsDueForLogPrune,
+  recordOldestDelivered,
+  claimDueLogPrunes,
   snapshotRow,
   type DeliveryWork,
   type WebhookRow,
@@ -452,19 +452,19 @@ async function maybePrune(deps: DeliveryDeps, tenant: Tenant): Promise<void> {
 /** What pruning a delivery log needs. */
 type LogPruneDeps = Pick<DeliveryDeps, 'knex' | 'log'> & { settings: Pick<DeliverySettings, 'logDays'> };
 
-/** The deliveries a prune deletes at most in one transaction. */
+/** The deliveries a prune deletes at most in one transaction (a tenant with more stays due). */
 const PRUNE_BATCH = 5000;
 
 /**
- * Deletes the tenant's deliveries delivered more than WEBHOOK_LOG_DAYS ago and records when the
- * next are due (platform.webhook_log_prunes), in one transaction. A failure is logged: the tenant
- * stays due and is looked at again.
+ * Deletes the tenant's deliveries delivered more than WEBHOOK_LOG_DAYS ago and records its oldest
+ * delivered one left (platform.webhook_log_prunes), in one transaction. A failure is logged: the
+ * tenant stays due and is looked at again.
  */
-async function pruneLog(deps: LogPruneDeps, tenant: Tenant): Promise<void> {
+async function pruneLog(deps: LogPruneDeps, tenant: Pick<Tenant, 'id' | 'schema'>): Promise<void> {
   try {
     await withTenant(deps.knex, tenant, async (db) => {
-      const pruned = await pruneDelivered(db, deps.settings.logDays, PRUNE_BATCH);
-      await recordNextLogPrune(db, tenant.id, deps.settings.logDays, pruned === PRUNE_BATCH);
+      await pruneDelivered(db, deps.settings.logDays, PRUNE_BATCH);
+      await recordOldestDelivered(db, tenant.id);
     });
   } catch (err) {
     deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'pruning webhook deliveries failed');
@@ -472,19 +472,22 @@ async function pruneLog(deps: LogPruneDeps, tenant: Tenant): Promise<void> {
 }
 
 /**
- * The worker's sweep: prunes the delivery logs of the tenants due (platform.webhook_log_prunes),
- * so one that no longer receives deliveries loses its old ones too. Several workers may sweep at
- * once: a tenant pruned twice deletes nothing the second time. Answers how many tenants it looked at.
+ * The worker's sweep: prunes the delivery logs of up to `limit` tenants whose oldest delivered
+ * delivery is past WEBHOOK_LOG_DAYS (claimed first, so workers sweeping at once share them), so a
+ * tenant that no longer receives deliveries loses its old ones too, suspended or not. Stops
+ * between tenants once `stopping()` says so (a claimed tenant left is due again in 10 minutes).
+ * Answers how many tenants it claimed.
  */
 export async function pruneDueLogs(
   deps: LogPruneDeps,
-  tenantById: (id: number) => Promise<Tenant | undefined>,
-  limit = 200,
+  tenantById: (id: number) => Promise<Pick<Tenant, 'id' | 'schema'> | undefined>,
+  opts: { limit?: number; stopping?: () => boolean } = {},
 ): Promise<number> {
-  const due = await tenantsDueForLogPrune(deps.knex, limit);
+  const due = await claimDueLogPrunes(deps.knex, deps.settings.logDays, opts.limit ?? 200);
   for (const id of due) {
+    if (opts.stopping?.()) break;
+    // A tenant removed takes its row with it (on delete cascade).
     const tenant = await tenantById(id);
-    // A tenant removed takes its row with it (on delete cascade); one suspended keeps its schema and is pruned.
     if (tenant) await pruneLog(deps, tenant);
   }
   return due.length;

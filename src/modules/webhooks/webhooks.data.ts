@@ -473,38 +473,46 @@ export async function pruneDelivered(db: Db, days: number, limit = 5000): Promis
   return gone.length;
 }
 
-/** When a tenant's delivery log next has deliveries to prune (platform migration 011). */
+/** Each tenant's oldest delivered delivery, or a time no older than it (platform migration 011). */
 export class WebhookLogPrune extends BaseModel {
   static override tableName = `${PLATFORM_SCHEMA}.webhook_log_prunes`;
   static override idColumn = 'tenant_id';
 
   declare tenant_id: number;
-  declare due_at: Date;
+  declare oldest_delivered_at: Date;
 }
 const LOG_PRUNES = WebhookLogPrune.tableName;
 
 /**
- * When the tenant's delivery log next has something to prune: the oldest delivered delivery left
- * plus `days`; now when `more` (the last prune stopped at its bound); none (its row removed) when
- * nothing delivered is left. `db` is the tenant's transaction: the row commits with the prune.
+ * Records the tenant's oldest delivered delivery left (after a prune, in its transaction); now
+ * when none is left: anything delivered later is no older. The row is never removed while the
+ * tenant exists, so a tenant that received deliveries is always found by the sweep.
  */
-export async function recordNextLogPrune(db: Db, tenantId: number, days: number, more: boolean): Promise<void> {
-  const next = more
-    ? db.raw('now()')
-    : db(DELIVERIES)
-        .where({ state: 'delivered' })
-        .select(db.raw('min(delivered_at) + make_interval(days => ?)', [days]));
-  const { rows } = (await db.raw(`select (?) as due_at`, [next])) as { rows: { due_at: Date | null }[] };
-  const due = rows[0]?.due_at ?? null;
-  if (due === null) await db(LOG_PRUNES).where({ tenant_id: tenantId }).delete();
-  else await db(LOG_PRUNES).insert({ tenant_id: tenantId, due_at: due }).onConflict('tenant_id').merge();
+export async function recordOldestDelivered(db: Db, tenantId: number): Promise<void> {
+  const oldest = db.raw(`coalesce((select min(delivered_at) from ?? where state = 'delivered'), now())`, [DELIVERIES]);
+  await db(LOG_PRUNES).insert({ tenant_id: tenantId, oldest_delivered_at: oldest }).onConflict('tenant_id').merge();
 }
 
-/** Tenants whose delivery log has deliveries due to be pruned, the longest due first. */
-export async function tenantsDueForLogPrune(db: Db, limit: number): Promise<number[]> {
-  const rows = (await db(LOG_PRUNES).where('due_at', '<=', db.fn.now()).orderBy('due_at').limit(limit).select('tenant_id')) as {
-    tenant_id: number;
-  }[];
+/**
+ * Claims up to `limit` tenants whose oldest delivered delivery is more than `days` old, the
+ * longest due first: each is put back as due again in `retryMinutes` (its prune, once done,
+ * records its real oldest). Rows another worker is claiming are skipped, and a claimed row is no
+ * longer due, so workers sweeping at once share the work.
+ */
+export async function claimDueLogPrunes(db: Db, days: number, limit: number, retryMinutes = 10): Promise<number[]> {
+  const rows = (await db(LOG_PRUNES)
+    .whereIn(
+      'tenant_id',
+      db(LOG_PRUNES)
+        .select('tenant_id')
+        .where('oldest_delivered_at', '<', db.raw('now() - make_interval(days => ?)', [days]))
+        .orderBy('oldest_delivered_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .update({ oldest_delivered_at: db.raw('now() - make_interval(days => ?, mins => ?)', [days, -retryMinutes]) })
+    .returning('tenant_id')) as { tenant_id: number }[];
   return rows.map((r) => r.tenant_id);
 }
 

@@ -117,7 +117,10 @@ function connectionClient(root: KnexClient, conn: PgConnection): KnexClient {
   // Statements of an autocommit lease ({@link runStatements}) carry the lease's opening.
   const runQuery = root.constructor.prototype._query;
   client._query = function (this: KnexClient, c: PgConnection, obj: KnexQuery) {
-    return this.opening === undefined ? runQuery.call(this, c, obj) : autocommitQuery(c, this.opening, obj, this.check);
+    if (this.opening === undefined) return runQuery.call(this, c, obj);
+    // A write in autocommit is one statement: a second would commit apart from the first.
+    if (this.single && this.statements++ > 0) return Promise.reject(new Error('A write in autocommit runs exactly one statement'));
+    return autocommitQuery(c, this.opening, obj, this.check);
   };
   client.stream = function (this: KnexClient, c: unknown, obj: unknown, s: unknown, o: unknown) {
     if (!this.leaseOpen) return Promise.reject(new Error(LEASE_ENDED));
@@ -350,12 +353,15 @@ export async function runStatements<T>(
   fn: (db: Knex) => Promise<T>,
   firstCheck?: FirstStatementCheck,
   schema?: string,
+  /** A write: `fn` may run one statement only (each commits on its own). */
+  single = false,
 ): Promise<T> {
   const root = knex as any;
   const conn: PgConnection = await root.client.acquireConnection();
   if (schema) noteSchema(root.client.config, conn, schema);
   const check = checkState(firstCheck);
   const { db, end } = lease(knex, conn, opening, check);
+  if (single) Object.assign((db as any).client, { single: true, statements: 0 });
   try {
     let result: T;
     try {

@@ -43,6 +43,12 @@ export function activeTenantById(db: Db, id: number): Promise<TenantRow | undefi
   return db<TenantRow>(TABLE).where({ id, status: 'active' }).first();
 }
 
+/** A tenant's id and schema whatever its status (a suspended one keeps its data and its upkeep). */
+export async function tenantSchemaById(db: Db, id: number): Promise<{ id: number; schema: string } | undefined> {
+  const row = await db<TenantRow>(TABLE).where({ id }).first('id', 'schema_name');
+  return row ? { id: row.id, schema: row.schema_name } : undefined;
+}
+
 /** The active tenants, oldest first. */
 export function activeTenants(db: Db): Promise<TenantRow[]> {
   return db<TenantRow>(TABLE).where({ status: 'active' }).orderBy('id');

@@ -77,7 +77,11 @@ export async function withTenant<T>(
   const readOnly = opts.readOnly ? `, set_config('transaction_read_only', 'on', true)` : '';
   const writes = opts.readOnly ? '' : changeSettings(knex, opts.via);
   const opening = `select set_config('search_path', '${schema}', true), set_config('jit', 'off', true)${timeout}${readOnly}${writes}`;
-  if (opts.autocommit) return runStatements(knex, opening, fn, opts.check, schema);
+  if (opts.autocommit) {
+    // A write in autocommit commits as it runs: one statement, and nothing to dispatch after a commit.
+    if (!opts.readOnly && opts.dispatcher) throw new Error('An autocommit write has no commit to dispatch outbox rows after');
+    return runStatements(knex, opening, fn, opts.check, schema, !opts.readOnly);
+  }
   const result = await runTransaction(
     knex,
     opening,
