@@ -324,6 +324,14 @@ test.serial(
     const notManual = await b.send('POST', `${host()}${section}/${quiet}/fire`, { form: { _csrf: csrf, record: '4242' } });
     t.is(notManual.status, 409);
     t.true(notManual.text.includes('Only a manual webhook type is fired by hand.'));
+    // Disabled, it has no Fire, and a POST all the same is refused.
+    await inTenant((db) => db('webhooks').where({ id: one }).update({ lifecycle_state: 'disabled' }));
+    const off = await b.get(detailUrl);
+    t.false(off.text.includes(`action="${section}/${one}/fire"`));
+    const csrfOff = /name="_csrf" value="([^"]+)"/.exec(off.text)![1]!;
+    const disabled = await b.send('POST', `${detailUrl}/fire`, { form: { _csrf: csrfOff, record: '4242' } });
+    t.is(disabled.status, 409);
+    t.true(disabled.text.includes('The webhook is disabled: enable it before firing it.'));
     t.is((await deliveries(one!)).rows.length, 1, 'nothing more was queued');
   },
 );

@@ -284,6 +284,9 @@ ${noticesTable(notices)}`,
       const type = webhookType(webhook.type_key);
       const raw = bodyOf(ctx).record;
       const recordId = typeof raw === 'string' && /^\s*[1-9]\d{0,9}\s*$/.test(raw) ? Number(raw) : NaN;
+      if (webhook.lifecycle_state !== 'active') {
+        return detailPage(ctx, db, user, id, { error: 'The webhook is disabled: enable it before firing it.', status: 409, offset: 0 });
+      }
       if (!type?.manual) {
         return detailPage(ctx, db, user, id, { error: 'Only a manual webhook type is fired by hand.', status: 409, offset: 0 });
       }
