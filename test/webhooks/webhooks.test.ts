@@ -258,6 +258,64 @@ test.serial(
   },
 );
 
+/** acted's stored Event Updated query, verbatim in shape (real-clients.md 5.A, its Event tree). */
+const ACTED_EVENT =
+  'query ($objectid: ID!) { node(id: $objectid) { id ... on Event { title lifecycleState cancelledAt isSoldOut learningMode maxPlaces minPlaces location { id } venue { id } timeZoneName lmsStart lmsEnd registrationDeadline courseTemplate { id } updatedAt customFieldValues { definitionKey value } } } }';
+
+test.serial(
+  "when the sync service's Event tree webhook fires on a Core GraphQL update, then its receiver's checks pass and it answers 202 queued",
+  async (t) => {
+    const ids = await typeIds();
+    const made = await createWebhook({
+      name: 'Admin3 Event Updated (tree)',
+      webhookTypeId: ids.get('Event Updated'),
+      query: ACTED_EVENT,
+      url: url('/acted/token-abc'),
+      config: '{"secret": "s3cret"}',
+    });
+    t.deepEqual(made.errors, []);
+    const known = new Set([made.webhook!.id]);
+    // acted's receiver, as 5.A describes it: 401 on a wrong secret, 400 on a missing or malformed
+    // field or an unknown webhook, else 202 queued.
+    rx.answers.set('/acted/token-abc', (hit) => {
+      const { metadata, payload, configuration } = hit.body ?? {};
+      if (configuration?.secret !== 's3cret') return { status: 401, body: '{"error":"secret"}' };
+      const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+      if (!metadata?.webhook_id || !known.has(metadata.webhook_id) || !iso.test(metadata.triggered_at ?? '') || !payload?.node?.id)
+        return { status: 400, body: '{"error":"bad"}' };
+      return { status: 202, body: '{"status":"queued"}' };
+    });
+    const eventId = await withTenant(f.ctx.rt.knex, f.tenant, async (db) => {
+      const [row] = await db('events').insert({ title: 'Tree', delegates_max: 12 }).returning('id');
+      return (row as { id: number }).id;
+    });
+    const updated = await f.gql(
+      f.admin,
+      'mutation ($id: ID!) { event { update(eventId: $id, input: {title: "Tree, renamed"}) { errors { message } } } }',
+      { id: b64(`Event:${eventId}`) },
+    );
+    t.deepEqual(updated.json.data.event.update.errors, []);
+    const [hit] = await waitFor(async () => (at('/acted/token-abc').length ? at('/acted/token-abc') : undefined), 'the tree delivery');
+    const node = hit!.body.payload.node;
+    t.like(node, { id: b64(`Event:${eventId}`), title: 'Tree, renamed', maxPlaces: 12, isSoldOut: false, location: null, venue: null });
+    t.is(typeof node.lifecycleState, 'string');
+    t.true(Array.isArray(node.customFieldValues));
+    t.regex(node.updatedAt, /^\d{4}-\d\d-\d\dT/);
+    t.is(hit!.body.metadata.context, 'graphql');
+    // Recorded as delivered with the receiver's answer.
+    const [delivery] = await waitFor(async () => {
+      const rows = await withTenant(f.ctx.rt.knex, f.tenant, (db) =>
+        db('webhook_deliveries')
+          .where({ webhook_id: Number(unb64(made.webhook!.id).split(':')[1]) })
+          .select('state', 'status_code', 'response_excerpt'),
+      );
+      return rows[0]?.state === 'delivered' ? rows : undefined;
+    }, 'the delivery to be recorded');
+    t.like(delivery, { status_code: 202, response_excerpt: '{"status":"queued"}' });
+    t.is(at('/acted/token-abc').length, 1);
+  },
+);
+
 test.serial(
   'when an event is deleted, then the echo webhook sends its id as Course:<n> and the node webhook reads its last state',
   async (t) => {
