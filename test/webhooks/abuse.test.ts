@@ -570,6 +570,28 @@ test.serial(
   },
 );
 
+test.serial(
+  'when a user without WEBHOOKS_VIEW reads webhooks, their types or a webhook node, then each is refused and nothing of them is answered',
+  async (t) => {
+    const outsider = await f.tokenFor(f.tenant, 'whnoview', ['EVENT_VIEW']);
+    const id = await createWebhook(f.admin, { name: 'Hidden hook', url: url('/hidden'), lifecycleState: 'disabled' });
+    for (const [query, variables] of [
+      ['query { webhooks(first: 5) { edges { node { id name url } } } }', {}],
+      ['query { webhookTypes(first: 5) { edges { node { id name } } } }', {}],
+      ['query ($id: ID!) { node(id: $id) { id ... on Webhook { name url } } }', { id }],
+    ] as const) {
+      const res = await f.gql(outsider, query, variables);
+      t.regex(JSON.stringify(res.json.errors ?? []), /WEBHOOKS_VIEW|FORBIDDEN/, query);
+      t.false(res.text.includes('Hidden hook'), query);
+      t.false(res.text.includes('/hidden'), query);
+    }
+    // The same reads with WEBHOOKS_VIEW answer.
+    const viewer = await f.tokenFor(f.tenant, 'whview2', ['WEBHOOKS_VIEW']);
+    const seen = await f.gql(viewer, 'query ($id: ID!) { node(id: $id) { id ... on Webhook { name } } }', { id });
+    t.is(seen.json.data.node.name, 'Hidden hook');
+  },
+);
+
 test.serial('when a user with WEBHOOKS_VIEW only calls each webhook mutation, then each is refused and nothing changes', async (t) => {
   const viewer = await f.tokenFor(f.tenant, 'whviewer', ['WEBHOOKS_VIEW']);
   const id = await createWebhook(f.admin, { name: 'Viewed', url: url('/viewed'), lifecycleState: 'disabled' });
