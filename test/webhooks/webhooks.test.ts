@@ -406,6 +406,29 @@ test.serial(
   },
 );
 
+test.serial('when a delivery waits for its retry, then Webhook.deliveries shows the failed attempt and when the next is due', async (t) => {
+  const ids = await typeIds();
+  const made = await createWebhook({ name: 'Between', webhookTypeId: ids.get('Event Created'), url: url('/between'), query: EVENT_NODE });
+  let calls = 0;
+  // 500, then held (the row keeps the first attempt's record until the second gives up), then 200.
+  rx.answers.set('/between', () => (++calls === 1 ? { status: 500, body: 'down' } : calls === 2 ? 'hang' : { status: 200 }));
+  await withTenant(f.ctx.rt.knex, f.tenant, (db) => db('events').insert({ title: 'Between tries' }));
+  const hits = await waitFor(async () => (at('/between').length >= 2 ? at('/between') : undefined), 'the retry to reach the receiver');
+  const d = await f.data(
+    f.admin,
+    `query { node(id: "${made.webhook!.id}") { ... on Webhook { deliveries(first: 5) { edges { node { state attempts statusCode durationMs responseExcerpt error nextAttemptAt lastAttemptAt } } } } } }`,
+  );
+  const delivery = d.node.deliveries.edges[0].node;
+  t.like(delivery, { state: 'pending', attempts: 1, statusCode: 500, responseExcerpt: 'down' });
+  t.regex(delivery.error, /500/);
+  t.true(Number.isInteger(delivery.durationMs) && delivery.durationMs >= 0);
+  // Due the schedule's first wait (300 ms here) after the first attempt, and reached by the second.
+  const due = Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.lastAttemptAt);
+  t.true(due >= 250 && due <= 1000, `${delivery.lastAttemptAt} -> ${delivery.nextAttemptAt}`);
+  t.true(hits[1]!.at >= Date.parse(delivery.nextAttemptAt) - 50, 'the retry came when it was due');
+  await waitFor(async () => (at('/between').length >= 3 ? true : undefined), 'the third attempt');
+});
+
 test.serial('when a receiver answers 410, then the webhook is disabled and says why', async (t) => {
   const ids = await typeIds();
   const made = await createWebhook({
