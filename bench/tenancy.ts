@@ -11,7 +11,7 @@ import { migrateAll, migratePlatform, type TenantMigrationResult } from '../src/
 import { createTenant } from '../src/platform/tenancy/provision.js';
 import { backendMemory, type BackendMemory } from './lib/backend-memory.js';
 import { benchDatabase, freePort, startProcess, stopProcess } from './lib/env.js';
-import { round, rssMb, runLoad, type LoadResult } from './lib/load.js';
+import { round, rssMb, runLoad, summarise, type LoadResult } from './lib/load.js';
 import { writeResult } from './lib/results.js';
 
 /**
@@ -50,6 +50,8 @@ export async function main(argv: string[]): Promise<void> {
       // 40 s at 2,000 tenants, scaled with the number of tenants.
       warmup: { type: 'string' },
       concurrency: { type: 'string', default: '16' },
+      // The warm comparison: rounds of 1 tenant and of all N in turn, on the same process.
+      rounds: { type: 'string', default: '3' },
       'provision-concurrency': { type: 'string', default: '4' },
       'migrate-concurrency': { type: 'string', default: '4' },
       // Keep the bench database of an earlier run that did not finish (provisioning 10,000
@@ -61,6 +63,7 @@ export async function main(argv: string[]): Promise<void> {
   const seconds = Number(values.seconds);
   const warmup = Number(values.warmup ?? Math.max(40, Math.round(n / 50)));
   const concurrency = Number(values.concurrency);
+  const rounds = Math.max(1, Number(values.rounds));
   const migrateConcurrency = Number(values['migrate-concurrency']);
   const loadAtStart = load();
   const db = values.reuse ? await existingBenchDatabase('tenancy') : await benchDatabase('tenancy');
@@ -155,28 +158,51 @@ export async function main(argv: string[]): Promise<void> {
     // first time (PostgreSQL's per-connection catalog caches). Warm: after every connection has
     // seen every schema, as in a web process that has been up for a while.
     process.stderr.write(
-      `phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${warmup}s warm-up, ${seconds}s warm (load ${load().join(' ')})\n`,
+      `phase 4: ${seconds}s of GET / rotating across ${n} tenants (cold), ${warmup}s warm-up, then ${rounds} rounds of 1 and ${n} tenants in turn (load ${load().join(' ')})\n`,
     );
     const rotate = (i: number) => ({ path: '/', host: hostOf(i % n) });
+    const single = () => ({ path: '/', host: hostOf(0) });
+    /**
+     * The warm comparison, side by side: `rounds` rounds of `seconds` with 1 tenant and with all
+     * N in turn (rotating which goes first) on the same warm process, each side's latencies
+     * pooled over its rounds. The machine's speed drifts over tens of seconds; phases run one
+     * after the other minutes apart moved the ratio by a factor of two between runs.
+     */
+    const sideBySide = async (): Promise<{ one: LoadResult; many: LoadResult }> => {
+      const sides = { one: { latencies: [] as number[], errors: 0 }, many: { latencies: [] as number[], errors: 0 } };
+      for (let r = 0; r < rounds; r++) {
+        for (const side of (r % 2 ? ['many', 'one'] : ['one', 'many']) as ('one' | 'many')[]) {
+          const res = await runLoad({
+            port,
+            concurrency,
+            seconds,
+            next: side === 'one' ? single : rotate,
+            latencies: sides[side].latencies,
+          });
+          sides[side].errors += res.errors;
+        }
+      }
+      const of = (side: 'one' | 'many') => summarise(sides[side].latencies, sides[side].errors, seconds * rounds);
+      return { one: of('one'), many: of('many') };
+    };
     const cold = await runLoad({ port, concurrency, seconds, next: rotate });
     await runLoad({ port, concurrency, seconds: warmup, next: rotate });
-    const many = await runLoad({ port, concurrency, seconds, next: rotate });
+    // The single tenant again (now that the database holds N schemas) and all N, in the same warm process.
+    const { one: oneAgain, many } = await sideBySide();
     const rssMany = await rssMb(pid);
     const pgMany = await webMemory();
-    // The single tenant again, now that the database holds N schemas, in the same warm process.
-    const oneAgain = await runLoad({ port, concurrency, seconds, next: () => ({ path: '/', host: hostOf(0) }) });
 
     // Side by side: the same warm phase on a web process whose connections are never replaced
     // (DB_CONNECTION_MAX_SCHEMAS=0, DB_CONNECTION_MAX_AGE=0), what the bound saves and costs.
     await stopProcess(web);
-    process.stderr.write(`phase 5: the same, connections never replaced: ${warmup}s warm-up, ${seconds}s warm\n`);
+    process.stderr.write(`phase 5: the same, connections never replaced: ${warmup}s warm-up, then 1 and ${n} tenants in turn\n`);
     web = await startProcess(
       'dist/src/web.js',
       { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', DB_CONNECTION_MAX_SCHEMAS: '0', DB_CONNECTION_MAX_AGE: '0' },
       port,
     );
     await runLoad({ port, concurrency, seconds: warmup, next: rotate });
-    const unbounded = await runLoad({ port, concurrency, seconds, next: rotate });
+    const { one: unboundedOne, many: unbounded } = await sideBySide();
     const pgUnbounded = await webMemory();
     const rssUnbounded = await rssMb(web.pid!);
     const loadAtEnd = load();
@@ -187,15 +213,17 @@ export async function main(argv: string[]): Promise<void> {
       m ? `${m.meanMb.toFixed(1)} (max ${m.maxMb.toFixed(1)}, ${m.connections} connections)` : 'n/a';
     const row = (label: string, r: LoadResult, rss: number, pgm: BackendMemory | undefined) =>
       `| ${label} | ${Math.round(r.rps)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors} | ${Math.round(rss)} | ${mb(pgm)} |`;
-    const ratio = round(many.p50ms / one.p50ms);
+    const ratio = round(many.p50ms / oneAgain.p50ms);
+    const unboundedRatio = round(unbounded.p50ms / unboundedOne.p50ms);
     const table = [
       '| tenants | req/s | p50 ms | p99 ms | errors | web RSS MB | PostgreSQL MB per web connection |',
       '|---|---|---|---|---|---|---|',
-      row('1', one, rssOne, pgOne),
+      row('1, before provisioning', one, rssOne, pgOne),
       row(`${num(n)}, cold`, cold, rssMany, undefined),
-      row(`${num(n)}, warm`, many, rssMany, pgMany),
-      row('1, again', oneAgain, rssMany, pgMany),
-      row(`${num(n)}, warm, connections never replaced`, unbounded, rssUnbounded, pgUnbounded),
+      row(`1, warm, in turn with ${num(n)}`, oneAgain, rssMany, pgMany),
+      row(`${num(n)}, warm, in turn with 1`, many, rssMany, pgMany),
+      row(`1, connections never replaced, in turn with ${num(n)}`, unboundedOne, rssUnbounded, pgUnbounded),
+      row(`${num(n)}, connections never replaced, in turn with 1`, unbounded, rssUnbounded, pgUnbounded),
     ].join('\n');
     const out = [
       '',
@@ -208,7 +236,7 @@ export async function main(argv: string[]): Promise<void> {
       '',
       table,
       '',
-      `p50 at ${num(n)} tenants (warm) / p50 at 1 = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); cold: ${round(cold.p50ms / one.p50ms).toFixed(2)}; 1 again / 1: ${round(oneAgain.p50ms / one.p50ms).toFixed(2)}; connections never replaced: ${round(unbounded.p50ms / one.p50ms).toFixed(2)}`,
+      `p50 at ${num(n)} tenants (warm) / p50 at 1, in ${rounds} rounds of ${seconds} s each in turn = **${ratio.toFixed(2)}** (target 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'}); connections never replaced: ${unboundedRatio.toFixed(2)}; cold / 1 before provisioning: ${round(cold.p50ms / one.p50ms).toFixed(2)}`,
       `PostgreSQL memory per web connection at ${num(n)} tenants: **${pgMany ? pgMany.meanMb.toFixed(1) : 'n/a'} MB** (DB_CONNECTION_MAX_SCHEMAS ${process.env.DB_CONNECTION_MAX_SCHEMAS ?? 'default, 1000'}), ${pgUnbounded ? pgUnbounded.meanMb.toFixed(1) : 'n/a'} MB with connections never replaced`,
       '',
     ];
@@ -249,7 +277,8 @@ export async function main(argv: string[]): Promise<void> {
         rssMany,
         postgresMemoryPerWebConnection: { one: pgOne, many: pgMany, manyNeverReplaced: pgUnbounded },
         p50Ratio: ratio,
-        neverReplaced: { many: unbounded, p50Ratio: round(unbounded.p50ms / one.p50ms) },
+        rounds,
+        neverReplaced: { one: unboundedOne, many: unbounded, p50Ratio: unboundedRatio },
       },
       { table, args: argv },
     );
