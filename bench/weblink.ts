@@ -2,7 +2,7 @@ import { toGlobalId } from '../src/kit/graphql/ids.js';
 import { addPortal } from '../src/modules/portals/portals.service.js';
 import { withTenant } from '../src/platform/tenancy/with-tenant.js';
 import { seedWebsiteCatalogue } from './lib/catalogue.js';
-import { benchTenant, cell, compareArgs, compareVariants, type Outcome } from './lib/compare.js';
+import { analyzeSeeded, benchTenant, cell, compareArgs, compareVariants, type Outcome } from './lib/compare.js';
 import { freePort, startProcess, stopProcess } from './lib/env.js';
 import { requestJson, round } from './lib/load.js';
 import { writeResult } from './lib/results.js';
@@ -14,8 +14,8 @@ import { StatementCounter } from './lib/statements.js';
  * learning paths as a union, prices, images, custom field values, ordered by name, `search` in
  * the variables undeclared), through a portal (guest token, `Authorization: Bearer`,
  * `weblink-portal`) on the platform address of one Lectern web process, in English (no header)
- * and in French (the header), side by side in interleaved rounds. Target: the header costs at
- * most 20 % of the throughput. Also: the SQL statements of one catalogue page of 2 and of 20
+ * and in French (the header), side by side in interleaved rounds, on tables analyzed after
+ * seeding. Floor: the header costs at most 10 % of the throughput (issue 27). Also: the SQL statements of one catalogue page of 2 and of 20
  * items, which must be the same (a page costs a constant number of statements).
  */
 const PORTAL = 'www.bench-training.test';
@@ -105,6 +105,7 @@ export async function main(argv: string[]): Promise<void> {
   // 200 published courses and 20 learning paths, English with French translations, prices and images.
   await withTenant(knex, tenant, (trx) => seedWebsiteCatalogue(trx, { templates: 200, paths: 20 }));
   await addPortal(knex, tenant, { domain: PORTAL });
+  await analyzeSeeded(knex);
 
   // Statements per page, counted on the same code in this process.
   const counter = await StatementCounter.start(db.url, { WEBLINK_RATE_LIMIT: '1000000' });
@@ -171,7 +172,7 @@ export async function main(argv: string[]): Promise<void> {
     same
       ? `SQL statements per catalogue page: ${statements['no header'][2]} for 2 items and ${statements['no header'][PAGE]} for ${PAGE}, with the header or without (each one round trip: reads carry their settings, no transaction): ${constant('no header') ? 'constant' : 'NOT constant: they grow with the page'}.`
       : `SQL statements per catalogue page (each one round trip: reads carry their settings, no transaction): without the header ${statements['no header'][2]} for 2 items and ${statements['no header'][PAGE]} for ${PAGE}; with it ${statements.header[2]} and ${statements.header[PAGE]}: ${constant('no header') && constant('header') ? 'constant' : 'NOT constant: they grow with the page'}.`,
-    `Target (the header costs at most 20 %, ratio 0.8 or more): ${ratio >= 0.8 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}). Web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
+    `Floor (issue 27: the header costs at most 10 %, ratio 0.9 or more; goal 0.95): ${ratio >= 0.9 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}). Web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
