@@ -155,11 +155,12 @@ export async function main(argv: string[]): Promise<void> {
   }
   const errors = results['no header'].errors + results.header.errors;
   const constant = (side: 'no header' | 'header') => statements[side][2] === statements[side][PAGE];
-  const ratio = results.header.rps / results['no header'].rps;
+  // One value for the table, the floor's check and the results file (the summary reads it).
+  const ratio = round(results.header.rps / results['no header'].rps, 3);
   const table = [
     '| query | no header: req/s / p50 / p99 ms / CPU ms | French header | header / no header |',
     '|---|---|---|---|',
-    `| \`catalogue(first: ${PAGE})\` (the WordPress plugin's, through a portal) | ${cell(results['no header'])} | ${cell(results.header)} | **${ratio.toFixed(2)}** |`,
+    `| \`catalogue(first: ${PAGE})\` (the WordPress plugin's, through a portal) | ${cell(results['no header'])} | ${cell(results.header)} | **${ratio}** |`,
   ].join('\n');
   const same = statements['no header'][2] === statements.header[2] && statements['no header'][PAGE] === statements.header[PAGE];
   const lines = [
@@ -172,13 +173,13 @@ export async function main(argv: string[]): Promise<void> {
     same
       ? `SQL statements per catalogue page: ${statements['no header'][2]} for 2 items and ${statements['no header'][PAGE]} for ${PAGE}, with the header or without (each one round trip: reads carry their settings, no transaction): ${constant('no header') ? 'constant' : 'NOT constant: they grow with the page'}.`
       : `SQL statements per catalogue page (each one round trip: reads carry their settings, no transaction): without the header ${statements['no header'][2]} for 2 items and ${statements['no header'][PAGE]} for ${PAGE}; with it ${statements.header[2]} and ${statements.header[PAGE]}: ${constant('no header') && constant('header') ? 'constant' : 'NOT constant: they grow with the page'}.`,
-    `Floor (issue 27: the header costs at most 10 %, ratio 0.9 or more; goal 0.95): ${ratio >= 0.9 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}). Web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
+    `Floor (issue 27: the header costs at most 10 %, ratio 0.9 or more; goal 0.95): ${ratio >= 0.9 ? 'met' : 'NOT met'} (${ratio}). Web process peak RSS ${Math.round(peakRss)} MB, errors ${errors}.`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
   await writeResult(
     'weblink',
-    { concurrency, seconds, rounds, page: PAGE, results, ratio: round(ratio), statements, peakRssMb: peakRss, errors },
+    { concurrency, seconds, rounds, page: PAGE, results, ratio, analyzed: true, statements, peakRssMb: peakRss, errors },
     { table, args: argv },
   );
 }
