@@ -15,8 +15,9 @@ import { StatementCounter } from './lib/statements.js';
  * the variables undeclared), through a portal (guest token, `Authorization: Bearer`,
  * `weblink-portal`) on the platform address of one Lectern web process, in English (no header)
  * and in French (the header), side by side in interleaved rounds, on tables analyzed after
- * seeding. Floor: the header costs at most 10 % of the throughput (issue 27). Also: the SQL statements of one catalogue page of 2 and of 20
- * items, which must be the same (a page costs a constant number of statements).
+ * seeding. Floor: the header costs at most 10 % of the throughput (issue 27). Also: the SQL
+ * statements of one catalogue page of 2 and of 20 items, which must be the same (a page costs a
+ * constant number of statements).
  */
 const PORTAL = 'www.bench-training.test';
 const FRENCH = toGlobalId('Locale', 3);

@@ -125,7 +125,6 @@ export async function analyzeSeeded(knex: Knex): Promise<void> {
 }
 
 /** A fresh bench database (`lectern_bench_<name>`) with its platform schema and one tenant, `bench`. */
-
 export async function benchTenant(name: string): Promise<{ db: Awaited<ReturnType<typeof benchDatabase>>; knex: Knex; tenant: Tenant }> {
   const db = await benchDatabase(name);
   const knex = createKnex(db.url, { poolMax: 4, applicationName: `bench-${name}` });
