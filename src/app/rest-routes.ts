@@ -96,7 +96,11 @@ export function legacyRestRoutes(rt: Runtime, usage: LegacyUsageRecorder): Route
   // spend its share; before the transaction, so a refused write reads and writes nothing.
   router.use(
     writeAdmission(
-      new WriteAdmission({ writesPerSecond: rt.config.admissionWritesPerSecond, activeWindowMs: rt.config.admissionActiveWindowMs }),
+      new WriteAdmission({
+        writesPerSecond: rt.config.admissionWritesPerSecond,
+        activeWindowMs: rt.config.admissionActiveWindowMs,
+        maxWaitMs: rt.config.admissionMaxWaitMs,
+      }),
     ),
   );
   router.use(requestDb(rt));

@@ -96,8 +96,9 @@ const schema = z
     RECONCILE_AFTER_MS: intIn(500, 86400000).default(60000),
     APPLY_BATCH_SIZE: intIn(1, 1000).default(100),
     WEBLINK_RATE_LIMIT: intIn(1, 1000000).default(600),
-    ADMISSION_WRITES_PER_SECOND: intIn(0, 1000000).default(100),
+    ADMISSION_WRITES_PER_SECOND: intIn(0, 1000000).default(50),
     ADMISSION_ACTIVE_WINDOW_MS: intIn(100, 60000).default(2000),
+    ADMISSION_MAX_WAIT_MS: intIn(0, 10000).default(1000),
     STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(30000),
     WEBLINK_STATEMENT_TIMEOUT_MS: intIn(100, 3600000).default(5000),
     PROXY_HOPS: intIn(1, 10).default(1),
@@ -240,6 +241,8 @@ export interface Config {
   admissionWritesPerSecond: number;
   /** How long after its last write a tenant still counts as writing, for the fair share. */
   admissionActiveWindowMs: number;
+  /** Longest a write past its tenant's share waits for its turn before it is refused. */
+  admissionMaxWaitMs: number;
   /** Longest a statement of a REST, Core GraphQL or page request may run. */
   statementTimeoutMs: number;
   /** Longest a statement of a (public, anonymous) WebLink request may run. */
@@ -352,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     weblinkRateLimit: e.WEBLINK_RATE_LIMIT,
     admissionWritesPerSecond: e.ADMISSION_WRITES_PER_SECOND,
     admissionActiveWindowMs: e.ADMISSION_ACTIVE_WINDOW_MS,
+    admissionMaxWaitMs: e.ADMISSION_MAX_WAIT_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     weblinkStatementTimeoutMs: e.WEBLINK_STATEMENT_TIMEOUT_MS,
     proxyHops: e.PROXY_HOPS,

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import test from 'ava';
 import type { Tenant } from '../../src/platform/tenancy/tenant.js';
 import { withTenant } from '../../src/platform/tenancy/with-tenant.js';
@@ -68,7 +69,15 @@ test.serial(
     // The quiet tenant writes: from now on two tenants are writing, each with half the capacity.
     t.is((await order(quiet, 1)).status, 200);
     const started = Date.now();
-    const flood = await Promise.all(Array.from({ length: 5 * CAPACITY }, (_, i) => order(noisy, 100 + i)));
+    const answeredAt: number[] = [];
+    const flood = await Promise.all(
+      Array.from({ length: 5 * CAPACITY }, (_, i) =>
+        order(noisy, 100 + i).then((a) => {
+          if (a.status === 200) answeredAt.push(Date.now());
+          return a;
+        }),
+      ),
+    );
     // The seconds the flood's requests were answered across (on a loaded machine, more than one or two).
     const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
     const admitted = flood.filter((a) => a.status === 200);
@@ -77,6 +86,12 @@ test.serial(
     t.true(refused.length > 0, 'the flood was refused past its share');
     // The process's capacity a second at most, over the seconds the flood straddled.
     t.true(admitted.length <= seconds * CAPACITY, `${admitted.length} admitted in ${seconds} s`);
+    // Paced, not taken at once: the admitted writes were spread over the second their share
+    // allows (about 9 a second here), each waiting for its turn, rather than all let in together
+    // and the rest refused. Their answers span most of a second (a loaded machine only widens it).
+    t.true(admitted.length >= CAPACITY / 2, `${admitted.length} admitted`);
+    const span = Math.max(...answeredAt) - Math.min(...answeredAt);
+    t.true(span >= 700, `the admitted writes were answered within ${span} ms of each other`);
     const r = refused[0]!;
     t.is(r.json.error.code, 'rate_limited');
     const retry = Number(r.headers['retry-after']);
@@ -98,3 +113,44 @@ test.serial(
     t.is((await order(noisy, 999)).status, 200);
   },
 );
+
+test.serial('when a write waiting for its turn loses its client, then nothing of it is written', async (t) => {
+  await quietPeriod();
+  t.is((await order(quiet, 10)).status, 200);
+  const before = await stored(noisy.tenant);
+  // Eight of the flood's orders at once: at 9 a second they take the turns of the next 0.8 s.
+  const taken = Promise.all(Array.from({ length: 8 }, (_, i) => order(noisy, 2000 + i)));
+  await new Promise((r) => setTimeout(r, 20));
+  // The ninth waits about 0.8 s for its turn; its client gives up after 0.1 s.
+  const body = JSON.stringify(orderFor(noisy, 2100));
+  const gone = new Promise<void>((resolve) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port: app.port,
+      method: 'POST',
+      path: '/api/v2/orders',
+      headers: {
+        host: `${noisy.tenant.slug}.localhost`,
+        authorization: basic(noisy.email, PASSWORD),
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
+    });
+    req.on('error', () => resolve());
+    req.end(body);
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 100);
+  });
+  t.deepEqual(
+    (await taken).map((a) => a.status),
+    new Array<number>(8).fill(200),
+  );
+  await gone;
+  // Past the ninth's turn, and then some.
+  await new Promise((r) => setTimeout(r, 1500));
+  const after = await stored(noisy.tenant);
+  t.is(after.orders - before.orders, 8, 'only the eight answered orders are stored');
+  t.is(after.outbox - before.outbox, 8);
+});

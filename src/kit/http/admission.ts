@@ -1,4 +1,3 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError } from '../../platform/errors.js';
 import type { AppMiddleware } from './context.js';
 
@@ -10,78 +9,134 @@ export interface AdmissionOptions {
   writesPerSecond: number;
   /** How long after its last write a tenant still counts as writing (and so takes a share). */
   activeWindowMs: number;
+  /** Longest a write past its tenant's share waits for its turn before it is refused (0: never waits). */
+  maxWaitMs: number;
 }
 
-/** The answer of {@link WriteAdmission.admit}: go on, or refuse with 429 after this many seconds. */
-export type Admission = { ok: true } | { ok: false; retryAfterSeconds: number };
+/**
+ * The answer of {@link WriteAdmission.admit}: go on after `waitMs` (0: at once), or refuse with
+ * 429 after this many seconds.
+ */
+export type Admission = { ok: true; waitMs: number } | { ok: false; retryAfterSeconds: number };
+
+/** Admitted writes over the last second, in tenths of a second. */
+class LastSecond {
+  private readonly counts = new Array<number>(10).fill(0);
+  private readonly tenths = new Array<number>(10).fill(-1);
+
+  add(now: number): void {
+    const tenth = Math.floor(now / 100);
+    const slot = tenth % 10;
+    if (this.tenths[slot] !== tenth) {
+      this.tenths[slot] = tenth;
+      this.counts[slot] = 0;
+    }
+    this.counts[slot]!++;
+  }
+
+  sum(now: number): number {
+    const oldest = Math.floor(now / 100) - 9;
+    let n = 0;
+    for (let i = 0; i < 10; i++) if (this.tenths[i]! >= oldest) n += this.counts[i]!;
+    return n;
+  }
+}
+
+interface Writer {
+  /** When it last asked to write (ms). */
+  askedAt: number;
+  /** Its writes admitted over the last second. */
+  admitted: LastSecond;
+  /** When its next write is due at its rate (the pacing's theoretical arrival time, ms). */
+  dueAt: number;
+}
 
 /**
  * Fair shares of a web process's write intake between tenants (ADMISSION_WRITES_PER_SECOND,
- * ADMISSION_ACTIVE_WINDOW_MS), counted per second with rate-limiter-flexible's in-memory
- * limiter: the process's writes, and each tenant's. A write is refused only when all of these
- * hold: another tenant is writing too (asked to write within `activeWindowMs`), the process has
- * admitted more than `writesPerSecond` writes this second, and this tenant more than its fair
- * share of them (`writesPerSecond` / the tenants writing). So a tenant writing alone is never
- * refused, capacity nobody else asks for is not held back, and while several tenants write one
- * tenant's flood cannot take more than its share of the CPU the others' writes need. A refusal
- * comes before anything is read or written (nothing is half-written), with the seconds to wait
- * until the next second begins; refused writes are not counted.
+ * ADMISSION_ACTIVE_WINDOW_MS, ADMISSION_MAX_WAIT_MS).
+ *
+ * A tenant writing alone (nobody else asked to write within `activeWindowMs`) is never held back.
+ * While several write, each tenant's writes are paced at its rate: its fair share
+ * (`writesPerSecond` / the tenants writing), or what the others leave of `writesPerSecond` over
+ * the last second when that is more (capacity nobody else asks for is not held back), and at
+ * least one a second. A write within its rate goes at once; one past it waits for its turn, so a
+ * flood's writes come in evenly spread over the second instead of all together at its start; one
+ * whose turn is more than `maxWaitMs` away is refused (429, with the seconds to wait), and takes
+ * no turn. The pacing is the generic cell rate algorithm: each tenant's next write is due one
+ * interval (1 s / its rate) after the last one admitted, with one interval of slack for the
+ * write that arrives early. A quiet tenant's occasional write is due at once: it never waits for a
+ * flood. Counts are kept in memory, per process: the CPU they protect is the process's own.
  */
 export class WriteAdmission {
-  private readonly perTenant: RateLimiterMemory | undefined;
-  private readonly total: RateLimiterMemory | undefined;
-  /** Tenant id → when it last asked to write (ms). */
-  private readonly lastWrite = new Map<number, number>();
+  private readonly writers = new Map<number, Writer>();
+  private readonly all = new LastSecond();
   private lastPrune = 0;
 
-  constructor(private readonly opts: AdmissionOptions) {
-    if (opts.writesPerSecond > 0) {
-      // Counts are never refused by the limiters themselves: the decision is made below.
-      const points = Number.MAX_SAFE_INTEGER;
-      this.perTenant = new RateLimiterMemory({ keyPrefix: 'write_admission_tenant', points, duration: 1 });
-      this.total = new RateLimiterMemory({ keyPrefix: 'write_admission_total', points, duration: 1 });
-    }
-  }
+  constructor(private readonly opts: AdmissionOptions) {}
 
   /** Tenants that asked to write within the window (the asking one included, as it asks now). */
-  writing(tenantId: number, now = Date.now()): number {
-    this.lastWrite.set(tenantId, now);
+  private writing(now: number): number {
     const since = now - this.opts.activeWindowMs;
-    // Forget quiet tenants at most once a window, so the count stays a walk over the writing ones.
+    // Forget quiet tenants at most once a window, so the map holds the writing ones (and those
+    // whose turns reach past the window, which they still hold).
     if (now - this.lastPrune >= this.opts.activeWindowMs) {
       this.lastPrune = now;
-      for (const [id, at] of this.lastWrite) if (at < since) this.lastWrite.delete(id);
+      for (const [id, w] of this.writers) if (w.askedAt < since && w.dueAt < now) this.writers.delete(id);
     }
     let n = 0;
-    for (const at of this.lastWrite.values()) if (at >= since) n++;
+    for (const w of this.writers.values()) if (w.askedAt >= since) n++;
     return n;
   }
 
-  async admit(tenantId: number): Promise<Admission> {
-    if (!this.perTenant || !this.total) return { ok: true };
-    const writing = this.writing(tenantId);
-    const key = String(tenantId);
-    const [total, mine] = await Promise.all([this.total.consume('all'), this.perTenant.consume(key)]);
-    // At least one write a second each: with more tenants writing than the rate, every tenant's
-    // first write of a second is still admitted (a flood cannot take the quiet ones' turns).
-    const share = Math.max(1, this.opts.writesPerSecond / writing);
-    if (writing === 1 || total.consumedPoints <= this.opts.writesPerSecond || mine.consumedPoints <= share) return { ok: true };
-    await Promise.all([this.total.reward('all'), this.perTenant.reward(key)]);
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(mine.msBeforeNext / 1000)) };
+  /** Whether `tenantId`'s write may go now, after a wait, or is refused. */
+  admit(tenantId: number, now = Date.now()): Admission {
+    const rate = this.opts.writesPerSecond;
+    if (rate <= 0) return { ok: true, waitMs: 0 };
+    let w = this.writers.get(tenantId);
+    if (!w) {
+      w = { askedAt: now, admitted: new LastSecond(), dueAt: now };
+      this.writers.set(tenantId, w);
+    }
+    w.askedAt = now;
+    const writing = this.writing(now);
+    if (writing === 1) {
+      // Alone: no pacing, and no debt carried into the next time others write.
+      w.dueAt = now;
+      return this.admitted(w, now, 0);
+    }
+    const others = this.all.sum(now) - w.admitted.sum(now);
+    const myRate = Math.max(1, rate / writing, rate - others);
+    const interval = 1000 / myRate;
+    const due = Math.max(w.dueAt, now);
+    const waitMs = Math.max(0, Math.ceil(due - interval - now));
+    // Refused: asked again after this, its turn would be within the wait (unless others took it).
+    if (waitMs > this.opts.maxWaitMs)
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs - this.opts.maxWaitMs) / 1000)) };
+    w.dueAt = due + interval;
+    return this.admitted(w, now, waitMs);
+  }
+
+  /** Counts a write admitted now (its turn taken, if it waits for it) and answers it. */
+  private admitted(w: Writer, now: number, waitMs: number): Admission {
+    w.admitted.add(now);
+    this.all.add(now);
+    return { ok: true, waitMs };
   }
 }
 
 /**
- * Writes (POST, PUT, PATCH, DELETE) of the request's tenant, admitted at its fair share: past
- * it, 429 `rate_limited` with `Retry-After` (the REST error body, as the other 429s answer). The
- * REST API runs it after authentication (a caller without the tenant's credentials cannot spend
- * its share) and before the request's transaction.
+ * Writes (POST, PUT, PATCH, DELETE) of the request's tenant, admitted at its fair share: a write
+ * past it waits for its turn (at most ADMISSION_MAX_WAIT_MS), and one further past gets 429
+ * `rate_limited` with `Retry-After` (the REST error body, as the other 429s answer). A write whose
+ * client went away while it waited is dropped: nothing is written for an order nobody waits to
+ * hear about. The REST API runs it after authentication (a caller without the tenant's
+ * credentials cannot spend its share) and before the request's transaction.
  */
 export function writeAdmission(admission: WriteAdmission): AppMiddleware {
   return async (ctx, next) => {
     const tenant = ctx.state.tenant;
     if (!tenant || !WRITE_METHODS.has(ctx.method)) return next();
-    const admitted = await admission.admit(tenant.id);
+    const admitted = admission.admit(tenant.id);
     if (!admitted.ok) {
       ctx.set('Retry-After', String(admitted.retryAfterSeconds));
       throw new AppError(
@@ -90,6 +145,14 @@ export function writeAdmission(admission: WriteAdmission): AppMiddleware {
         `Too many writes for this instance while others are writing; try again in ${admitted.retryAfterSeconds} s`,
         { retryAfterSeconds: admitted.retryAfterSeconds },
       );
+    }
+    if (admitted.waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, admitted.waitMs));
+      if (ctx.req.socket.destroyed) {
+        // The log says what happened: 499, the client closed the request (nginx's convention).
+        ctx.status = 499;
+        return;
+      }
     }
     return next();
   };
