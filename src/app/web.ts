@@ -75,8 +75,10 @@ export function createApp(rt: Runtime, options: AppOptions = {}): Koa<AppState> 
   });
 
   app.use(requestContext(rt.log));
-  app.use(errorMapping());
+  // Metrics outside the error mapping, so a refused or failed request is counted with the status
+  // it was answered with (inside it, a thrown error was counted as the default 404).
   app.use(metrics.middleware);
+  app.use(errorMapping());
   // Every /api/v2 response, errors and unknown tenants included, carries the deprecation headers.
   app.use((ctx, next) => (ctx.path === '/api/v2' || ctx.path.startsWith('/api/v2/') ? deprecation(ctx, next) : next()));
   // The seeded demo's pictures, on every address (its documents point at the platform address's).

@@ -8,11 +8,13 @@ import { basic, PASSWORD } from '../helpers/rest.js';
 
 /**
  * Write admission (ADMISSION_WRITES_PER_SECOND, here 10 a second for the process): over real
- * HTTP, a tenant flooding `POST /api/v2/orders` while another tenant writes is refused past its
- * share with 429 `rate_limited` and `Retry-After`, the other tenant's orders are admitted, a
- * refused order writes nothing, and a tenant writing alone is never refused.
+ * HTTP, a tenant flooding `POST /api/v2/orders` while another tenant writes is paced at its share
+ * (its writes wait their turns) and refused past a second's wait with 429 `rate_limited` and
+ * `Retry-After`; the other tenant's orders are admitted; a refused order, or one whose client
+ * left while it waited, writes nothing; a tenant writing alone is never held back.
  */
 const CAPACITY = 10;
+const SCRAPER_TOKEN = 'admission-metrics-token-0123456789';
 let ctx: TestContext;
 let app: { port: number; close(): Promise<void> };
 let noisy: OrderSetup;
@@ -20,7 +22,11 @@ let quiet: OrderSetup;
 let lone: OrderSetup;
 
 test.serial.before(async () => {
-  ctx = await setupTestRuntime({ ADMISSION_WRITES_PER_SECOND: String(CAPACITY), ADMISSION_ACTIVE_WINDOW_MS: '2000' });
+  ctx = await setupTestRuntime({
+    ADMISSION_WRITES_PER_SECOND: String(CAPACITY),
+    ADMISSION_ACTIVE_WINDOW_MS: '2000',
+    METRICS_TOKEN: SCRAPER_TOKEN,
+  });
   noisy = await orderSetup(ctx.rt.knex, await ctx.freshTenant('admn'), 'admn');
   quiet = await orderSetup(ctx.rt.knex, await ctx.freshTenant('admq'), 'admq');
   lone = await orderSetup(ctx.rt.knex, await ctx.freshTenant('adml'), 'adml');
@@ -47,6 +53,19 @@ const stored = (tenant: Tenant) =>
     outbox: Number((await db('platform.outbox').where({ tenant_id: tenant.id }).count('* as n').first())!.n),
   }));
 
+/**
+ * A read with the tenant's credentials: the password is verified once (argon2, tens of ms) and
+ * cached, so the writes that follow reach admission as fast as they are sent.
+ */
+const signIn = async (s: OrderSetup) => {
+  const r = await request(app.port, {
+    path: '/api/v2/crm/contacts',
+    host: `${s.tenant.slug}.localhost`,
+    headers: { authorization: basic(s.email, PASSWORD), accept: 'application/json' },
+  });
+  if (r.status !== 200) throw new Error(`sign-in read answered ${r.status}`);
+};
+
 /** Waits until no tenant has written for the admission window, so each test starts alone. */
 const quietPeriod = () => new Promise((r) => setTimeout(r, 2100));
 
@@ -64,6 +83,7 @@ test.serial('when a tenant writes alone, then it is never refused, even past the
 test.serial(
   "when a tenant floods orders while another writes, then the flood gets 429 with Retry-After past its share, writes nothing for them, and the other's orders are admitted",
   async (t) => {
+    await Promise.all([signIn(noisy), signIn(quiet)]);
     await quietPeriod();
     const before = await stored(noisy.tenant);
     // The quiet tenant writes: from now on two tenants are writing, each with half the capacity.
@@ -115,6 +135,7 @@ test.serial(
 );
 
 test.serial('when a write waiting for its turn loses its client, then nothing of it is written', async (t) => {
+  await Promise.all([signIn(noisy), signIn(quiet)]);
   await quietPeriod();
   t.is((await order(quiet, 10)).status, 200);
   const before = await stored(noisy.tenant);
@@ -153,4 +174,11 @@ test.serial('when a write waiting for its turn loses its client, then nothing of
   const after = await stored(noisy.tenant);
   t.is(after.orders - before.orders, 8, 'only the eight answered orders are stored');
   t.is(after.outbox - before.outbox, 8);
+  // It did reach admission and wait: it is counted as a request whose client left (499).
+  const metrics = await request(app.port, { path: '/metrics', headers: { authorization: `Bearer ${SCRAPER_TOKEN}` } });
+  // (counted where admission runs, on the REST API's router: the order route was never reached)
+  t.regex(metrics.text, /http_request_duration_seconds_count\{method="POST",route="[^"]*",status="499"\} 1\b/);
+  // The earlier test's refusals are counted as what they were answered: 429, not the default 404.
+  t.regex(metrics.text, /http_request_duration_seconds_count\{method="POST",route="[^"]*",status="429"\} [1-9]/);
+  t.notRegex(metrics.text, /http_request_duration_seconds_count\{method="POST",route="[^"]*",status="404"\}/);
 });

@@ -32,7 +32,9 @@ test('when a flood is refused, then the refusals take no turns: a second later i
   const now = 1_000_000;
   ask(admission, 2, 1, now);
   t.deepEqual(ask(admission, 1, 5, now), [0, 0, null, null, null], 'without waiting: two at once, the rest refused');
-  t.deepEqual(ask(admission, 1, 1, now + 1000), [0]);
+  // At 9 a second, the third write's turn is 111 ms after the first two; had the three refusals
+  // taken turns it would be 444 ms away.
+  t.deepEqual(ask(admission, 1, 1, now + 120), [0]);
 });
 
 test('when two tenants flood together, then each gets half the rate', (t) => {
@@ -65,4 +67,12 @@ test('when admission is off (0 a second), then nothing waits or is refused', (t)
   const admission = new WriteAdmission({ writesPerSecond: 0, activeWindowMs: 2000, maxWaitMs: 0 });
   ask(admission, 2, 1, 1_000_000);
   t.deepEqual(ask(admission, 1, 50, 1_000_000), new Array<number>(50).fill(0));
+});
+
+test('when the others stop writing for the active window, then the flood is alone again and no longer paced', (t) => {
+  const admission = new WriteAdmission({ writesPerSecond: 10, activeWindowMs: 2000, maxWaitMs: 0 });
+  const now = 1_000_000;
+  ask(admission, 2, 1, now);
+  t.deepEqual(ask(admission, 1, 4, now), [0, 0, null, null], 'paced while tenant 2 writes');
+  t.deepEqual(ask(admission, 1, 20, now + 2001), new Array<number>(20).fill(0), "past tenant 2's window: alone");
 });

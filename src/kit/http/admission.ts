@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { AppError } from '../../platform/errors.js';
 import type { AppMiddleware } from './context.js';
 
@@ -22,7 +23,7 @@ export type Admission = { ok: true; waitMs: number } | { ok: false; retryAfterSe
 /** Admitted writes over the last second, in tenths of a second. */
 class LastSecond {
   private readonly counts = new Array<number>(10).fill(0);
-  private readonly tenths = new Array<number>(10).fill(-1);
+  private readonly tenths = new Array<number>(10).fill(-Infinity);
 
   add(now: number): void {
     const tenth = Math.floor(now / 100);
@@ -61,8 +62,8 @@ interface Writer {
  * the last second when that is more (capacity nobody else asks for is not held back), and at
  * least one a second. A write within its rate goes at once; one past it waits for its turn, so a
  * flood's writes come in evenly spread over the second instead of all together at its start; one
- * whose turn is more than `maxWaitMs` away is refused (429, with the seconds to wait), and takes
- * no turn. The pacing is the generic cell rate algorithm: each tenant's next write is due one
+ * whose turn is more than `maxWaitMs` away is refused (429, with an estimate of the seconds to
+ * wait), and takes no turn. The pacing is the generic cell rate algorithm: each tenant's next write is due one
  * interval (1 s / its rate) after the last one admitted, with one interval of slack for the
  * write that arrives early. A quiet tenant's occasional write is due at once: it never waits for a
  * flood. Counts are kept in memory, per process: the CPU they protect is the process's own.
@@ -70,7 +71,7 @@ interface Writer {
 export class WriteAdmission {
   private readonly writers = new Map<number, Writer>();
   private readonly all = new LastSecond();
-  private lastPrune = 0;
+  private lastPrune = -Infinity;
 
   constructor(private readonly opts: AdmissionOptions) {}
 
@@ -88,8 +89,11 @@ export class WriteAdmission {
     return n;
   }
 
-  /** Whether `tenantId`'s write may go now, after a wait, or is refused. */
-  admit(tenantId: number, now = Date.now()): Admission {
+  /**
+   * Whether `tenantId`'s write may go now, after a wait, or is refused. `now` is a monotonic
+   * clock in ms (a wall clock stepped back would leave every turn that far ahead).
+   */
+  admit(tenantId: number, now = performance.now()): Admission {
     const rate = this.opts.writesPerSecond;
     if (rate <= 0) return { ok: true, waitMs: 0 };
     let w = this.writers.get(tenantId);
@@ -109,7 +113,8 @@ export class WriteAdmission {
     const interval = 1000 / myRate;
     const due = Math.max(w.dueAt, now);
     const waitMs = Math.max(0, Math.ceil(due - interval - now));
-    // Refused: asked again after this, its turn would be within the wait (unless others took it).
+    // Refused: asked again after this, its turn would be within the wait at today's rate (an
+    // estimate: the rate moves as others start or stop writing).
     if (waitMs > this.opts.maxWaitMs)
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs - this.opts.maxWaitMs) / 1000)) };
     w.dueAt = due + interval;
@@ -149,7 +154,7 @@ export function writeAdmission(admission: WriteAdmission): AppMiddleware {
     if (admitted.waitMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, admitted.waitMs));
       if (ctx.req.socket.destroyed) {
-        // The log says what happened: 499, the client closed the request (nginx's convention).
+        // Metrics and the log say what happened: 499, the client closed the request (nginx's convention).
         ctx.status = 499;
         return;
       }
