@@ -113,7 +113,7 @@ export class WriteAdmission {
     const interval = 1000 / myRate;
     const due = Math.max(w.dueAt, now);
     const waitMs = Math.max(0, Math.ceil(due - interval - now));
-    // Refused: asked again after this, its turn would be within the wait at today's rate (an
+    // Refused: asked again after this, its turn would be within the wait at the present rate (an
     // estimate: the rate moves as others start or stop writing).
     if (waitMs > this.opts.maxWaitMs)
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs - this.opts.maxWaitMs) / 1000)) };
