@@ -81,7 +81,7 @@ test.serial('when a tenant writes alone, then it is never refused, even past the
 });
 
 test.serial(
-  "when a tenant floods orders while another writes, then the flood gets 429 with Retry-After past its share, writes nothing for them, and the other's orders are admitted",
+  "when a tenant floods orders while another writes, then the flood is paced at its share and gets 429 with Retry-After past a second's wait, writes nothing for them, and the other's orders are admitted",
   async (t) => {
     await Promise.all([signIn(noisy), signIn(quiet)]);
     await quietPeriod();
