@@ -27,7 +27,7 @@ test("when another tenant writes, then a flood's writes are paced at the rate th
   t.deepEqual(ask(admission, 2, 1, now + 200), [0]);
 });
 
-test('when a flood is refused, then the refusals take no turns: a second later it is admitted again', (t) => {
+test('when a flood is refused, then the refusals take no turns: its next turn, one interval on, is admitted', (t) => {
   const admission = new WriteAdmission({ writesPerSecond: 10, activeWindowMs: 2000, maxWaitMs: 0 });
   const now = 1_000_000;
   ask(admission, 2, 1, now);

@@ -63,9 +63,9 @@ interface Writer {
  * least one a second. A write within its rate goes at once; one past it waits for its turn, so a
  * flood's writes come in evenly spread over the second instead of all together at its start; one
  * whose turn is more than `maxWaitMs` away is refused (429, with an estimate of the seconds to
- * wait), and takes no turn. The pacing is the generic cell rate algorithm: each tenant's next write is due one
- * interval (1 s / its rate) after the last one admitted, with one interval of slack for the
- * write that arrives early. A quiet tenant's occasional write is due at once: it never waits for a
+ * wait), and takes no turn. The pacing is the generic cell rate algorithm: each tenant's next
+ * write is due one interval (1 s / its rate) after the last one admitted, with one interval of
+ * slack for the write that arrives early. A quiet tenant's occasional write is due at once: it never waits for a
  * flood. Counts are kept in memory, per process: the CPU they protect is the process's own.
  */
 export class WriteAdmission {
