@@ -1,6 +1,6 @@
 import test from 'ava';
 import { instantOf } from '../../src/modules/catalogue/catalogue.format.js';
-import { offsetAtLocal, offsetMinutes, onZoneClock, readLocal, utcInstant } from '../../src/platform/util/local-time.js';
+import { offsetAtLocal, offsetMinutes, offsetsKept, onZoneClock, readLocal, utcInstant } from '../../src/platform/util/local-time.js';
 
 /** Clock arithmetic of local date-times (src/platform/util/local-time.ts). Pure, no database. */
 
@@ -24,18 +24,40 @@ test('when a local date-time falls in a daylight-saving gap or overlap, then it 
 });
 
 test('when the same clock reading is asked of several zones, again and again, then each answers its own offset', (t) => {
-  // offsetAtLocal keeps what it worked out: a reading shared by zones, or asked twice, must not take another's answer.
-  const fresh = (wallMs: number, zone: string) => offsetMinutes(wallMs - offsetMinutes(wallMs, zone) * 60000, zone);
-  const zones = ['Europe/London', 'Asia/Kolkata', 'America/New_York', 'europe/london', 'Not/AZone'];
+  // Offsets are kept once worked out: a reading shared by zones, or asked twice, must not take another's answer.
+  const fresh = (utcMs: number, zone: string) => {
+    // Worked out apart from local-time.ts: the zone's `GMT+hh:mm` name at that instant.
+    const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+      .formatToParts(new Date(utcMs))
+      .find((p) => p.type === 'timeZoneName')!.value;
+    const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+    return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  };
+  const zones = ['Europe/London', 'Asia/Kolkata', 'America/New_York', 'europe/london'];
   for (let round = 0; round < 2; round++) {
     for (let hour = 0; hour < 48; hour++) {
-      const wallMs = Date.UTC(2027, 2, 27, hour, 30);
+      const ms = Date.UTC(2027, 2, 27, hour, 30);
       for (const zone of zones) {
-        const expected = zone === 'Not/AZone' ? 0 : fresh(wallMs, zone);
-        t.is(offsetAtLocal(wallMs, zone), expected, `${zone} at ${new Date(wallMs).toISOString()}, round ${round + 1}`);
+        t.is(offsetMinutes(ms, zone), fresh(ms, zone), `${zone} at ${new Date(ms).toISOString()}, round ${round + 1}`);
+        t.is(offsetAtLocal(ms, zone), fresh(ms - fresh(ms, zone) * 60000, zone), `${zone}, local ${new Date(ms).toISOString()}`);
       }
+      t.is(offsetAtLocal(ms, 'Not/AZone'), 0);
     }
   }
-  t.is(offsetAtLocal(Date.UTC(2027, 5, 1, 9), 'Asia/Kolkata'), 330);
-  t.is(offsetAtLocal(Date.UTC(2027, 5, 1, 9), 'Europe/London'), 60);
+  // Zone and instant stay apart in what is kept: `Etc/GMT-14` at 1000 and `Etc/GMT-1` at 41000.
+  t.is(offsetMinutes(1000, 'Etc/GMT-14'), 14 * 60);
+  t.is(offsetMinutes(41000, 'Etc/GMT-1'), 60);
+  t.is(onZoneClock('2027-06-01T08:00:00Z', 'Asia/Kolkata'), '2027-06-01T13:30:00');
+  t.is(onZoneClock('2027-06-01T08:00:00Z', 'Europe/London'), '2027-06-01T09:00:00');
+});
+
+test('when more instants are asked than are kept, then the oldest go and every answer stays right', (t) => {
+  const start = Date.UTC(2030, 0, 1);
+  for (let i = 0; i < 25_000; i++) offsetMinutes(start + i * 60_000, i % 2 ? 'Europe/Berlin' : 'Asia/Kolkata');
+  t.true(offsetsKept() <= 10_000, `kept ${offsetsKept()}`);
+  t.true(offsetsKept() >= 9_000, 'the newest are still kept');
+  // The first ones asked were dropped and are worked out again; the last ones are kept.
+  t.is(offsetMinutes(start, 'Asia/Kolkata'), 330);
+  t.is(offsetMinutes(start + 24_999 * 60_000, 'Europe/Berlin'), 60);
+  t.is(offsetMinutes(Date.UTC(2030, 6, 1), 'Europe/Berlin'), 120);
 });
