@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { isDateTime } from './dates.js';
 
 /**
@@ -17,10 +18,9 @@ export function comparableLocal(value: string): string {
 /**
  * One formatter per zone: making one costs about 15 times what formatting with it does (a page of
  * 65 learners' event starts spent most of its CPU here). Zone names are spelled in any case, so
- * the cache is bounded: when full it starts again.
+ * the cache is bounded (the least recently used goes).
  */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const MAX_FORMATTERS = 1000;
+const formatters = new LRUCache<string, Intl.DateTimeFormat>({ max: 1000 });
 
 function formatterOf(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
@@ -35,7 +35,6 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     });
-    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(zone, f);
   }
   return f;
@@ -46,12 +45,11 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
  * data does not change while it runs) that costs a formatter call (about 8 µs) where a map lookup
  * costs well under one, and pages answer the same few times over and over (a contacts page's
  * learners share their events; a schedule's sessions are asked page after page). At most
- * `MAX_OFFSETS`; when full, the oldest goes. An unknown zone throws each time and is not kept.
+ * 10,000, the least recently used going first. An unknown zone throws each time and is not kept.
  */
-const offsets = new Map<string, number>();
-const MAX_OFFSETS = 10_000;
+const offsets = new LRUCache<string, number>({ max: 10_000 });
 
-/** How many offsets are kept (at most `MAX_OFFSETS`): what the tests check the bound by. */
+/** How many offsets are kept (at most 10,000): what the tests check the bound by. */
 export function offsetsKept(): number {
   return offsets.size;
 }
@@ -69,7 +67,6 @@ export function offsetMinutes(utcMs: number, zone: string): number {
   wall.setUTCFullYear(get('year'), get('month') - 1, get('day'));
   wall.setUTCHours(get('hour'), get('minute'), get('second'), 0);
   const offset = Math.round((wall.getTime() - utcMs) / 60000);
-  if (offsets.size >= MAX_OFFSETS) offsets.delete(offsets.keys().next().value!);
   offsets.set(key, offset);
   return offset;
 }
